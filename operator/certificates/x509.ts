@@ -1,0 +1,200 @@
+/**
+ * X.509 issuing for the operator's own CA and serving certificates (and, reused by
+ * scripts/cluster, the local control plane's PKI).
+ *
+ * RSA keys come from Node's native crypto: node-forge's pure-JS key generation takes
+ * seconds, while signing with an existing key is fast, so forge only builds and signs.
+ */
+import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import forge from 'node-forge';
+
+export interface KeyPair {
+  /** PKCS#1 PEM ("RSA PRIVATE KEY"), the format kubernetes.io/tls Secrets conventionally carry. */
+  privateKeyPem: string;
+  /** SPKI PEM ("PUBLIC KEY"). */
+  publicKeyPem: string;
+}
+
+export interface IssuedCertificate {
+  certificatePem: string;
+  privateKeyPem: string;
+  notBefore: Date;
+  notAfter: Date;
+  serialNumber: string;
+}
+
+export type CertificateUsage = 'ca' | 'server' | 'client' | 'server-and-client';
+
+export interface CertificateRequest {
+  commonName: string;
+  organizations?: readonly string[];
+  dnsNames?: readonly string[];
+  ipAddresses?: readonly string[];
+  usage: CertificateUsage;
+  /** How long the certificate is valid from now. */
+  lifetimeMs: number;
+  /**
+   * How far notBefore lies in the past. Clocks of the API server and of other replicas may
+   * run behind ours; a certificate that is "not yet valid" to them fails every handshake.
+   */
+  backdateMs?: number;
+  /** The moment treated as "now"; injectable so tests can issue with a skewed clock. */
+  now?: Date;
+}
+
+export interface Signer {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+const DEFAULT_BACKDATE_MS = 60 * 60 * 1000;
+
+export function generateRsaKeyPair(modulusLength = 2048): KeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength });
+  return {
+    privateKeyPem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
+
+/** Issues a self-signed CA certificate with a fresh key. */
+export function createCertificateAuthority(
+  request: Omit<CertificateRequest, 'usage' | 'dnsNames' | 'ipAddresses'>,
+): IssuedCertificate {
+  return issue({ ...request, usage: 'ca' }, undefined);
+}
+
+/** Issues a certificate with a fresh key, signed by `signer`. */
+export function issueCertificate(request: CertificateRequest, signer: Signer): IssuedCertificate {
+  if (request.usage === 'ca')
+    throw new Error('issueCertificate issues leaf certificates; use createCertificateAuthority');
+  return issue(request, signer);
+}
+
+function issue(request: CertificateRequest, signer: Signer | undefined): IssuedCertificate {
+  const keys = generateRsaKeyPair();
+  const now = request.now ?? new Date();
+  const notBefore = new Date(now.getTime() - (request.backdateMs ?? DEFAULT_BACKDATE_MS));
+  const notAfter = new Date(now.getTime() + request.lifetimeMs);
+
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
+  cert.serialNumber = positiveSerial();
+  cert.validity.notBefore = notBefore;
+  cert.validity.notAfter = notAfter;
+  const subject = subjectAttributes(request.commonName, request.organizations ?? []);
+  cert.setSubject(subject);
+
+  let signingKey: forge.pki.rsa.PrivateKey;
+  let authorityKeyId: string;
+  if (signer === undefined) {
+    cert.setIssuer(subject);
+    signingKey = forge.pki.privateKeyFromPem(keys.privateKeyPem);
+    authorityKeyId = cert.generateSubjectKeyIdentifier().getBytes();
+  } else {
+    const issuer = forge.pki.certificateFromPem(signer.certificatePem);
+    cert.setIssuer(issuer.subject.attributes);
+    signingKey = forge.pki.privateKeyFromPem(signer.privateKeyPem);
+    authorityKeyId = subjectKeyIdentifierOf(issuer);
+  }
+  cert.setExtensions([
+    ...usageExtensions(request.usage),
+    // forge derives the value from the public key, the same way subjectKeyIdentifierOf does.
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId },
+    ...subjectAltNames(request.dnsNames ?? [], request.ipAddresses ?? []),
+  ]);
+  cert.sign(signingKey, forge.md.sha256.create());
+
+  return {
+    certificatePem: forge.pki.certificateToPem(cert),
+    privateKeyPem: keys.privateKeyPem,
+    notBefore,
+    notAfter,
+    serialNumber: cert.serialNumber,
+  };
+}
+
+/** The issuer's own subject key identifier, so a leaf's authority key identifier always matches it. */
+function subjectKeyIdentifierOf(issuer: forge.pki.Certificate): string {
+  const extension: { subjectKeyIdentifier?: string } | undefined =
+    issuer.getExtension('subjectKeyIdentifier');
+  return extension?.subjectKeyIdentifier
+    ? forge.util.hexToBytes(extension.subjectKeyIdentifier)
+    : issuer.generateSubjectKeyIdentifier().getBytes();
+}
+
+function positiveSerial(): string {
+  const bytes = randomBytes(16);
+  // The top bit clear keeps the DER INTEGER positive, as RFC 5280 requires.
+  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  return bytes.toString('hex');
+}
+
+function subjectAttributes(
+  commonName: string,
+  organizations: readonly string[],
+): forge.pki.CertificateField[] {
+  return [
+    ...organizations.map((value) => ({ shortName: 'O', value })),
+    { shortName: 'CN', value: commonName },
+  ];
+}
+
+function usageExtensions(usage: CertificateUsage): object[] {
+  if (usage === 'ca') {
+    return [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ];
+  }
+  return [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    {
+      name: 'extKeyUsage',
+      serverAuth: usage === 'server' || usage === 'server-and-client',
+      clientAuth: usage === 'client' || usage === 'server-and-client',
+    },
+  ];
+}
+
+function subjectAltNames(dnsNames: readonly string[], ipAddresses: readonly string[]): object[] {
+  if (dnsNames.length === 0 && ipAddresses.length === 0) return [];
+  return [
+    {
+      name: 'subjectAltName',
+      altNames: [
+        ...dnsNames.map((value) => ({ type: 2, value })),
+        ...ipAddresses.map((ip) => ({ type: 7, ip })),
+      ],
+    },
+  ];
+}
+
+/** Splits a PEM text holding several certificates (a CA bundle) into one PEM per certificate. */
+export function splitPemCertificates(pem: string): string[] {
+  return (
+    pem
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)
+      ?.map((block) => `${block}\n`) ?? []
+  );
+}
+
+/** Parses one PEM certificate, or returns undefined for anything that is not one. */
+export function parseCertificate(pem: string): X509Certificate | undefined {
+  try {
+    return new X509Certificate(pem);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the private key PEM parses and belongs to the certificate. */
+export function keyMatchesCertificate(certificate: X509Certificate, privateKeyPem: string): boolean {
+  try {
+    return certificate.checkPrivateKey(createPrivateKey(privateKeyPem));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Runs one suite with Node's built-in test runner.
+ *
+ *   unit         test/unit: pure functions, no cluster.
+ *   integration  test/integration: shares one real control plane for the whole run; starts it
+ *                if it is not running and stops it at the end if this run started it.
+ *
+ * If the control plane cannot start, the run fails with the tail of its logs: integration
+ * tests never skip.
+ */
+import { spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { logTails, startCluster, stopCluster } from './cluster/control-plane.js';
+import { kubeconfigPath, repoRoot } from './cluster/layout.js';
+
+async function testFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(join(repoRoot, dir), { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+    .map((entry) => relative(repoRoot, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+function runNodeTests(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const filter = process.env.TEST_NAME_PATTERN
+    ? [`--test-name-pattern=${process.env.TEST_NAME_PATTERN}`]
+    : [];
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...filter, ...files], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env,
+    });
+    child.on('exit', (code, signal) => {
+      resolvePromise(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+const log = (line: string): void => {
+  console.error(`[cluster] ${line}`);
+};
+
+async function main(suite: string | undefined): Promise<number> {
+  if (suite !== 'unit' && suite !== 'integration') {
+    console.error('usage: tsx scripts/run-tests.ts unit|integration');
+    return 2;
+  }
+  const onlyFiles = process.argv.slice(3);
+  const files = onlyFiles.length > 0 ? onlyFiles : await testFiles(join('test', suite));
+  if (files.length === 0) {
+    console.error(`no test files under test/${suite}`);
+    return 1;
+  }
+  if (suite === 'unit') return runNodeTests(files, process.env);
+
+  let startedNow = false;
+  try {
+    ({ startedNow } = await startCluster(log));
+  } catch (error) {
+    console.error(
+      `\nINTEGRATION TESTS FAILED: the local control plane did not start.\n${(error as Error).message}\n${await logTails()}`,
+    );
+    return 1;
+  }
+  const stop = async (): Promise<void> => {
+    if (startedNow && process.env.KEEP_CLUSTER !== '1') await stopCluster(log);
+  };
+  process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
+  try {
+    return await runNodeTests(files, {
+      ...process.env,
+      KUBECONFIG: kubeconfigPath,
+      ADMISSION_TEST_SHARED_CLUSTER: '1',
+    });
+  } finally {
+    await stop();
+  }
+}
+
+process.exitCode = await main(process.argv[2]);

@@ -1,0 +1,135 @@
+/**
+ * Access to the real local control plane for integration tests.
+ *
+ * Under `npm test` the runner has already started the shared cluster. A test file run on its
+ * own starts it here if needed (and leaves it running for the next run).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  loadAllYaml,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { logTails, startCluster } from '../../scripts/cluster/control-plane.js';
+import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
+
+const execFileAsync = promisify(execFile);
+
+let ready: Promise<KubeConfig> | undefined;
+
+/** A KubeConfig for the local cluster's admin; fails loudly, with log tails, if it cannot start. */
+export function clusterKubeConfig(): Promise<KubeConfig> {
+  ready ??= (async () => {
+    try {
+      await startCluster((line) => {
+        console.error(`[cluster] ${line}`);
+      });
+    } catch (error) {
+      throw new Error(
+        `the local control plane did not start: ${(error as Error).message}\n${await logTails()}`,
+        { cause: error },
+      );
+    }
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfigPath);
+    return kc;
+  })();
+  return ready;
+}
+
+export async function coreApi(): Promise<CoreV1Api> {
+  return (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+}
+
+export async function objectApi(): Promise<KubernetesObjectApi> {
+  return KubernetesObjectApi.makeApiClient(await clusterKubeConfig());
+}
+
+/** A short random suffix for names that must not collide across tests and runs. */
+export function uniqueSuffix(): string {
+  return randomBytes(3).toString('hex');
+}
+
+/** Creates a namespace for this test alone and deletes it (without waiting) when the test ends. */
+export async function testNamespace(t: TestContext, prefix = 'test'): Promise<string> {
+  const core = await coreApi();
+  const name = `${prefix}-${uniqueSuffix()}`;
+  await core.createNamespace({
+    body: { metadata: { name, labels: { 'admission-operator.test/owner': 'tests' } } },
+  });
+  t.after(async () => {
+    await core.deleteNamespace({ name }).catch(() => undefined);
+  });
+  return name;
+}
+
+/**
+ * Server-side applies every document of a YAML text (into `namespace` where the document
+ * has none) and returns the objects as the API server stored them.
+ */
+export async function applyYaml(yamlText: string, namespace?: string): Promise<KubernetesObject[]> {
+  const api = await objectApi();
+  const applied: KubernetesObject[] = [];
+  for (const doc of loadAllYaml(yamlText) as (KubernetesObject | null)[]) {
+    if (doc === null) continue;
+    if (namespace && doc.metadata && !doc.metadata.namespace) doc.metadata.namespace = namespace;
+    applied.push(
+      await api.patch(
+        doc,
+        undefined,
+        undefined,
+        'admission-operator-tests',
+        true,
+        PatchStrategy.ServerSideApply,
+      ),
+    );
+  }
+  return applied;
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails with `description`. */
+export async function waitFor<T>(
+  description: string,
+  probe: () => Promise<T | undefined | false>,
+  { timeoutMs = 30_000, intervalMs = 100 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${cause}`);
+    }
+    await new Promise((resolveTimer) => setTimeout(resolveTimer, intervalMs));
+  }
+}
+
+/** Runs the project's own kubectl against the local cluster. Rejects with stderr on a non-zero exit. */
+export async function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string }> {
+  await clusterKubeConfig();
+  const child = execFileAsync(binaries.kubectl, args, {
+    env: { ...process.env, KUBECONFIG: kubeconfigPath },
+  });
+  if (input !== undefined) {
+    child.child.stdin?.end(input);
+  }
+  return child;
+}
+
+/** The HTTP status code of a client-node ApiException, or undefined for any other error. */
+export function statusCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}

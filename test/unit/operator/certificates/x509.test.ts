@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { describe, it } from 'node:test';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  keyMatchesCertificate,
+  parseCertificate,
+  splitPemCertificates,
+} from '../../../../operator/certificates/x509.js';
+
+const HOUR = 60 * 60 * 1000;
+
+describe('x509', () => {
+  const ca = createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 24 * HOUR });
+
+  it('creates a self-signed CA backdated by an hour', () => {
+    const cert = new X509Certificate(ca.certificatePem);
+    assert.equal(cert.ca, true);
+    assert.equal(cert.subject, 'CN=test-ca');
+    assert.equal(cert.issuer, cert.subject);
+    assert.ok(cert.verify(cert.publicKey));
+    const backdate = Date.now() - new Date(cert.validFrom).getTime();
+    assert.ok(backdate > 59 * 60 * 1000 && backdate < 61 * 60 * 1000, `backdated ${backdate} ms`);
+    assert.ok(keyMatchesCertificate(cert, ca.privateKeyPem));
+  });
+
+  it('issues a serving certificate that chains to the CA and carries the SANs', () => {
+    const leaf = issueCertificate(
+      {
+        commonName: 'svc.ns.svc',
+        usage: 'server',
+        lifetimeMs: HOUR,
+        dnsNames: ['svc.ns.svc', 'svc.ns.svc.cluster.local', 'localhost'],
+        ipAddresses: ['127.0.0.1'],
+      },
+      ca,
+    );
+    const cert = new X509Certificate(leaf.certificatePem);
+    const caCert = new X509Certificate(ca.certificatePem);
+    assert.equal(cert.ca, false);
+    assert.ok(cert.checkIssued(caCert));
+    assert.ok(cert.verify(caCert.publicKey));
+    assert.equal(cert.checkHost('svc.ns.svc.cluster.local'), 'svc.ns.svc.cluster.local');
+    assert.equal(cert.checkIP('127.0.0.1'), '127.0.0.1');
+    assert.equal(cert.checkHost('other.example'), undefined);
+    assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.1']);
+    assert.ok(keyMatchesCertificate(cert, leaf.privateKeyPem));
+    assert.equal(keyMatchesCertificate(cert, ca.privateKeyPem), false);
+  });
+
+  it('issues client certificates with organisations as groups', () => {
+    const leaf = issueCertificate(
+      { commonName: 'admin', organizations: ['system:masters'], usage: 'client', lifetimeMs: HOUR },
+      ca,
+    );
+    const cert = new X509Certificate(leaf.certificatePem);
+    assert.equal(cert.subject, 'O=system:masters\nCN=admin');
+    assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
+  });
+
+  it('uses an injected clock for validity', () => {
+    const now = new Date(Date.now() + 5 * 60 * 1000);
+    const leaf = issueCertificate({ commonName: 'skewed', usage: 'server', lifetimeMs: HOUR, now }, ca);
+    assert.equal(leaf.notAfter.getTime(), now.getTime() + HOUR);
+    assert.equal(leaf.notBefore.getTime(), now.getTime() - HOUR);
+  });
+
+  it('always produces a positive serial number', () => {
+    for (let i = 0; i < 20; i++) {
+      const leaf = issueCertificate({ commonName: `s${i}`, usage: 'server', lifetimeMs: HOUR }, ca);
+      assert.ok(Number.parseInt(leaf.serialNumber.slice(0, 2), 16) < 0x80);
+    }
+  });
+
+  it('refuses to issue a CA through issueCertificate', () => {
+    assert.throws(() => issueCertificate({ commonName: 'x', usage: 'ca', lifetimeMs: HOUR }, ca), /leaf/);
+  });
+
+  it('splits a bundle and rejects garbage', () => {
+    const other = createCertificateAuthority({ commonName: 'other-ca', lifetimeMs: HOUR });
+    const bundle = ca.certificatePem + other.certificatePem;
+    const parts = splitPemCertificates(bundle);
+    assert.equal(parts.length, 2);
+    assert.equal(parseCertificate(parts[1]!)?.subject, 'CN=other-ca');
+    assert.deepEqual(splitPemCertificates('garbage'), []);
+    assert.equal(
+      parseCertificate('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'),
+      undefined,
+    );
+  });
+});
