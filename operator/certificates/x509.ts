@@ -107,7 +107,8 @@ function issue(request: CertificateRequest, signer: Signer | undefined): IssuedC
   cert.sign(signingKey, forge.md.sha256.create());
 
   return {
-    certificatePem: forge.pki.certificateToPem(cert),
+    // forge writes CRLF line ends; LF keeps PEM text comparable with what the API returns.
+    certificatePem: forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n'),
     privateKeyPem: keys.privateKeyPem,
     notBefore,
     notAfter,

@@ -129,7 +129,4 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
 }
 
 /** The HTTP status code of a client-node ApiException, or undefined for any other error. */
-export function statusCode(error: unknown): number | undefined {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
+export { statusOf as statusCode } from '../../operator/kube/errors.js';

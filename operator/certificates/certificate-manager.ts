@@ -1,0 +1,273 @@
+/**
+ * Keeps the `webhook-tls` Secret holding a valid CA bundle and serving certificate, and
+ * tells the server and the configuration writer what to use.
+ *
+ * Every replica runs it. Writes are guarded by resourceVersion (create: AlreadyExists means
+ * someone else won, so re-read; update: Conflict means the same), so replicas started at once
+ * converge on one CA. Every replica serves what the Secret holds.
+ */
+import { EventEmitter } from 'node:events';
+import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { OperatorMetrics } from '../../webhook/server/metrics.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
+import { SupervisedInformer } from '../kube/supervised-informer.js';
+import {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  TLS_SECRET_TYPE,
+  planSecret,
+  type CertificatePolicy,
+  type SecretPlan,
+  type ServingMaterial,
+  type StoredSecret,
+  type TlsSecretData,
+} from './tls-plan.js';
+import { parseCertificate, splitPemCertificates } from './x509.js';
+
+export interface CertificateManagerOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  secretName: string;
+  policy: CertificatePolicy;
+  /** True when both webhook configurations trust the CA. */
+  isPublished: (caPem: string) => boolean;
+  logger: Logger;
+  metrics: OperatorMetrics;
+  clock?: () => Date;
+}
+
+const MAX_WRITE_ATTEMPTS = 8;
+
+function decode(data: Record<string, string> | undefined): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [key, value] of Object.entries(data ?? {}))
+    decoded[key] = Buffer.from(value, 'base64').toString('utf8');
+  return decoded;
+}
+
+function stored(secret: V1Secret): StoredSecret {
+  return {
+    type: secret.type ?? 'Opaque',
+    managed: secret.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE,
+    data: decode(secret.data),
+    annotations: secret.metadata?.annotations ?? {},
+  };
+}
+
+export class CertificateManager extends EventEmitter<{ material: [ServingMaterial] }> {
+  private readonly core: CoreV1Api;
+  private readonly informer: SupervisedInformer<V1Secret>;
+  private readonly clock: () => Date;
+  private current: ServingMaterial | undefined;
+  private remembered: TlsSecretData | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: CertificateManagerOptions) {
+    super();
+    this.clock = options.clock ?? (() => new Date());
+    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    const fieldSelector = `metadata.name=${options.secretName}`;
+    this.informer = new SupervisedInformer(
+      options.kubeConfig,
+      {
+        kind: 'secrets',
+        path: `/api/v1/namespaces/${options.namespace}/secrets`,
+        list: () => this.core.listNamespacedSecret({ namespace: options.namespace, fieldSelector }),
+        fieldSelector,
+      },
+      options.logger,
+      (kind) => {
+        options.metrics.informerRestarts.inc({ kind });
+      },
+    );
+    for (const event of ['add', 'update', 'delete'] as const) {
+      this.informer.on(event, () => {
+        this.request();
+      });
+    }
+  }
+
+  /** The material in use, once the first reconcile has succeeded. */
+  get material(): ServingMaterial | undefined {
+    return this.current;
+  }
+
+  get synced(): boolean {
+    return this.informer.synced;
+  }
+
+  /** Starts watching and resolves with the first usable material. */
+  async start(): Promise<ServingMaterial> {
+    const first = new Promise<ServingMaterial>((resolvePromise) => {
+      this.once('material', resolvePromise);
+    });
+    await this.informer.start();
+    this.request();
+    return first;
+  }
+
+  /** Reconciles now, or right after the reconcile in progress. */
+  request(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.reconcile();
+      } catch (error) {
+        this.options.logger.error({ err: error }, 'certificate reconcile failed; retrying in 1 s');
+        this.schedule(new Date(this.clock().getTime() + 1000));
+      }
+    } while (this.shouldRunAgain());
+  }
+
+  /** A request arrived while reconciling (read through a method: callbacks change these fields). */
+  private shouldRunAgain(): boolean {
+    return this.again && !this.stopped;
+  }
+
+  private async read(): Promise<V1Secret | undefined> {
+    try {
+      return await this.core.readNamespacedSecret({
+        name: this.options.secretName,
+        namespace: this.options.namespace,
+      });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private async reconcile(): Promise<void> {
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+      const secret = await this.read();
+      const plan = planSecret({
+        stored: secret ? stored(secret) : undefined,
+        policy: this.options.policy,
+        now: this.clock(),
+        isPublished: this.options.isPublished,
+        remembered: this.remembered,
+      });
+      if (plan.kind !== 'write') {
+        if (plan.kind === 'unchanged') this.remembered = { ...(decode(secret?.data) as TlsSecretData) };
+        this.publish(plan.material);
+        this.schedule(plan.nextCheckAt);
+        return;
+      }
+      if (await this.write(secret, plan)) {
+        for (const certificate of plan.issued) this.options.metrics.certificateRotations.inc({ certificate });
+        this.options.logger.info(
+          { mode: plan.mode, issued: plan.issued, reasons: plan.reasons },
+          'wrote webhook-tls',
+        );
+        this.remembered = plan.data;
+        this.publish(plan.material);
+        this.schedule(plan.nextCheckAt);
+        return;
+      }
+      this.options.logger.debug({ attempt }, 'webhook-tls changed under us; re-reading');
+    }
+    throw new Error(`could not write Secret ${this.options.secretName} after ${MAX_WRITE_ATTEMPTS} attempts`);
+  }
+
+  /** Writes the planned Secret; false when another writer got there first. */
+  private async write(
+    existing: V1Secret | undefined,
+    plan: Extract<SecretPlan, { kind: 'write' }>,
+  ): Promise<boolean> {
+    const { namespace, secretName: name } = this.options;
+    const body: V1Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: TLS_SECRET_TYPE,
+      metadata: {
+        name,
+        namespace,
+        labels: { ...(existing?.metadata?.labels ?? {}), [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+        annotations: { ...(existing?.metadata?.annotations ?? {}), ...plan.annotations },
+        ...(existing?.metadata?.ownerReferences
+          ? { ownerReferences: existing.metadata.ownerReferences }
+          : {}),
+      },
+      data: Object.fromEntries(
+        Object.entries(plan.data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+      ),
+    };
+    try {
+      if (plan.mode === 'update' && existing) {
+        body.metadata = { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion };
+        await this.core.replaceNamespacedSecret({ name, namespace, body });
+      } else {
+        if (plan.mode === 'recreate' && existing) {
+          // The type is immutable: delete exactly the version we read, then create.
+          await this.core.deleteNamespacedSecret({
+            name,
+            namespace,
+            body: { preconditions: { resourceVersion: existing.metadata?.resourceVersion } },
+          });
+        }
+        await this.core.createNamespacedSecret({ namespace, body });
+      }
+      return true;
+    } catch (error) {
+      if (isConflict(error) || isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  private publish(material: ServingMaterial): void {
+    const changed =
+      this.current?.servingCertPem !== material.servingCertPem ||
+      this.current.servingKeyPem !== material.servingKeyPem ||
+      this.current.caBundlePem !== material.caBundlePem;
+    this.current = material;
+    this.recordExpiries(material);
+    if (changed) this.emit('material', material);
+  }
+
+  private recordExpiries(material: ServingMaterial): void {
+    const gauge = this.options.metrics.certificateNotAfter;
+    gauge.reset();
+    const serving = parseCertificate(material.servingCertPem);
+    if (serving) {
+      gauge.set({ certificate: 'serving', serial: serving.serialNumber }, Date.parse(serving.validTo) / 1000);
+    }
+    for (const pem of splitPemCertificates(material.caBundlePem)) {
+      const ca = parseCertificate(pem);
+      if (ca) gauge.set({ certificate: 'ca', serial: ca.serialNumber }, Date.parse(ca.validTo) / 1000);
+    }
+  }
+
+  private schedule(at: Date): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    const delay = Math.max(
+      0,
+      Math.min(at.getTime() - this.clock().getTime(), this.options.policy.maxCheckIntervalMs),
+    );
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.request();
+    }, delay);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.informer.stop();
+    await this.running;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Command-line flags and environment variables. Every flag has an environment twin
+ * (ADMISSION_<FLAG_IN_CAPS>), which a Deployment finds easier to set; a flag wins.
+ */
+import { parseArgs } from 'node:util';
+import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
+import { parseGoDuration } from '../../webhook/util/go-duration.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface OperatorOptions {
+  namespace: string;
+  port: number;
+  /** The port written into webhook URLs (URL mode); replicas on one host share it. */
+  webhookPort: number;
+  bindAddress: string;
+  serviceName: string;
+  secretName: string;
+  /** Host the API server calls when it reaches us by URL (outside a cluster). */
+  webhookHost: string;
+  /** Run against a local control plane started by the operator (no kubeconfig given). */
+  local: boolean;
+  caLifetimeMs: number;
+  caRenewBeforeMs: number;
+  certLifetimeMs: number;
+  certRenewBeforeMs: number;
+  bundlePropagationMs: number;
+  featureGates: FeatureGates;
+  excludedNamespaces: string[];
+  sloConfigNamespace: string;
+  logLevel: LogLevel;
+  shutdownGraceMs: number;
+}
+
+interface FlagSpec {
+  description: string;
+  default: string;
+}
+
+const FLAGS = {
+  namespace: {
+    description: 'namespace of the operator, its Secret and its ConfigMaps',
+    default: 'admission-system',
+  },
+  port: { description: 'HTTPS port of the admission server', default: '9443' },
+  'webhook-port': {
+    description: 'port written into the webhook URLs in URL mode (defaults to --port)',
+    default: '',
+  },
+  'bind-address': { description: 'address the admission server listens on', default: '0.0.0.0' },
+  'service-name': {
+    description: 'Service in front of the operator (in-cluster webhook endpoint)',
+    default: 'admission-operator',
+  },
+  'secret-name': { description: 'Secret holding the CA and serving certificate', default: 'webhook-tls' },
+  'webhook-host': {
+    description: 'host the API server calls when the operator runs outside the cluster (URL mode)',
+    default: '127.0.0.1',
+  },
+  local: {
+    description: 'start and use the local control plane (the default when no kubeconfig is found)',
+    default: 'false',
+  },
+  'ca-lifetime': { description: 'lifetime of a CA (Go duration)', default: '26280h' },
+  'ca-renew-before': { description: 'replace the CA this long before it expires', default: '8760h' },
+  'cert-lifetime': { description: 'lifetime of a serving certificate', default: '2160h' },
+  'cert-renew-before': {
+    description: 'replace the serving certificate this long before it expires',
+    default: '720h',
+  },
+  'bundle-propagation': {
+    description: 'how long a new CA is published before the serving certificate switches to it',
+    default: '10s',
+  },
+  'feature-gates': {
+    description: 'webhooks to turn off or on, e.g. NodeValidatingWebhook=false',
+    default: '',
+  },
+  'excluded-namespaces': {
+    description:
+      'comma-separated namespaces that failurePolicy=Fail webhooks never block (kube-system and the operator namespace always are)',
+    default: '',
+  },
+  'slo-config-namespace': {
+    description: 'namespace of the slo-controller-config ConfigMap',
+    default: 'koordinator-system',
+  },
+  'log-level': { description: `one of ${LOG_LEVELS.join(', ')}`, default: 'info' },
+  'shutdown-grace': { description: 'how long SIGTERM waits for requests in flight', default: '10s' },
+} as const satisfies Record<string, FlagSpec>;
+
+type Flag = keyof typeof FLAGS;
+
+export function usage(): string {
+  const lines = Object.entries(FLAGS).map(
+    ([flag, spec]) =>
+      `  --${flag.padEnd(22)} ${spec.description}\n  ${' '.repeat(24)} env ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}, default ${JSON.stringify(spec.default)}`,
+  );
+  return [
+    'Usage: npm start -- [flags]',
+    '',
+    'Runs the admission operator against $KUBECONFIG, or the in-cluster config, or (with',
+    'neither) a local control plane it starts itself.',
+    '',
+    'Flags:',
+    ...lines,
+    '  --help                   show this help',
+  ].join('\n');
+}
+
+export class OptionsError extends Error {}
+
+function duration(flag: Flag, value: string): number {
+  try {
+    const ms = parseGoDuration(value);
+    if (ms <= 0) throw new Error('must be positive');
+    return ms;
+  } catch (error) {
+    throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
+  }
+}
+
+export function parseOptions(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { help: true } | { help: false; options: OperatorOptions } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        help: { type: 'boolean' },
+        ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+      },
+      allowPositionals: false,
+      strict: true,
+    });
+  } catch (error) {
+    throw new OptionsError(`${(error as Error).message}\n\n${usage()}`);
+  }
+  if (parsed.values.help) return { help: true };
+
+  const value = (flag: Flag): string => {
+    const fromFlag = (parsed.values as Record<string, string | boolean | undefined>)[flag];
+    if (typeof fromFlag === 'string') return fromFlag;
+    return env[`ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}`] ?? FLAGS[flag].default;
+  };
+
+  const portOf = (flag: Flag, text: string): number => {
+    const number = Number(text);
+    if (!Number.isInteger(number) || number < 1 || number > 65535) {
+      throw new OptionsError(`--${flag}: must be an integer from 1 to 65535 (got ${JSON.stringify(text)})`);
+    }
+    return number;
+  };
+  const port = portOf('port', value('port'));
+  const webhookPort = value('webhook-port') === '' ? port : portOf('webhook-port', value('webhook-port'));
+  const logLevel = value('log-level');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new OptionsError(
+      `--log-level: must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`,
+    );
+  }
+  const local = value('local');
+  if (local !== 'true' && local !== 'false') {
+    throw new OptionsError(`--local: must be true or false (got ${JSON.stringify(local)})`);
+  }
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates(value('feature-gates'));
+  } catch (error) {
+    throw new OptionsError((error as Error).message);
+  }
+  const options: OperatorOptions = {
+    namespace: value('namespace'),
+    port,
+    webhookPort,
+    bindAddress: value('bind-address'),
+    serviceName: value('service-name'),
+    secretName: value('secret-name'),
+    webhookHost: value('webhook-host'),
+    local: local === 'true',
+    caLifetimeMs: duration('ca-lifetime', value('ca-lifetime')),
+    caRenewBeforeMs: duration('ca-renew-before', value('ca-renew-before')),
+    certLifetimeMs: duration('cert-lifetime', value('cert-lifetime')),
+    certRenewBeforeMs: duration('cert-renew-before', value('cert-renew-before')),
+    bundlePropagationMs: duration('bundle-propagation', value('bundle-propagation')),
+    featureGates,
+    excludedNamespaces: value('excluded-namespaces')
+      .split(',')
+      .map((ns) => ns.trim())
+      .filter((ns) => ns !== ''),
+    sloConfigNamespace: value('slo-config-namespace'),
+    logLevel: logLevel as LogLevel,
+    shutdownGraceMs: duration('shutdown-grace', value('shutdown-grace')),
+  };
+  if (options.caRenewBeforeMs >= options.caLifetimeMs) {
+    throw new OptionsError('--ca-renew-before must be shorter than --ca-lifetime');
+  }
+  if (options.certRenewBeforeMs >= options.certLifetimeMs) {
+    throw new OptionsError('--cert-renew-before must be shorter than --cert-lifetime');
+  }
+  if (options.certLifetimeMs > options.caLifetimeMs) {
+    throw new OptionsError('--cert-lifetime must not exceed --ca-lifetime');
+  }
+  return { help: false, options };
+}

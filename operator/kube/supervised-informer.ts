@@ -1,0 +1,135 @@
+/**
+ * A list+watch cache that keeps itself alive. client-node 1.x informers stop for good on a
+ * watch or list error; this one restarts them with exponential backoff. A 410 Gone (an
+ * expired resourceVersion) makes client-node relist on its own.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  ListWatch,
+  Watch,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+
+export interface WatchSpec<T extends KubernetesObject> {
+  /** A short name for logs and metrics, e.g. "namespaces". */
+  kind: string;
+  /** The collection's API path, e.g. /api/v1/namespaces. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface InformerEvents<T> {
+  add: [T];
+  update: [T];
+  delete: [T];
+  /** After every successful (re)list: the cache reflects the server. */
+  synced: [];
+}
+
+const INITIAL_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 30_000;
+
+export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter<InformerEvents<T>> {
+  private readonly informer: ListWatch<T>;
+  private backoffMs = INITIAL_BACKOFF_MS;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private failedSinceStart = false;
+  private stopped = false;
+  private hasSynced = false;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly spec: WatchSpec<T>,
+    private readonly logger: Logger,
+    private readonly onRestart: (kind: string) => void = () => undefined,
+  ) {
+    super();
+    this.informer = new ListWatch<T>(
+      spec.path,
+      new Watch(kubeConfig),
+      spec.list,
+      false,
+      spec.labelSelector,
+      spec.fieldSelector,
+    );
+    this.informer.on('add', (obj) => this.emit('add', obj));
+    this.informer.on('update', (obj) => this.emit('update', obj));
+    this.informer.on('delete', (obj) => this.emit('delete', obj));
+    this.informer.on('error', (error: unknown) => {
+      this.failedSinceStart = true;
+      this.scheduleRestart(error);
+    });
+  }
+
+  get synced(): boolean {
+    return this.hasSynced;
+  }
+
+  get kind(): string {
+    return this.spec.kind;
+  }
+
+  /** Starts listing and watching; resolves once the first list has succeeded. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.attempt();
+    if (this.hasSynced) return;
+    await new Promise<void>((resolvePromise) => {
+      this.once('synced', resolvePromise);
+    });
+  }
+
+  private async attempt(): Promise<void> {
+    this.failedSinceStart = false;
+    await this.informer.start();
+    if (this.succeeded()) {
+      this.backoffMs = INITIAL_BACKOFF_MS;
+      this.hasSynced = true;
+      this.emit('synced');
+    }
+  }
+
+  /** Whether the attempt that just returned listed without error (the error callback sets the flag). */
+  private succeeded(): boolean {
+    return !this.failedSinceStart && !this.stopped;
+  }
+
+  private scheduleRestart(error: unknown): void {
+    if (this.stopped || this.restartTimer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    this.logger.warn(
+      {
+        kind: this.spec.kind,
+        err: error instanceof Error ? error : new Error(String(error)),
+        retryInMs: delay,
+      },
+      'watch failed; restarting',
+    );
+    this.onRestart(this.spec.kind);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.stopped) void this.attempt();
+    }, delay);
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.informer.get(name, namespace);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.informer.list(namespace);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    await this.informer.stop();
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Wires the operator together: the state store, the certificate manager, the configuration
+ * reconciler and the admission server, and the readiness check that joins them.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  DEFAULT_GPU_RESOURCE_NAMES,
+  DEFAULT_TIER_LABEL_KEY,
+  GPU_TIER_MAPPING_NAME,
+  SLO_CONFIG_NAME,
+} from '../webhook/names.js';
+import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
+import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
+import { OperatorMetrics } from '../webhook/server/metrics.js';
+import { enabledWebhooks, type TableContext } from '../webhook/table.js';
+import { CertificateManager } from './certificates/certificate-manager.js';
+import type { CertificatePolicy } from './certificates/tls-plan.js';
+import type { OperatorOptions } from './config/options.js';
+import { verifyHandshake, type HandshakeTarget } from './readiness.js';
+import { StateStore } from './store/state-store.js';
+import { ConfigurationReconciler } from './webhooks/configuration-reconciler.js';
+import type { Endpoint } from './webhooks/desired-configurations.js';
+
+/** The longest a certificate check may wait, so a renewal missed while suspended fires within a minute. */
+const MAX_CHECK_INTERVAL_MS = 60_000;
+
+export interface RunningOperator {
+  port: number;
+  metrics: OperatorMetrics;
+  stop: () => Promise<void>;
+}
+
+function servingNames(
+  options: OperatorOptions,
+  endpoint: Endpoint,
+): Pick<CertificatePolicy, 'dnsNames' | 'ipAddresses'> {
+  const service = `${options.serviceName}.${options.namespace}.svc`;
+  const dnsNames = [service, `${service}.cluster.local`];
+  const ipAddresses: string[] = [];
+  if (endpoint.mode === 'url') {
+    dnsNames.push('localhost');
+    ipAddresses.push('127.0.0.1');
+    if (/^[\d.]+$/.test(endpoint.host) || endpoint.host.includes(':')) {
+      if (!ipAddresses.includes(endpoint.host)) ipAddresses.push(endpoint.host);
+    } else if (!dnsNames.includes(endpoint.host)) {
+      dnsNames.push(endpoint.host);
+    }
+  }
+  return { dnsNames, ipAddresses };
+}
+
+export async function runOperator(
+  options: OperatorOptions,
+  kubeConfig: KubeConfig,
+  endpoint: Endpoint,
+  logger: Logger,
+): Promise<RunningOperator> {
+  const metrics = new OperatorMetrics();
+  const tableContext: TableContext = {
+    namespace: options.namespace,
+    excludedNamespaces: options.excludedNamespaces,
+    tierLabelKey: DEFAULT_TIER_LABEL_KEY,
+    gpuResourceNames: DEFAULT_GPU_RESOURCE_NAMES,
+    configMaps: [
+      { namespace: options.namespace, name: GPU_TIER_MAPPING_NAME },
+      { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
+    ],
+  };
+  const webhooks = enabledWebhooks(tableContext, options.featureGates);
+
+  const store = new StateStore({ kubeConfig, configMaps: tableContext.configMaps, logger, metrics });
+  const configurations = new ConfigurationReconciler({
+    kubeConfig,
+    webhooks: () => webhooks,
+    endpoint,
+    logger,
+    metrics,
+  });
+  const names = servingNames(options, endpoint);
+  const certificates = new CertificateManager({
+    kubeConfig,
+    namespace: options.namespace,
+    secretName: options.secretName,
+    policy: {
+      caLifetimeMs: options.caLifetimeMs,
+      caRenewBeforeMs: options.caRenewBeforeMs,
+      servingLifetimeMs: options.certLifetimeMs,
+      servingRenewBeforeMs: options.certRenewBeforeMs,
+      bundlePropagationMs: options.bundlePropagationMs,
+      maxCheckIntervalMs: MAX_CHECK_INTERVAL_MS,
+      ...names,
+    },
+    isPublished: (caPem) => configurations.isPublished(caPem),
+    logger,
+    metrics,
+  });
+  // A newly published bundle may let a pending serving-certificate switch proceed.
+  configurations.on('published', () => {
+    certificates.request();
+  });
+
+  const storeStarted = store.start().then(() => {
+    logger.info('state store synced');
+  });
+  await configurations.start();
+  const material = await certificates.start();
+  configurations.setCaBundle(material.caBundlePem);
+
+  const handshakeTarget: HandshakeTarget = {
+    host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
+    port: options.port,
+    verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
+  };
+  const server = new AdmissionHttpsServer(
+    createAdmissionApp({
+      webhooks: () => webhooks,
+      state: () => store,
+      readiness: async (): Promise<ReadinessReport> => {
+        const checks: ReadinessReport['checks'] = {};
+        checks.certificate = server.certificate
+          ? { ok: true, message: 'serving certificate loaded' }
+          : { ok: false, message: 'no serving certificate loaded' };
+        const published = configurations.publishedCaBundle();
+        const problem = published
+          ? await verifyHandshake(handshakeTarget, published)
+          : 'no caBundle published in the webhook configurations yet';
+        checks.handshake = problem
+          ? { ok: false, message: problem }
+          : { ok: true, message: 'a TLS handshake with this server verifies against the published caBundle' };
+        const unsynced = [
+          ...store.unsynced(),
+          ...(configurations.synced ? [] : ['webhook configurations']),
+          ...(certificates.synced ? [] : ['webhook-tls Secret']),
+        ];
+        checks.caches =
+          unsynced.length === 0
+            ? { ok: true, message: 'all watches have synced' }
+            : { ok: false, message: `not synced yet: ${unsynced.join(', ')}` };
+        return { ready: Object.values(checks).every((check) => check.ok), checks };
+      },
+      metrics,
+      logger,
+    }),
+    logger,
+    metrics,
+  );
+  const port = await server.listen(options.port, options.bindAddress, {
+    certificatePem: material.servingCertPem,
+    privateKeyPem: material.servingKeyPem,
+  });
+  handshakeTarget.port = port;
+  certificates.on('material', (next) => {
+    server.setCertificate({ certificatePem: next.servingCertPem, privateKeyPem: next.servingKeyPem });
+    configurations.setCaBundle(next.caBundlePem);
+  });
+  storeStarted.catch((error: unknown) => {
+    logger.error({ err: error }, 'state store failed to start');
+  });
+
+  return {
+    port,
+    metrics,
+    stop: async () => {
+      // Stop taking requests first; a normal stop never deletes the webhook configurations.
+      await server.close(options.shutdownGraceMs);
+      await Promise.all([certificates.stop(), configurations.stop(), store.stop()]);
+    },
+  };
+}

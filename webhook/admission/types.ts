@@ -1,0 +1,83 @@
+/**
+ * The admission.k8s.io/v1 wire types the server reads and writes, and the decision a rule
+ * returns. Only what the API server sends and reads is modelled.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+export const OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** A Kubernetes object as it arrives in a review: plain JSON with at least a metadata object. */
+export interface KubeObject extends JsonObject {
+  metadata: JsonObject;
+}
+
+export interface AdmissionRequest {
+  uid: string;
+  kind: GroupVersionKind;
+  resource: GroupVersionResource;
+  subResource?: string;
+  requestKind?: GroupVersionKind;
+  requestResource?: GroupVersionResource;
+  requestSubResource?: string;
+  name?: string;
+  namespace?: string;
+  operation: Operation;
+  userInfo: UserInfo;
+  /** The new object (CREATE, UPDATE) or the options (CONNECT); null for DELETE. */
+  object: KubeObject | null;
+  /** The existing object (UPDATE, DELETE); null for CREATE. */
+  oldObject: KubeObject | null;
+  dryRun: boolean;
+  options?: JsonObject | null;
+}
+
+export interface StatusDetails {
+  code: number;
+  message: string;
+  reason?: string;
+}
+
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: StatusDetails;
+  patch?: string;
+  patchType?: 'JSONPatch';
+  warnings?: string[];
+}
+
+export interface AdmissionReviewResponse {
+  apiVersion: 'admission.k8s.io/v1';
+  kind: 'AdmissionReview';
+  response: AdmissionResponse;
+}
+
+/**
+ * What a rule decides. A mutating rule returns the whole changed object in `mutated`; the
+ * server turns the difference into an RFC 6902 patch, so rules never hand-write patches.
+ */
+export type Decision =
+  | { allowed: true; mutated?: KubeObject; warnings?: string[] }
+  | { allowed: false; code: number; reason?: string; message: string; warnings?: string[] };

@@ -1,0 +1,48 @@
+/**
+ * Feature gates: one per webhook (a gated-off webhook is absent from the routes and from
+ * both configurations). Parsed from `--feature-gates=Name=true,Other=false`.
+ */
+export const FEATURE_GATE_DEFAULTS = {
+  PodMutatingWebhook: true,
+  PodValidatingWebhook: true,
+  NodeStatusMutatingWebhook: true,
+  NodeValidatingWebhook: true,
+  ElasticQuotaMutatingWebhook: true,
+  ElasticQuotaValidatingWebhook: true,
+  ReservationMutatingWebhook: true,
+  ConfigMapValidatingWebhook: true,
+  GpuClassMutatingWebhook: true,
+  ModelMutatingWebhook: true,
+  ModelValidatingWebhook: true,
+  AutoscalingPolicyMutatingWebhook: true,
+  AutoscalingPolicyValidatingWebhook: true,
+  AutoscalingPolicyBindingValidatingWebhook: true,
+} as const satisfies Record<string, boolean>;
+
+export type FeatureGate = keyof typeof FEATURE_GATE_DEFAULTS;
+export type FeatureGates = Readonly<Record<FeatureGate, boolean>>;
+
+function isFeatureGate(name: string): name is FeatureGate {
+  return Object.hasOwn(FEATURE_GATE_DEFAULTS, name);
+}
+
+/** Parses `A=true,B=false`; throws with the offending entry and the known gates on bad input. */
+export function parseFeatureGates(spec: string | undefined): FeatureGates {
+  const gates: Record<FeatureGate, boolean> = { ...FEATURE_GATE_DEFAULTS };
+  for (const raw of (spec ?? '').split(',')) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    const match = /^([A-Za-z0-9]+)=(true|false)$/.exec(entry);
+    if (!match?.[1] || !match[2]) {
+      throw new Error(`--feature-gates: "${entry}" is not of the form Name=true or Name=false`);
+    }
+    const name = match[1];
+    if (!isFeatureGate(name)) {
+      throw new Error(
+        `--feature-gates: unknown gate "${name}"; known gates: ${Object.keys(FEATURE_GATE_DEFAULTS).join(', ')}`,
+      );
+    }
+    gates[name] = match[2] === 'true';
+  }
+  return gates;
+}

@@ -1,0 +1,14 @@
+/** Names shared by the rules, the table and the operator. */
+
+/** The tier-mapping ConfigMap (in the operator namespace) that the GPU-class rules read. */
+export const GPU_TIER_MAPPING_NAME = 'gpu-tier-mapping';
+/** Koordinator's SLO ConfigMap. */
+export const SLO_CONFIG_NAME = 'slo-controller-config';
+/** KubeNexus's namespace label naming a tenant's tier. */
+export const DEFAULT_TIER_LABEL_KEY = 'tenant.kubenexus.io/tier';
+/** GPU resources that send a pod to the GPU-class webhook, as KubeNexus counts them. */
+export const DEFAULT_GPU_RESOURCE_NAMES: readonly string[] = [
+  'nvidia.com/gpu',
+  'amd.com/gpu',
+  'intel.com/gpu',
+];

@@ -1,0 +1,25 @@
+/**
+ * What a rule may ask of the cluster state. The operator's watch-fed store implements it;
+ * every answer comes from memory (O(1) or O(log n) from an index), never from the API server.
+ */
+import type { AdmissionRequest, Decision } from './admission/types.js';
+
+export interface NamespaceView {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+export interface ConfigMapView {
+  namespace: string;
+  name: string;
+  data: Readonly<Record<string, string>>;
+  resourceVersion: string;
+}
+
+export interface StateSnapshot {
+  namespace(name: string): NamespaceView | undefined;
+  configMap(namespace: string, name: string): ConfigMapView | undefined;
+}
+
+/** A rule: a pure function of the request and the state. It does no I/O. */
+export type Rule = (request: AdmissionRequest, state: StateSnapshot) => Decision;

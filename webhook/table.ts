@@ -1,0 +1,292 @@
+/**
+ * The one table of webhooks. It drives both the admission server's routes and the
+ * MutatingWebhookConfiguration / ValidatingWebhookConfiguration the operator writes:
+ * nothing about a webhook is declared anywhere else.
+ */
+import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
+import type { FeatureGate, FeatureGates } from './feature-gates.js';
+import { notYetImplemented } from './rules/not-yet-implemented.js';
+import type { Rule } from './state.js';
+
+export type WebhookType = 'mutating' | 'validating';
+export type FailurePolicy = 'Fail' | 'Ignore';
+export type Scope = 'Namespaced' | 'Cluster';
+
+export interface ResourceRule {
+  apiGroups: string[];
+  apiVersions: string[];
+  /** Plural resource names, with subresources as `nodes/status`. */
+  resources: string[];
+  operations: ('CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT')[];
+  scope: Scope;
+}
+
+export interface WebhookEntry {
+  /** The webhook's name inside its configuration (a qualified DNS-style name). */
+  name: string;
+  path: string;
+  type: WebhookType;
+  rules: ResourceRule[];
+  failurePolicy: FailurePolicy;
+  timeoutSeconds: number;
+  namespaceSelector: V1LabelSelector;
+  objectSelector: V1LabelSelector;
+  matchConditions: V1MatchCondition[];
+  /** Mutating webhooks only. */
+  reinvocationPolicy?: 'Never' | 'IfNeeded';
+  featureGate: FeatureGate;
+  handler: Rule;
+}
+
+/** What the table's selectors and conditions depend on. */
+export interface TableContext {
+  /** The operator's own namespace. */
+  namespace: string;
+  /** Namespaces no failurePolicy=Fail webhook may block (kube-system and the operator's own are always added). */
+  excludedNamespaces: readonly string[];
+  /** The namespace label that names a tenant's tier (the GPU-class webhook only sees labelled namespaces). */
+  tierLabelKey: string;
+  /** GPU resource names whose request sends a pod to the GPU-class webhook. */
+  gpuResourceNames: readonly string[];
+  /** ConfigMaps the ConfigMap webhook validates. */
+  configMaps: readonly { namespace: string; name: string }[];
+}
+
+const NAME_SUFFIX = 'admission-operator.io';
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+const core = (resources: string[], operations: ResourceRule['operations'], scope: Scope): ResourceRule => ({
+  apiGroups: [''],
+  apiVersions: ['v1'],
+  resources,
+  operations,
+  scope,
+});
+
+const crd = (
+  group: string,
+  resources: string[],
+  operations: ResourceRule['operations'],
+  scope: Scope,
+): ResourceRule => ({ apiGroups: [group], apiVersions: ['v1alpha1'], resources, operations, scope });
+
+/** CEL: true when any container or init container requests or limits one of `names`. */
+function requestsAnyResource(names: readonly string[]): string {
+  const list = `[${names.map((name) => `'${name}'`).join(', ')}]`;
+  const container = (c: string): string =>
+    `(has(${c}.resources) && ((has(${c}.resources.requests) && ${list}.exists(r, r in ${c}.resources.requests)) || ` +
+    `(has(${c}.resources.limits) && ${list}.exists(r, r in ${c}.resources.limits))))`;
+  return (
+    `object.spec.containers.exists(c, ${container('c')}) || ` +
+    `(has(object.spec.initContainers) && object.spec.initContainers.exists(c, ${container('c')}))`
+  );
+}
+
+/** CEL: the ConfigMap (the old one on DELETE) is one of `configMaps`. */
+function isOneOfConfigMaps(configMaps: TableContext['configMaps']): string {
+  const subject = "(request.operation == 'DELETE' ? oldObject : object).metadata";
+  const pairs = configMaps.map(
+    ({ namespace, name }) => `(${subject}.namespace == '${namespace}' && ${subject}.name == '${name}')`,
+  );
+  return pairs.length > 0 ? pairs.join(' || ') : 'false';
+}
+
+type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'matchConditions'> &
+  Partial<Pick<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'matchConditions'>> & {
+    /**
+     * Set on a failurePolicy=Fail webhook that must see objects in the operator's own
+     * namespace (its own configuration); it stays narrowed to those objects by matchConditions.
+     */
+    watchesOwnNamespace?: boolean;
+  };
+
+/** Every webhook the operator can serve, before feature gates. */
+export function webhookTable(context: TableContext): WebhookEntry[] {
+  const drafts: EntryDraft[] = [
+    // Koordinator: pods, nodes, quotas, reservations, the SLO ConfigMap.
+    {
+      name: `mutate-pod.${NAME_SUFFIX}`,
+      path: '/mutate-pod',
+      type: 'mutating',
+      rules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      reinvocationPolicy: 'Never',
+      featureGate: 'PodMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `mutate-node-status.${NAME_SUFFIX}`,
+      path: '/mutate-node-status',
+      type: 'mutating',
+      rules: [core(['nodes/status'], ['CREATE', 'UPDATE'], 'Cluster')],
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 10,
+      reinvocationPolicy: 'Never',
+      featureGate: 'NodeStatusMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `mutate-elasticquota.${NAME_SUFFIX}`,
+      path: '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
+      type: 'mutating',
+      rules: [crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      reinvocationPolicy: 'Never',
+      featureGate: 'ElasticQuotaMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `mutate-reservation.${NAME_SUFFIX}`,
+      path: '/mutate-reservation',
+      type: 'mutating',
+      rules: [crd('scheduling.koordinator.sh', ['reservations'], ['CREATE'], 'Cluster')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      reinvocationPolicy: 'Never',
+      featureGate: 'ReservationMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-pod.${NAME_SUFFIX}`,
+      path: '/validate-pod',
+      type: 'validating',
+      rules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      featureGate: 'PodValidatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-node.${NAME_SUFFIX}`,
+      path: '/validate-node',
+      type: 'validating',
+      rules: [core(['nodes'], ['CREATE', 'UPDATE'], 'Cluster')],
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 10,
+      featureGate: 'NodeValidatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-elasticquota.${NAME_SUFFIX}`,
+      path: '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
+      type: 'validating',
+      rules: [crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      featureGate: 'ElasticQuotaValidatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-configmap.${NAME_SUFFIX}`,
+      path: '/validate-configmap',
+      type: 'validating',
+      rules: [core(['configmaps'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      matchConditions: [{ name: 'managed-configmaps', expression: isOneOfConfigMaps(context.configMaps) }],
+      watchesOwnNamespace: true,
+      featureGate: 'ConfigMapValidatingWebhook',
+      handler: notYetImplemented,
+    },
+    // KubeNexus: tenant tier -> GPU class.
+    {
+      name: `mutate-pod-gpu-class.${NAME_SUFFIX}`,
+      path: '/mutate-pod-gpu-class',
+      type: 'mutating',
+      rules: [core(['pods'], ['CREATE'], 'Namespaced')],
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 5,
+      namespaceSelector: { matchExpressions: [{ key: context.tierLabelKey, operator: 'Exists' }] },
+      matchConditions: [{ name: 'requests-gpu', expression: requestsAnyResource(context.gpuResourceNames) }],
+      reinvocationPolicy: 'Never',
+      featureGate: 'GpuClassMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    // Kthena: Model, AutoscalingPolicy, AutoscalingPolicyBinding.
+    {
+      name: `mutate-model.${NAME_SUFFIX}`,
+      path: '/mutate-registry-volcano-sh-v1alpha1-model',
+      type: 'mutating',
+      rules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      reinvocationPolicy: 'IfNeeded',
+      featureGate: 'ModelMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-model.${NAME_SUFFIX}`,
+      path: '/validate-registry-volcano-sh-v1alpha1-model',
+      type: 'validating',
+      rules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelValidatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
+      path: '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
+      type: 'mutating',
+      rules: [crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      reinvocationPolicy: 'IfNeeded',
+      featureGate: 'AutoscalingPolicyMutatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
+      path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
+      type: 'validating',
+      rules: [crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'AutoscalingPolicyValidatingWebhook',
+      handler: notYetImplemented,
+    },
+    {
+      name: `validate-autoscalingpolicybinding.${NAME_SUFFIX}`,
+      path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
+      type: 'validating',
+      rules: [crd('registry.volcano.sh', ['autoscalingpolicybindings'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'AutoscalingPolicyBindingValidatingWebhook',
+      handler: notYetImplemented,
+    },
+  ];
+  return drafts.map((draft) => finish(draft, context));
+}
+
+/**
+ * A failurePolicy=Fail webhook on namespaced objects must never block kube-system or the
+ * operator's own namespace: otherwise a stopped operator could not be restarted.
+ */
+function finish({ watchesOwnNamespace, ...draft }: EntryDraft, context: TableContext): WebhookEntry {
+  const namespaced = draft.rules.some((rule) => rule.scope === 'Namespaced');
+  const namespaceSelector: V1LabelSelector = { ...(draft.namespaceSelector ?? {}) };
+  if (draft.failurePolicy === 'Fail' && namespaced) {
+    const excluded = new Set(['kube-system', ...context.excludedNamespaces]);
+    if (!watchesOwnNamespace) excluded.add(context.namespace);
+    const exclusion: V1LabelSelectorRequirement = {
+      key: NAMESPACE_NAME_LABEL,
+      operator: 'NotIn',
+      values: [...excluded].sort(),
+    };
+    namespaceSelector.matchExpressions = [...(namespaceSelector.matchExpressions ?? []), exclusion];
+  }
+  return {
+    ...draft,
+    namespaceSelector,
+    objectSelector: draft.objectSelector ?? {},
+    matchConditions: draft.matchConditions ?? [],
+  };
+}
+
+/** The webhooks whose feature gate is on: the only ones routed and written. */
+export function enabledWebhooks(context: TableContext, gates: FeatureGates): WebhookEntry[] {
+  return webhookTable(context).filter((entry) => gates[entry.featureGate]);
+}
