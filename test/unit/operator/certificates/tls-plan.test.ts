@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { describe, it } from 'node:test';
+import {
+  BUNDLE_UPDATED_ANNOTATION,
+  planSecret,
+  type CertificatePolicy,
+  type PlanInputs,
+  type SecretPlan,
+  type StoredSecret,
+} from '../../../../operator/certificates/tls-plan.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  splitPemCertificates,
+} from '../../../../operator/certificates/x509.js';
+
+const SECOND = 1000;
+const policy: CertificatePolicy = {
+  caLifetimeMs: 100 * SECOND,
+  caRenewBeforeMs: 40 * SECOND,
+  servingLifetimeMs: 20 * SECOND,
+  servingRenewBeforeMs: 8 * SECOND,
+  bundlePropagationMs: 2 * SECOND,
+  maxCheckIntervalMs: 60 * SECOND,
+  dnsNames: ['admission-operator.admission-system.svc', 'localhost'],
+  ipAddresses: ['127.0.0.1'],
+};
+const T0 = new Date('2026-01-01T00:00:00Z');
+const at = (seconds: number): Date => new Date(T0.getTime() + seconds * SECOND);
+
+function plan(stored: StoredSecret | undefined, now: Date, extra: Partial<PlanInputs> = {}): SecretPlan {
+  return planSecret({ stored, policy, now, isPublished: () => true, ...extra });
+}
+
+type Write = Extract<SecretPlan, { kind: 'write' }>;
+function asWrite(result: SecretPlan): Write {
+  assert.equal(result.kind, 'write', `expected a write, got ${result.kind}`);
+  return result;
+}
+
+/** What the API server would hold after the write. */
+function stored(write: Write): StoredSecret {
+  return {
+    type: 'kubernetes.io/tls',
+    managed: true,
+    data: { ...write.data },
+    annotations: write.annotations,
+  };
+}
+
+const cas = (s: StoredSecret): X509Certificate[] =>
+  splitPemCertificates(s.data['ca.crt'] ?? '').map((pem) => new X509Certificate(pem));
+const serving = (s: StoredSecret): X509Certificate => new X509Certificate(s.data['tls.crt'] ?? '');
+
+describe('planSecret', () => {
+  const first = stored(asWrite(plan(undefined, at(0))));
+
+  it('creates a CA and a serving certificate when the Secret does not exist', () => {
+    const write = asWrite(plan(undefined, at(0)));
+    assert.equal(write.mode, 'create');
+    assert.deepEqual(write.issued, ['ca', 'serving']);
+    const [ca] = cas(stored(write));
+    const leaf = serving(stored(write));
+    assert.ok(ca && leaf.checkIssued(ca) && leaf.verify(ca.publicKey));
+    assert.equal(
+      leaf.checkHost('admission-operator.admission-system.svc'),
+      'admission-operator.admission-system.svc',
+    );
+    assert.equal(leaf.checkIP('127.0.0.1'), '127.0.0.1');
+    assert.equal(write.material.caBundlePem, write.data['ca.crt']);
+  });
+
+  it('leaves a valid Secret unchanged and checks again before the serving renewal point', () => {
+    const result = plan(first, at(1));
+    assert.equal(result.kind, 'unchanged');
+    assert.equal(result.nextCheckAt.getTime(), at(12).getTime());
+  });
+
+  it('renews the serving certificate from the same CA, leaving the bundle alone', () => {
+    const write = asWrite(plan(first, at(12)));
+    assert.deepEqual(write.issued, ['serving']);
+    assert.equal(write.data['ca.crt'], first.data['ca.crt']);
+    assert.notEqual(write.data['tls.crt'], first.data['tls.crt']);
+  });
+
+  it('rotates the CA in two steps: publish the new CA first, switch the serving certificate after', () => {
+    // Keep the serving certificate fresh so only the CA is due.
+    let current = first;
+    for (const second of [12, 24, 36, 48]) current = stored(asWrite(plan(current, at(second))));
+    const phase1 = asWrite(plan(current, at(60)));
+    assert.deepEqual(phase1.issued, ['ca']);
+    const afterPhase1 = stored(phase1);
+    const [newCa, oldCa] = cas(afterPhase1);
+    assert.ok(newCa && oldCa);
+    assert.equal(oldCa.fingerprint256, cas(current)[0]?.fingerprint256);
+    assert.equal(
+      afterPhase1.data['tls.crt'],
+      current.data['tls.crt'],
+      'the serving certificate must not change yet',
+    );
+
+    // Not published yet, or published too recently: wait.
+    const unpublished = plan(afterPhase1, at(63), { isPublished: () => false });
+    assert.equal(unpublished.kind, 'unchanged');
+    const tooSoon = plan(afterPhase1, at(61));
+    assert.equal(tooSoon.kind, 'unchanged');
+    assert.equal(tooSoon.nextCheckAt.getTime(), at(62).getTime());
+
+    const phase2 = asWrite(plan(afterPhase1, at(62)));
+    assert.deepEqual(phase2.issued, ['serving']);
+    const leaf = serving(stored(phase2));
+    assert.ok(leaf.verify(newCa.publicKey));
+    assert.equal(phase2.data['ca.crt'], afterPhase1.data['ca.crt'], 'the old CA stays trusted');
+  });
+
+  it('never holds more than two unexpired CAs across several rotations and prunes expired ones', () => {
+    let current = first;
+    let rotations = 0;
+    for (let second = 12; second <= 400; second += 4) {
+      const result = plan(current, at(second));
+      if (result.kind === 'write') {
+        if (result.issued.includes('ca')) rotations++;
+        current = stored(result);
+      }
+      const bundle = cas(current);
+      assert.ok(bundle.length <= 2, `bundle of ${bundle.length} at ${second}s`);
+      for (const ca of bundle)
+        assert.ok(new Date(ca.validTo) > at(second), 'an expired CA stayed in the bundle');
+      assert.ok(
+        serving(current).verify(bundle[0]!.publicKey) || serving(current).verify(bundle[1]!.publicKey),
+      );
+    }
+    assert.ok(rotations >= 5, `only ${rotations} CA rotations`);
+  });
+
+  it('serves a valid bring-your-own Secret untouched', () => {
+    const ca = createCertificateAuthority({ commonName: 'byo-ca', lifetimeMs: 1000 * SECOND, now: at(0) });
+    const leaf = issueCertificate(
+      {
+        commonName: 'byo',
+        usage: 'server',
+        lifetimeMs: 500 * SECOND,
+        dnsNames: [...policy.dnsNames],
+        ipAddresses: ['127.0.0.1'],
+        now: at(0),
+      },
+      ca,
+    );
+    const byo: StoredSecret = {
+      type: 'kubernetes.io/tls',
+      managed: false,
+      data: { 'tls.crt': leaf.certificatePem, 'tls.key': leaf.privateKeyPem, 'ca.crt': ca.certificatePem },
+      annotations: {},
+    };
+    const result = plan(byo, at(10));
+    assert.equal(result.kind, 'bring-your-own');
+    assert.equal(result.material.caBundlePem, ca.certificatePem);
+    assert.equal(result.material.servingCertPem, leaf.certificatePem);
+  });
+
+  for (const [label, data, type] of [
+    ['empty', {}, 'kubernetes.io/tls'],
+    ['wrong keys', { 'foo.crt': 'x', 'bar.key': 'y' }, 'kubernetes.io/tls'],
+    [
+      'garbage PEM',
+      { 'tls.crt': 'garbage', 'tls.key': 'garbage', 'ca.crt': 'garbage', 'ca.key': 'garbage' },
+      'kubernetes.io/tls',
+    ],
+    ['wrong type', { 'tls.crt': 'x' }, 'Opaque'],
+  ] as const) {
+    it(`takes over and regenerates an unlabelled Secret that is ${label}`, () => {
+      const write = asWrite(plan({ type, managed: false, data, annotations: {} }, at(0)));
+      assert.equal(write.mode, type === 'Opaque' ? 'recreate' : 'update');
+      assert.ok(write.reasons.some((reason) => reason.includes('taking it over')));
+      assert.ok(serving(stored(write)).verify(cas(stored(write))[0]!.publicKey));
+    });
+  }
+
+  it('recreates a managed Secret whose type is wrong, keeping its CA', () => {
+    const write = asWrite(plan({ ...first, type: 'Opaque' }, at(1)));
+    assert.equal(write.mode, 'recreate');
+    assert.equal(write.data['ca.crt'], first.data['ca.crt']);
+    assert.equal(write.data['tls.crt'], first.data['tls.crt']);
+  });
+
+  it("migrates Koordinator's Opaque layout without changing the CA or the serving certificate", () => {
+    const koordinator: StoredSecret = {
+      type: 'Opaque',
+      managed: false,
+      data: {
+        'ca-cert.pem': first.data['ca.crt']!,
+        'ca-key.pem': first.data['ca.key']!,
+        'cert.pem': first.data['tls.crt']!,
+        'key.pem': first.data['tls.key']!,
+      },
+      annotations: {},
+    };
+    const write = asWrite(plan(koordinator, at(1)));
+    assert.equal(write.mode, 'recreate');
+    assert.deepEqual(write.issued, []);
+    assert.equal(write.data['ca.crt'], first.data['ca.crt']);
+    assert.equal(write.data['tls.crt'], first.data['tls.crt']);
+  });
+
+  it('restores a deleted Secret from what it served, with the same CA', () => {
+    const write = asWrite(
+      plan(undefined, at(1), {
+        remembered: { ...(first.data as Record<'tls.crt' | 'tls.key' | 'ca.crt' | 'ca.key', string>) },
+      }),
+    );
+    assert.equal(write.mode, 'create');
+    assert.deepEqual(write.issued, []);
+    assert.equal(write.data['ca.crt'], first.data['ca.crt']);
+    assert.equal(write.data['tls.crt'], first.data['tls.crt']);
+  });
+
+  it('reissues a serving certificate that does not match its key, immediately', () => {
+    const other = stored(asWrite(plan(undefined, at(0))));
+    const broken: StoredSecret = { ...first, data: { ...first.data, 'tls.key': other.data['tls.key']! } };
+    const write = asWrite(plan(broken, at(1)));
+    assert.deepEqual(write.issued, ['serving']);
+    assert.equal(write.data['ca.crt'], first.data['ca.crt']);
+  });
+
+  it('reissues when the wanted SANs change', () => {
+    const write = asWrite(plan(first, at(1), { policy: { ...policy, dnsNames: ['other.ns.svc'] } }));
+    assert.deepEqual(write.issued, ['serving']);
+    assert.equal(serving(stored(write)).checkHost('other.ns.svc'), 'other.ns.svc');
+  });
+
+  it('issues certificates that are valid to a clock five minutes behind ours', () => {
+    const write = asWrite(plan(undefined, at(300)));
+    const leaf = serving(stored(write));
+    assert.ok(new Date(leaf.validFrom) <= at(0));
+  });
+
+  it('checks again at least every maxCheckIntervalMs', () => {
+    const long = {
+      ...policy,
+      servingLifetimeMs: 1e9,
+      servingRenewBeforeMs: 1e6,
+      caLifetimeMs: 2e9,
+      caRenewBeforeMs: 1e6,
+    };
+    const created = stored(asWrite(plan(undefined, at(0), { policy: long })));
+    const result = plan(created, at(1), { policy: long });
+    assert.equal(result.kind, 'unchanged');
+    assert.equal(result.nextCheckAt.getTime(), at(61).getTime());
+  });
+
+  it('records when the bundle changed', () => {
+    const write = asWrite(plan(undefined, at(5)));
+    assert.equal(write.annotations[BUNDLE_UPDATED_ANNOTATION], at(5).toISOString());
+  });
+});

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseOptions, usage, type OperatorOptions } from '../../../../operator/config/options.js';
+
+function options(argv: string[], env: NodeJS.ProcessEnv = {}): OperatorOptions {
+  const parsed = parseOptions(argv, env);
+  assert.equal(parsed.help, false);
+  return (parsed as { options: OperatorOptions }).options;
+}
+
+describe('operator options', () => {
+  it('has production defaults and the public names', () => {
+    const o = options([]);
+    assert.equal(o.namespace, 'admission-system');
+    assert.equal(o.secretName, 'webhook-tls');
+    assert.equal(o.port, 9443);
+    assert.equal(o.webhookPort, 9443);
+    assert.equal(o.caLifetimeMs, 26_280 * 3600_000);
+    assert.equal(o.featureGates.PodValidatingWebhook, true);
+  });
+
+  it('reads flags before environment variables', () => {
+    const o = options(['--port=9555', '--cert-lifetime', '10s', '--cert-renew-before=4s'], {
+      ADMISSION_PORT: '1',
+      ADMISSION_NAMESPACE: 'from-env',
+    });
+    assert.equal(o.port, 9555);
+    assert.equal(o.namespace, 'from-env');
+    assert.equal(o.certLifetimeMs, 10_000);
+  });
+
+  it('names the flag and the rule on bad input', () => {
+    assert.throws(
+      () => parseOptions(['--port=0'], {}),
+      /--port: must be an integer from 1 to 65535 \(got "0"\)/,
+    );
+    assert.throws(() => parseOptions(['--ca-lifetime=10'], {}), /--ca-lifetime: missing unit/);
+    assert.throws(() => parseOptions(['--log-level=loud'], {}), /--log-level: must be one of/);
+    assert.throws(() => parseOptions(['--feature-gates=Bogus=true'], {}), /unknown gate "Bogus"/);
+    assert.throws(
+      () => parseOptions(['--cert-lifetime=10s', '--cert-renew-before=10s'], {}),
+      /--cert-renew-before must be shorter than --cert-lifetime/,
+    );
+    assert.throws(() => parseOptions(['--nope'], {}), /Unknown option '--nope'/);
+  });
+
+  it('offers --help listing every flag with its environment variable', () => {
+    assert.deepEqual(parseOptions(['--help'], {}), { help: true });
+    assert.match(usage(), /--cert-lifetime/);
+    assert.match(usage(), /ADMISSION_FEATURE_GATES/);
+  });
+});

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FEATURE_GATE_DEFAULTS, parseFeatureGates } from '../../../webhook/feature-gates.js';
+import { enabledWebhooks, webhookTable, type TableContext } from '../../../webhook/table.js';
+
+const context: TableContext = {
+  namespace: 'admission-system',
+  excludedNamespaces: ['extra'],
+  tierLabelKey: 'tenant.kubenexus.io/tier',
+  gpuResourceNames: ['nvidia.com/gpu'],
+  configMaps: [{ namespace: 'admission-system', name: 'gpu-tier-mapping' }],
+};
+
+describe('webhook table', () => {
+  const table = webhookTable(context);
+
+  it('serves the paths the seeds fix, each once', () => {
+    const paths = table.map((entry) => entry.path);
+    assert.equal(new Set(paths).size, paths.length);
+    for (const path of [
+      '/mutate-pod',
+      '/mutate-node-status',
+      '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
+      '/mutate-reservation',
+      '/validate-pod',
+      '/validate-node',
+      '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
+      '/validate-configmap',
+      '/mutate-registry-volcano-sh-v1alpha1-model',
+      '/validate-registry-volcano-sh-v1alpha1-model',
+      '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
+      '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
+      '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
+      '/mutate-pod-gpu-class',
+    ]) {
+      assert.ok(paths.includes(path), `missing ${path}`);
+    }
+  });
+
+  it("keeps the seeds' failure policies and operations", () => {
+    const byPath = new Map(table.map((entry) => [entry.path, entry]));
+    assert.equal(byPath.get('/mutate-node-status')?.failurePolicy, 'Ignore');
+    assert.deepEqual(byPath.get('/mutate-node-status')?.rules[0]?.resources, ['nodes/status']);
+    assert.equal(byPath.get('/validate-node')?.failurePolicy, 'Ignore');
+    assert.deepEqual(
+      byPath.get('/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota')?.rules[0]?.operations,
+      ['CREATE', 'UPDATE', 'DELETE'],
+    );
+    assert.deepEqual(byPath.get('/mutate-reservation')?.rules[0]?.operations, ['CREATE']);
+    const gpu = byPath.get('/mutate-pod-gpu-class');
+    assert.equal(gpu?.failurePolicy, 'Ignore');
+    assert.equal(gpu?.timeoutSeconds, 5);
+    assert.deepEqual(gpu?.namespaceSelector, {
+      matchExpressions: [{ key: 'tenant.kubenexus.io/tier', operator: 'Exists' }],
+    });
+    assert.match(gpu?.matchConditions[0]?.expression ?? '', /nvidia\.com\/gpu/);
+    assert.equal(byPath.get('/mutate-registry-volcano-sh-v1alpha1-model')?.reinvocationPolicy, 'IfNeeded');
+    assert.equal(byPath.get('/validate-registry-volcano-sh-v1alpha1-model')?.timeoutSeconds, 30);
+    for (const entry of table) assert.ok(entry.name.split('.').length >= 3, `${entry.name} is not qualified`);
+  });
+
+  it('keeps every failurePolicy=Fail webhook away from kube-system and the operator namespace', () => {
+    for (const entry of table.filter(
+      (e) => e.failurePolicy === 'Fail' && e.rules[0]?.scope === 'Namespaced',
+    )) {
+      const exclusion = entry.namespaceSelector.matchExpressions?.find(
+        (expression) => expression.key === 'kubernetes.io/metadata.name',
+      );
+      assert.equal(exclusion?.operator, 'NotIn', entry.name);
+      assert.ok(exclusion?.values?.includes('kube-system'), entry.name);
+      assert.ok(exclusion?.values?.includes('extra'), entry.name);
+      if (entry.path !== '/validate-configmap')
+        assert.ok(exclusion?.values?.includes('admission-system'), entry.name);
+    }
+  });
+
+  it("narrows the ConfigMap webhook to the operator's own ConfigMaps", () => {
+    const configMap = table.find((entry) => entry.path === '/validate-configmap');
+    assert.match(configMap?.matchConditions[0]?.expression ?? '', /'gpu-tier-mapping'/);
+  });
+
+  it('drops gated-off webhooks', () => {
+    const gates = parseFeatureGates('NodeValidatingWebhook=false,GpuClassMutatingWebhook=false');
+    const paths = enabledWebhooks(context, gates).map((entry) => entry.path);
+    assert.ok(!paths.includes('/validate-node'));
+    assert.ok(!paths.includes('/mutate-pod-gpu-class'));
+    assert.equal(paths.length, table.length - 2);
+  });
+});
+
+describe('feature gates', () => {
+  it('defaults every gate', () => {
+    assert.deepEqual(parseFeatureGates(undefined), FEATURE_GATE_DEFAULTS);
+  });
+  it('names an unknown gate and a malformed entry', () => {
+    assert.throws(() => parseFeatureGates('Nope=true'), /unknown gate "Nope"/);
+    assert.throws(
+      () => parseFeatureGates('PodMutatingWebhook=yes'),
+      /"PodMutatingWebhook=yes" is not of the form/,
+    );
+  });
+});
