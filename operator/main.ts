@@ -82,7 +82,15 @@ async function main(): Promise<void> {
   const connection = await connect(options, logger);
   // Out of a cluster nobody else creates our namespace; in a cluster the chart does.
   if (connection.outOfCluster) await ensureNamespace(connection.kubeConfig, options.namespace, logger);
-  const operator = await runOperator(options, connection.kubeConfig, connection.endpoint, logger);
+  // Lets tests run this process with a skewed clock (certificate failure mode 7).
+  const clockOffsetMs = Number(process.env.ADMISSION_TEST_CLOCK_OFFSET_MS ?? '0');
+  const operator = await runOperator(
+    options,
+    connection.kubeConfig,
+    connection.endpoint,
+    logger,
+    clockOffsetMs ? { clock: () => new Date(Date.now() + clockOffsetMs) } : {},
+  );
   logger.info({ port: operator.port, namespace: options.namespace }, 'operator running');
 
   let stopping = false;

@@ -13,7 +13,7 @@ import {
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { OperatorMetrics } from '../webhook/server/metrics.js';
-import { enabledWebhooks, type TableContext } from '../webhook/table.js';
+import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
@@ -24,6 +24,12 @@ import type { Endpoint } from './webhooks/desired-configurations.js';
 
 /** The longest a certificate check may wait, so a renewal missed while suspended fires within a minute. */
 const MAX_CHECK_INTERVAL_MS = 60_000;
+
+/** What tests may replace: the clock (skew) and the webhooks served (entries of their own). */
+export interface RunOverrides {
+  clock?: () => Date;
+  webhooks?: readonly WebhookEntry[];
+}
 
 export interface RunningOperator {
   port: number;
@@ -55,6 +61,7 @@ export async function runOperator(
   kubeConfig: KubeConfig,
   endpoint: Endpoint,
   logger: Logger,
+  overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
   const metrics = new OperatorMetrics();
   const tableContext: TableContext = {
@@ -67,7 +74,7 @@ export async function runOperator(
       { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
     ],
   };
-  const webhooks = enabledWebhooks(tableContext, options.featureGates);
+  const webhooks = overrides.webhooks ?? enabledWebhooks(tableContext, options.featureGates);
 
   const store = new StateStore({ kubeConfig, configMaps: tableContext.configMaps, logger, metrics });
   const configurations = new ConfigurationReconciler({
@@ -94,6 +101,7 @@ export async function runOperator(
     isPublished: (caPem) => configurations.isPublished(caPem),
     logger,
     metrics,
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
   });
   // A newly published bundle may let a pending serving-certificate switch proceed.
   configurations.on('published', () => {

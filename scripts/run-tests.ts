@@ -22,10 +22,12 @@ async function testFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-function runNodeTests(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function runNodeTests(files: string[], env: NodeJS.ProcessEnv, serial: boolean): Promise<number> {
   const filter = process.env.TEST_NAME_PATTERN
     ? [`--test-name-pattern=${process.env.TEST_NAME_PATTERN}`]
     : [];
+  // Integration tests share cluster-scoped objects (the admission-operator configurations): one file at a time.
+  if (serial) filter.push('--test-concurrency=1');
   return new Promise((resolvePromise) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...filter, ...files], {
       cwd: repoRoot,
@@ -53,7 +55,7 @@ async function main(suite: string | undefined): Promise<number> {
     console.error(`no test files under test/${suite}`);
     return 1;
   }
-  if (suite === 'unit') return runNodeTests(files, process.env);
+  if (suite === 'unit') return runNodeTests(files, process.env, false);
 
   let startedNow = false;
   try {
@@ -69,11 +71,15 @@ async function main(suite: string | undefined): Promise<number> {
   };
   process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
   try {
-    return await runNodeTests(files, {
-      ...process.env,
-      KUBECONFIG: kubeconfigPath,
-      ADMISSION_TEST_SHARED_CLUSTER: '1',
-    });
+    return await runNodeTests(
+      files,
+      {
+        ...process.env,
+        KUBECONFIG: kubeconfigPath,
+        ADMISSION_TEST_SHARED_CLUSTER: '1',
+      },
+      true,
+    );
   } finally {
     await stop();
   }

@@ -120,7 +120,7 @@ export async function clusterStatus(): Promise<{ running: boolean; state?: Clust
   }
 }
 
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: count },

@@ -130,3 +130,26 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
 
 /** The HTTP status code of a client-node ApiException, or undefined for any other error. */
 export { statusOf as statusCode } from '../../operator/kube/errors.js';
+
+/** Creates a namespace whose default ServiceAccount exists (pods can be created in it at once). */
+export async function podReadyNamespace(t: TestContext, prefix = 'pods'): Promise<string> {
+  const namespace = await testNamespace(t, prefix);
+  const core = await coreApi();
+  await waitFor('the default ServiceAccount', () =>
+    core.readNamespacedServiceAccount({ namespace, name: 'default' }),
+  );
+  return namespace;
+}
+
+/** Creates a minimal pod (it stays Pending: there is no scheduler); rejects with the API server's error. */
+export async function createPod(namespace: string, labels: Record<string, string> = {}): Promise<string> {
+  const core = await coreApi();
+  const pod = await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { generateName: 'probe-', labels },
+      spec: { containers: [{ name: 'main', image: 'registry.invalid/probe:1' }] },
+    },
+  });
+  return pod.metadata?.name ?? '';
+}

@@ -1,0 +1,192 @@
+/**
+ * Runs the operator as a real process (`operator/main.ts`, as `npm start` does) against the
+ * local control plane, and inspects what it serves.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { request } from 'node:https';
+import { connect } from 'node:tls';
+import type { TestContext } from 'node:test';
+import { AdmissionregistrationV1Api, CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import { freePorts } from '../../scripts/cluster/control-plane.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { clusterKubeConfig, statusCode, waitFor } from './cluster.js';
+
+export const CONFIGURATION_NAME = 'admission-operator';
+
+export interface OperatorProcess {
+  namespace: string;
+  port: number;
+  webhookPort: number;
+  child: ChildProcess;
+  /** Every log line so far (JSON lines from pino, or plain text). */
+  logs: string[];
+  /** Sends `signal` and resolves with the exit code (null if killed by a signal). */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export interface StartOptions {
+  namespace: string;
+  port?: number;
+  /** The port written into the webhook URLs; replicas share one. */
+  webhookPort?: number;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Starts `operator/main.ts` with the local cluster's kubeconfig; stops it when the test ends. */
+export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
+  await clusterKubeConfig();
+  const port = options.port ?? (await freePorts(1))[0]!;
+  const webhookPort = options.webhookPort ?? port;
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'operator/main.ts',
+      `--namespace=${options.namespace}`,
+      `--port=${port}`,
+      `--webhook-port=${webhookPort}`,
+      '--bind-address=127.0.0.1',
+      '--log-level=debug',
+      ...(options.args ?? []),
+    ],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, KUBECONFIG: kubeconfigPath, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const logs: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    let partial = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      logs.push(...lines);
+      // OPERATOR_LOGS=1 streams the operator's log into the test output, for debugging.
+      if (process.env.OPERATOR_LOGS === '1')
+        for (const line of lines) console.error(`[operator ${port}] ${line}`);
+    });
+  }
+  const exited = new Promise<number | null>((resolvePromise) => {
+    child.on('exit', (code) => {
+      resolvePromise(code);
+    });
+  });
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  t.after(async () => {
+    await stop('SIGKILL');
+  });
+  return { namespace: options.namespace, port, webhookPort, child, logs, stop, exited };
+}
+
+/** Deletes both webhook configurations (and waits until they are gone) so the next test starts clean. */
+export async function deleteConfigurations(): Promise<void> {
+  const api = (await clusterKubeConfig()).makeApiClient(AdmissionregistrationV1Api);
+  await api.deleteMutatingWebhookConfiguration({ name: CONFIGURATION_NAME }).catch(() => undefined);
+  await api.deleteValidatingWebhookConfiguration({ name: CONFIGURATION_NAME }).catch(() => undefined);
+}
+
+/** Registers cleanup of the cluster-scoped configurations after the test (after the operator stops). */
+export function cleanConfigurationsAfter(t: TestContext): void {
+  t.after(deleteConfigurations);
+}
+
+export async function readSecret(namespace: string, name = 'webhook-tls'): Promise<V1Secret | undefined> {
+  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  try {
+    return await core.readNamespacedSecret({ namespace, name });
+  } catch (error) {
+    if (statusCode(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+export function secretValue(secret: V1Secret | undefined, key: string): string {
+  return Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
+}
+
+/** The caBundle of every webhook of both configurations, decoded (empty when a configuration is missing). */
+export async function publishedBundles(): Promise<string[]> {
+  const api = (await clusterKubeConfig()).makeApiClient(AdmissionregistrationV1Api);
+  const bundles: string[] = [];
+  for (const read of [
+    () => api.readMutatingWebhookConfiguration({ name: CONFIGURATION_NAME }),
+    () => api.readValidatingWebhookConfiguration({ name: CONFIGURATION_NAME }),
+  ]) {
+    try {
+      const configuration = await read();
+      for (const webhook of configuration.webhooks ?? []) {
+        bundles.push(Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'));
+      }
+    } catch (error) {
+      if (statusCode(error) !== 404) throw error;
+      bundles.push('');
+    }
+  }
+  return bundles;
+}
+
+/** Waits until the Secret exists and every webhook of both configurations carries its ca.crt. */
+export async function waitForPublishedSecret(namespace: string, timeoutMs = 20_000): Promise<V1Secret> {
+  return waitFor(
+    'the Secret and both configurations with its CA bundle',
+    async () => {
+      const secret = await readSecret(namespace);
+      const ca = secretValue(secret, 'ca.crt');
+      if (!ca) return undefined;
+      const bundles = await publishedBundles();
+      return bundles.length >= 2 && bundles.every((bundle) => bundle === ca) ? secret : undefined;
+    },
+    { timeoutMs },
+  );
+}
+
+/** The certificate a TLS handshake with 127.0.0.1:port presents (no verification). */
+export function servedCertificate(port: number): Promise<X509Certificate> {
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      const raw = socket.getPeerCertificate().raw;
+      socket.destroy();
+      resolvePromise(new X509Certificate(raw));
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** GET https://127.0.0.1:port/path trusting `ca` (as `curl --cacert`). */
+export function httpsGet(port: number, path: string, ca: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', ca, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolvePromise({ status: res.statusCode ?? 0, body });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Lines of the operator's log whose `msg` matches. */
+export function logsMatching(operator: OperatorProcess, msg: RegExp): Record<string, unknown>[] {
+  return operator.logs
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((entry): entry is Record<string, unknown> => entry !== undefined && msg.test(String(entry.msg)));
+}
