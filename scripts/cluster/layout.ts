@@ -2,11 +2,19 @@
  * Where the local control plane keeps its binaries, data and logs, and which upstream
  * versions it pins (read from the Go modules, so bumping a go.mod is the whole upgrade).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The checkout this file belongs to, whether it runs from source or compiled into dist/. */
+function findRepoRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${start}`);
+  }
+}
+
+export const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
 export const clusterModuleDir = join(repoRoot, 'scripts', 'cluster');
 export const helmModuleDir = join(clusterModuleDir, 'helm');
 
