@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
+import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import {
@@ -61,14 +62,20 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
   private readonly clock: () => Date;
   private current: ServingMaterial | undefined;
   private remembered: TlsSecretData | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runner: CoalescingRunner;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(private readonly options: CertificateManagerOptions) {
     super();
     this.clock = options.clock ?? (() => new Date());
+    this.runner = new CoalescingRunner(
+      () => this.reconcile(),
+      (error) => {
+        options.logger.error({ err: error }, 'certificate reconcile failed; retrying in 1 s');
+        this.schedule(new Date(this.clock().getTime() + 1000));
+      },
+    );
     this.core = options.kubeConfig.makeApiClient(CoreV1Api);
     const fieldSelector = `metadata.name=${options.secretName}`;
     this.informer = new SupervisedInformer(
@@ -112,31 +119,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
 
   /** Reconciles now, or right after the reconcile in progress. */
   request(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-    });
-  }
-
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.reconcile();
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'certificate reconcile failed; retrying in 1 s');
-        this.schedule(new Date(this.clock().getTime() + 1000));
-      }
-    } while (this.shouldRunAgain());
-  }
-
-  /** A request arrived while reconciling (read through a method: callbacks change these fields). */
-  private shouldRunAgain(): boolean {
-    return this.again && !this.stopped;
+    this.runner.request();
   }
 
   private async read(): Promise<V1Secret | undefined> {
@@ -268,6 +251,6 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.informer.stop();
-    await this.running;
+    await this.runner.stop();
   }
 }

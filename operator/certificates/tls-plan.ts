@@ -23,6 +23,7 @@ export const TLS_SECRET_TYPE = 'kubernetes.io/tls';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'admission-operator';
 export const BUNDLE_UPDATED_ANNOTATION = 'admission-operator.io/ca-bundle-updated-at';
+const CA_COMMON_NAME = 'admission-operator-webhook-ca';
 
 /** The data keys we write, and the older names we migrate from (Koordinator's Opaque layout). */
 const KEY_ALIASES = {
@@ -92,6 +93,13 @@ export interface PlanInputs {
 interface Ca {
   pem: string;
   cert: X509Certificate;
+}
+
+/** The CA that signs serving certificates, its key, and the bundle published with it. */
+interface Signing {
+  signer: Ca;
+  signerKey: string;
+  bundle: Ca[];
 }
 
 function read(data: Readonly<Record<string, string>>, key: DataKey): string {
@@ -197,45 +205,38 @@ export function planSecret({ stored, policy, now, isPublished, remembered }: Pla
   // 1. The CA: keep it, restore it from memory, renew it, or create one.
   let bundleChangedAt = parseTime(stored?.annotations[BUNDLE_UPDATED_ANNOTATION]);
   const found = sources.map((data) => currentCa(data, now)).find((candidate) => candidate !== undefined);
-  let signer: Ca;
-  let signerKey: string;
-  let bundle: Ca[];
-  if (!found) {
-    reasons.push('no usable CA: creating one');
+  const newCa = (reason: string, keep: Ca[]): Signing => {
+    reasons.push(reason);
     const created = createCertificateAuthority({
-      commonName: 'admission-operator-webhook-ca',
+      commonName: CA_COMMON_NAME,
       lifetimeMs: policy.caLifetimeMs,
       now,
     });
-    signer = { pem: created.certificatePem, cert: new X509Certificate(created.certificatePem) };
-    signerKey = created.privateKeyPem;
+    const ca = { pem: created.certificatePem, cert: new X509Certificate(created.certificatePem) };
+    bundleChangedAt = now.getTime();
+    issued.push('ca');
+    return { signer: ca, signerKey: created.privateKeyPem, bundle: [ca, ...keep.slice(0, 1)] };
+  };
+  let signing: Signing;
+  if (!found) {
     // A CA that still signs the serving certificate in place keeps it working meanwhile.
     const servedLeaf = parseCertificate(read(storedData, 'tls.crt'));
-    const keep = parseBundle(read(storedData, 'ca.crt'), now).filter(
-      (ca) => servedLeaf && signs(ca, servedLeaf),
+    signing = newCa(
+      'no usable CA: creating one',
+      parseBundle(read(storedData, 'ca.crt'), now).filter((ca) => servedLeaf && signs(ca, servedLeaf)),
     );
-    bundle = [signer, ...keep.slice(0, 1)];
-    bundleChangedAt = now.getTime();
-    issued.push('ca');
   } else if (now.getTime() >= notAfter(found.ca.cert) - policy.caRenewBeforeMs) {
-    reasons.push('the CA is due for renewal: adding a new CA to the bundle');
-    const created = createCertificateAuthority({
-      commonName: 'admission-operator-webhook-ca',
-      lifetimeMs: policy.caLifetimeMs,
-      now,
-    });
-    signer = { pem: created.certificatePem, cert: new X509Certificate(created.certificatePem) };
-    signerKey = created.privateKeyPem;
-    bundle = [signer, found.ca];
-    bundleChangedAt = now.getTime();
-    issued.push('ca');
+    signing = newCa('the CA is due for renewal: adding a new CA to the bundle', [found.ca]);
   } else {
-    signer = found.ca;
-    signerKey = found.key;
     // The signing CA first, then at most one older CA that still serves as a trust anchor.
-    bundle = [signer, ...found.bundle.filter((ca) => ca !== signer).slice(0, 1)];
-    checkTimes.push(notAfter(signer.cert) - policy.caRenewBeforeMs);
+    signing = {
+      signer: found.ca,
+      signerKey: found.key,
+      bundle: [found.ca, ...found.bundle.filter((ca) => ca !== found.ca).slice(0, 1)],
+    };
+    checkTimes.push(notAfter(found.ca.cert) - policy.caRenewBeforeMs);
   }
+  const { signer, signerKey, bundle } = signing;
 
   // 2. The serving certificate: keep it, restore it, or issue one from the signing CA.
   let servingCertPem = '';

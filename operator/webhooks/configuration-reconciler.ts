@@ -17,6 +17,7 @@ import {
 import type { Logger } from 'pino';
 import type { WebhookEntry } from '../../webhook/table.js';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
+import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import {
@@ -48,8 +49,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   private readonly mutating: SupervisedInformer<V1MutatingWebhookConfiguration>;
   private readonly validating: SupervisedInformer<V1ValidatingWebhookConfiguration>;
   private caBundlePem: string | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly runner: CoalescingRunner;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly recentRepairs: number[] = [];
   private stopped = false;
@@ -58,6 +58,13 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     super();
     const { kubeConfig, logger, metrics } = options;
     this.api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    this.runner = new CoalescingRunner(
+      () => this.reconcileOnce(),
+      (error) => {
+        logger.error({ err: error }, 'reconciling the webhook configurations failed; retrying');
+        this.retryLater(1000);
+      },
+    );
     const fieldSelector = `metadata.name=${CONFIGURATION_NAME}`;
     const onRestart = (kind: string): void => {
       metrics.informerRestarts.inc({ kind });
@@ -136,35 +143,11 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
 
   /** Runs a reconcile now, or right after the one in progress. */
   request(): void {
-    if (this.stopped || this.caBundlePem === undefined) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.reconcileLoop().finally(() => {
-      this.running = undefined;
-    });
-  }
-
-  private async reconcileLoop(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.reconcileOnce();
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'reconciling the webhook configurations failed; retrying');
-        this.retryLater(1000);
-      }
-    } while (this.shouldRunAgain());
-  }
-
-  /** A request arrived while reconciling (read through a method: callbacks change these fields). */
-  private shouldRunAgain(): boolean {
-    return this.again && !this.stopped;
+    if (this.caBundlePem !== undefined) this.runner.request();
   }
 
   private retryLater(delayMs: number): void {
-    if (this.retryTimer) return;
+    if (this.retryTimer || this.stopped) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.request();
@@ -278,6 +261,6 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await Promise.all([this.mutating.stop(), this.validating.stop()]);
+    await Promise.all([this.mutating.stop(), this.validating.stop(), this.runner.stop()]);
   }
 }

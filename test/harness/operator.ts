@@ -161,22 +161,49 @@ export function servedCertificate(port: number): Promise<X509Certificate> {
   });
 }
 
-/** GET https://127.0.0.1:port/path trusting `ca` (as `curl --cacert`). */
-export function httpsGet(port: number, path: string, ca: string): Promise<{ status: number; body: string }> {
+export interface HttpsCall {
+  /** The CA to verify the server with (as `curl --cacert`); without it nothing is verified (`curl -k`). */
+  ca?: string;
+  method?: string;
+  body?: string;
+  contentType?: string;
+}
+
+/** One HTTPS request to the operator on 127.0.0.1; resolves with the status and body whatever the status. */
+export function httpsCall(
+  port: number,
+  path: string,
+  call: HttpsCall = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolvePromise, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', ca, timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        resolvePromise({ status: res.statusCode ?? 0, body });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: call.method ?? 'GET',
+        ...(call.ca ? { ca: call.ca } : { rejectUnauthorized: false }),
+        headers: call.contentType ? { 'Content-Type': call.contentType } : {},
+        timeout: 5000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          resolvePromise({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
-    req.end();
+    req.end(call.body);
   });
 }
+
+/** GET trusting `ca`. */
+export const httpsGet = (port: number, path: string, ca: string): Promise<{ status: number; body: string }> =>
+  httpsCall(port, path, { ca });
 
 /** Lines of the operator's log whose `msg` matches. */
 export function logsMatching(operator: OperatorProcess, msg: RegExp): Record<string, unknown>[] {

@@ -25,6 +25,7 @@ import {
 import {
   CONFIGURATION_NAME,
   cleanConfigurationsAfter,
+  httpsCall,
   httpsGet,
   logsMatching,
   publishedBundles,
@@ -414,7 +415,7 @@ describe('operator lifecycle', () => {
       '/readyz to answer 200',
       async () => {
         const bundles = await publishedBundles().catch(() => []);
-        const reply = await httpsGetInsecure(operator.port, '/readyz');
+        const reply = await httpsCall(operator.port, '/readyz');
         return reply.status === 200 ? { reply, bundles } : undefined;
       },
       { timeoutMs: 20_000, intervalMs: 20 },
@@ -433,18 +434,14 @@ describe('operator lifecycle', () => {
     const ca = secretValue(await waitForPublishedSecret(namespace), 'ca.crt');
     const { stdout } = await kubectl(['version', '--client']);
     assert.match(stdout, /Client Version/);
-    const notJson = await postTls(operator.port, '/validate-pod', ca, '{nope', 'application/json');
+    const post = (body: string, contentType: string): Promise<{ status: number; body: string }> =>
+      httpsCall(operator.port, '/validate-pod', { ca, method: 'POST', body, contentType });
+    const notJson = await post('{nope', 'application/json');
     assert.equal(notJson.status, 400);
     assert.match(notJson.body, /not valid JSON/);
-    const wrongType = await postTls(operator.port, '/validate-pod', ca, '{}', 'text/plain');
+    const wrongType = await post('{}', 'text/plain');
     assert.equal(wrongType.status, 415);
-    const tooLarge = await postTls(
-      operator.port,
-      '/validate-pod',
-      ca,
-      ' '.repeat(3 * 1024 * 1024 + 1),
-      'application/json',
-    );
+    const tooLarge = await post(' '.repeat(3 * 1024 * 1024 + 1), 'application/json');
     assert.equal(tooLarge.status, 413);
     assert.equal((await httpsGet(operator.port, '/healthz', ca)).status, 200);
   });
@@ -463,48 +460,4 @@ async function patchValidating(api: AdmissionregistrationV1Api, body: object[]):
 
 async function patchMutating(api: AdmissionregistrationV1Api, body: object[]): Promise<unknown> {
   return api.patchMutatingWebhookConfiguration({ name: CONFIGURATION_NAME, body }, jsonPatchOptions());
-}
-
-async function httpsGetInsecure(port: number, path: string): Promise<{ status: number; body: string }> {
-  const { request } = await import('node:https');
-  return new Promise((resolvePromise, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, rejectUnauthorized: false, timeout: 3000 },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => {
-          resolvePromise({ status: res.statusCode ?? 0, body });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function postTls(
-  port: number,
-  path: string,
-  ca: string,
-  body: string,
-  contentType: string,
-): Promise<{ status: number; body: string }> {
-  const { request } = await import('node:https');
-  return new Promise((resolvePromise, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', ca, headers: { 'Content-Type': contentType } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolvePromise({ status: res.statusCode ?? 0, body: text });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
