@@ -10,7 +10,7 @@ import type { TestContext } from 'node:test';
 import { AdmissionregistrationV1Api, CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
-import { clusterKubeConfig, statusCode, waitFor } from './cluster.js';
+import { clusterKubeConfig, statusCode, testNamespace, waitFor } from './cluster.js';
 
 export const CONFIGURATION_NAME = 'admission-operator';
 
@@ -216,4 +216,27 @@ export function logsMatching(operator: OperatorProcess, msg: RegExp): Record<str
       }
     })
     .filter((entry): entry is Record<string, unknown> => entry !== undefined && msg.test(String(entry.msg)));
+}
+
+export interface FreshOperator {
+  operator: OperatorProcess;
+  namespace: string;
+  /** The Secret once it and both configurations are published. */
+  secret: V1Secret;
+  ca: string;
+}
+
+/**
+ * An operator process in a namespace of its own, waited on until its Secret and both
+ * configurations are published; the configurations are deleted when the test ends.
+ */
+export async function freshOperator(
+  t: TestContext,
+  options: Omit<StartOptions, 'namespace'> = {},
+): Promise<FreshOperator> {
+  cleanConfigurationsAfter(t);
+  const namespace = await testNamespace(t, 'op');
+  const operator = await startOperator(t, { namespace, ...options });
+  const secret = await waitForPublishedSecret(namespace);
+  return { operator, namespace, secret, ca: secretValue(secret, 'ca.crt') };
 }

@@ -25,6 +25,7 @@ import {
 import {
   CONFIGURATION_NAME,
   cleanConfigurationsAfter,
+  freshOperator,
   httpsCall,
   httpsGet,
   logsMatching,
@@ -103,10 +104,7 @@ describe('operator lifecycle', () => {
   });
 
   it('repairs a garbage, empty or old caBundle, an edited rule, a removed entry and a deleted configuration', async (t) => {
-    cleanConfigurationsAfter(t);
-    const namespace = await testNamespace(t, 'op');
-    const operator = await startOperator(t, { namespace });
-    const secret = await waitForPublishedSecret(namespace);
+    const { operator, secret } = await freshOperator(t);
     const ca = secretValue(secret, 'ca.crt');
     const { admission } = await apis();
     const oldCa = createCertificateAuthority({ commonName: 'old-ca', lifetimeMs: 3600_000 }).certificatePem;
@@ -159,10 +157,7 @@ describe('operator lifecycle', () => {
   });
 
   it('answers a server-side apply from another field manager with one repair, not a fight loop', async (t) => {
-    cleanConfigurationsAfter(t);
-    const namespace = await testNamespace(t, 'op');
-    const operator = await startOperator(t, { namespace });
-    const secret = await waitForPublishedSecret(namespace);
+    const { operator, secret } = await freshOperator(t);
     const ca = secretValue(secret, 'ca.crt');
     const { admission } = await apis();
     const current = await admission.readValidatingWebhookConfiguration({ name: CONFIGURATION_NAME });
@@ -200,11 +195,8 @@ describe('operator lifecycle', () => {
   });
 
   it('regenerates a deleted, emptied, mis-keyed, mistyped or garbage Secret, and admissions recover', async (t) => {
-    cleanConfigurationsAfter(t);
-    const namespace = await testNamespace(t, 'op');
+    const { operator, namespace } = await freshOperator(t);
     const workload = await podReadyNamespace(t);
-    const operator = await startOperator(t, { namespace });
-    await waitForPublishedSecret(namespace);
     const { core } = await apis();
     const replacements: [string, Record<string, string>, string][] = [
       ['empty', {}, 'Opaque'],
@@ -247,13 +239,11 @@ describe('operator lifecycle', () => {
   });
 
   it('presents a new serving certificate to new handshakes right after a rotation', async (t) => {
-    cleanConfigurationsAfter(t);
-    const namespace = await testNamespace(t, 'op');
-    const operator = await startOperator(t, {
+    const {
+      operator,
       namespace,
-      args: ['--cert-lifetime=20s', '--cert-renew-before=12s'],
-    });
-    const before = await waitForPublishedSecret(namespace);
+      secret: before,
+    } = await freshOperator(t, { args: ['--cert-lifetime=20s', '--cert-renew-before=12s'] });
     const oldSerial = new X509Certificate(secretValue(before, 'tls.crt')).serialNumber;
     const rotated = await waitFor(
       'a renewed serving certificate in the Secret',
@@ -386,13 +376,9 @@ describe('operator lifecycle', () => {
   }
 
   it('renews within a minute when the renewal moment passed while it was suspended', async (t) => {
-    cleanConfigurationsAfter(t);
-    const namespace = await testNamespace(t, 'op');
-    const operator = await startOperator(t, {
-      namespace,
+    const { operator, namespace, secret } = await freshOperator(t, {
       args: ['--cert-lifetime=30s', '--cert-renew-before=20s'],
     });
-    const secret = await waitForPublishedSecret(namespace);
     const serial = new X509Certificate(secretValue(secret, 'tls.crt')).serialNumber;
     operator.child.kill('SIGSTOP');
     await new Promise((done) => setTimeout(done, 12_000));
