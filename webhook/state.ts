@@ -16,9 +16,17 @@ export interface ConfigMapView {
   resourceVersion: string;
 }
 
+/** A namespaced object known only by its name (existence checks). */
+export interface ObjectRef {
+  namespace: string;
+  name: string;
+}
+
 export interface StateSnapshot {
   namespace(name: string): NamespaceView | undefined;
   configMap(namespace: string, name: string): ConfigMapView | undefined;
+  /** A Kthena AutoscalingPolicy (registry.volcano.sh/v1alpha1), if it exists. */
+  autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined;
 }
 
 /** A rule: a pure function of the request and the state. It does no I/O. */

@@ -12,6 +12,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { isNotFound } from './errors.js';
 
 export interface WatchSpec<T extends KubernetesObject> {
   /** A short name for logs and metrics, e.g. "namespaces". */
@@ -21,6 +22,11 @@ export interface WatchSpec<T extends KubernetesObject> {
   list: () => Promise<KubernetesListObject<T>>;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * The kind comes from a CRD that may not be installed. A 404 on list then means "none":
+   * the informer counts as synced (empty) and keeps checking quietly until the CRD appears.
+   */
+  optional?: boolean;
 }
 
 export interface InformerEvents<T> {
@@ -103,6 +109,21 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     if (this.stopped || this.restartTimer) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    if (this.spec.optional && isNotFound(error)) {
+      this.logger.debug(
+        { kind: this.spec.kind, retryInMs: delay },
+        'kind not installed; checking again later',
+      );
+      if (!this.hasSynced) {
+        this.hasSynced = true;
+        this.emit('synced');
+      }
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = undefined;
+        if (!this.stopped) void this.attempt();
+      }, delay);
+      return;
+    }
     this.logger.warn(
       {
         kind: this.spec.kind,

@@ -3,11 +3,19 @@
  * only the fields rules need, indexed for O(1) lookups. Rules run synchronously, so a rule
  * always sees one consistent state while it runs.
  */
-import { CoreV1Api, type KubeConfig, type V1ConfigMap, type V1Namespace } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1ConfigMap,
+  type V1Namespace,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
-import type { ConfigMapView, NamespaceView, StateSnapshot } from '../../webhook/state.js';
-import { SupervisedInformer } from '../kube/supervised-informer.js';
+import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
+import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
 
 export interface StateStoreOptions {
   kubeConfig: KubeConfig;
@@ -17,64 +25,89 @@ export interface StateStoreOptions {
   metrics: OperatorMetrics;
 }
 
-const configMapKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 export class StateStore implements StateSnapshot {
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
-  private readonly informers: SupervisedInformer<V1Namespace | V1ConfigMap>[] = [];
+  private readonly autoscalingPolicies = new Map<string, ObjectRef>();
+  private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
 
-  constructor(options: StateStoreOptions) {
+  constructor(private readonly options: StateStoreOptions) {
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
-    const onRestart = (kind: string): void => {
-      options.metrics.informerRestarts.inc({ kind });
-    };
+    const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
 
-    const namespaces = new SupervisedInformer<V1Namespace>(
-      options.kubeConfig,
+    this.watch<V1Namespace>(
       { kind: 'namespaces', path: '/api/v1/namespaces', list: () => core.listNamespace() },
-      options.logger,
-      onRestart,
+      this.namespaces,
+      (ns) =>
+        ns.metadata?.name
+          ? [ns.metadata.name, { name: ns.metadata.name, labels: { ...(ns.metadata.labels ?? {}) } }]
+          : undefined,
     );
-    const putNamespace = (ns: V1Namespace): void => {
-      const name = ns.metadata?.name;
-      if (name) this.namespaces.set(name, { name, labels: { ...(ns.metadata?.labels ?? {}) } });
-    };
-    namespaces.on('add', putNamespace);
-    namespaces.on('update', putNamespace);
-    namespaces.on('delete', (ns) => {
-      if (ns.metadata?.name) this.namespaces.delete(ns.metadata.name);
-    });
-    this.informers.push(namespaces);
 
     for (const { namespace, name } of options.configMaps) {
       const fieldSelector = `metadata.name=${name}`;
-      const informer = new SupervisedInformer<V1ConfigMap>(
-        options.kubeConfig,
+      this.watch<V1ConfigMap>(
         {
           kind: `configmap ${namespace}/${name}`,
           path: `/api/v1/namespaces/${namespace}/configmaps`,
           list: () => core.listNamespacedConfigMap({ namespace, fieldSelector }),
           fieldSelector,
         },
-        options.logger,
-        onRestart,
+        this.configMaps,
+        (cm) => [
+          key(namespace, name),
+          {
+            namespace,
+            name,
+            data: { ...(cm.data ?? {}) },
+            resourceVersion: cm.metadata?.resourceVersion ?? '',
+          },
+        ],
       );
-      const putConfigMap = (cm: V1ConfigMap): void => {
-        this.configMaps.set(configMapKey(namespace, name), {
-          namespace,
-          name,
-          data: { ...(cm.data ?? {}) },
-          resourceVersion: cm.metadata?.resourceVersion ?? '',
-        });
-      };
-      informer.on('add', putConfigMap);
-      informer.on('update', putConfigMap);
-      informer.on('delete', () => {
-        this.configMaps.delete(configMapKey(namespace, name));
-      });
-      this.informers.push(informer);
     }
+
+    this.watch<KubernetesObject>(
+      {
+        kind: 'autoscalingpolicies',
+        path: '/apis/registry.volcano.sh/v1alpha1/autoscalingpolicies',
+        list: () =>
+          custom.listClusterCustomObject({
+            group: 'registry.volcano.sh',
+            version: 'v1alpha1',
+            plural: 'autoscalingpolicies',
+          }) as Promise<KubernetesListObject<KubernetesObject>>,
+        optional: true,
+      },
+      this.autoscalingPolicies,
+      (policy) => {
+        const { namespace = '', name = '' } = policy.metadata ?? {};
+        return name ? [key(namespace, name), { namespace, name }] : undefined;
+      },
+    );
+  }
+
+  /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
+  private watch<T extends KubernetesObject, V = unknown>(
+    spec: WatchSpec<T>,
+    index: Map<string, V>,
+    view: (object: T) => [string, V] | undefined,
+  ): void {
+    const informer = new SupervisedInformer<T>(this.options.kubeConfig, spec, this.options.logger, (kind) => {
+      this.options.metrics.informerRestarts.inc({ kind });
+    });
+    const put = (object: T): void => {
+      const entry = view(object);
+      if (entry) index.set(entry[0], entry[1]);
+    };
+    informer.on('add', put);
+    informer.on('update', put);
+    informer.on('delete', (object) => {
+      const entry = view(object);
+      if (entry) index.delete(entry[0]);
+    });
+    this.informers.push(informer);
   }
 
   /** Starts every watch; resolves when all have listed once. */
@@ -92,7 +125,11 @@ export class StateStore implements StateSnapshot {
   }
 
   configMap(namespace: string, name: string): ConfigMapView | undefined {
-    return this.configMaps.get(configMapKey(namespace, name));
+    return this.configMaps.get(key(namespace, name));
+  }
+
+  autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined {
+    return this.autoscalingPolicies.get(key(namespace, name));
   }
 
   async stop(): Promise<void> {

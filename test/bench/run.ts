@@ -26,6 +26,7 @@ import { enabledWebhooks } from '../../webhook/table.js';
 import { parseFeatureGates } from '../../webhook/feature-gates.js';
 import type { WebhookEntry } from '../../webhook/table.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
+import { stateSnapshot } from '../harness/state.js';
 import {
   CONFIGURATION_NAME,
   deleteConfigurations,
@@ -132,7 +133,7 @@ async function benchServer(): Promise<void> {
   const logger = pino({ level: 'silent' });
   const app = createAdmissionApp({
     webhooks: () => [...table, mutating],
-    state: () => ({ namespace: () => undefined, configMap: () => undefined }),
+    state: () => stateSnapshot(),
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
     metrics,
     logger,

@@ -7,6 +7,7 @@ import { allow, deny, mutate } from '../../../../webhook/admission/decisions.js'
 import { createAdmissionApp, MAX_BODY_BYTES } from '../../../../webhook/server/app.js';
 import { OperatorMetrics } from '../../../../webhook/server/metrics.js';
 import type { StateSnapshot } from '../../../../webhook/state.js';
+import { stateSnapshot } from '../../../harness/state.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
 
 const base: Omit<WebhookEntry, 'name' | 'path' | 'handler' | 'failurePolicy'> = {
@@ -66,7 +67,7 @@ const entries: WebhookEntry[] = [
   },
 ];
 
-const emptyState: StateSnapshot = { namespace: () => undefined, configMap: () => undefined };
+const emptyState: StateSnapshot = stateSnapshot();
 
 function review(requestFields: Record<string, unknown> = {}): Record<string, unknown> {
   return {

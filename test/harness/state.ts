@@ -1,0 +1,20 @@
+/** An in-memory StateSnapshot for rule unit tests. */
+import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
+
+export interface StateFixture {
+  namespaces?: NamespaceView[];
+  configMaps?: ConfigMapView[];
+  autoscalingPolicies?: ObjectRef[];
+}
+
+export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
+  const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+  const namespaces = new Map((fixture.namespaces ?? []).map((ns) => [ns.name, ns]));
+  const configMaps = new Map((fixture.configMaps ?? []).map((cm) => [key(cm.namespace, cm.name), cm]));
+  const policies = new Map((fixture.autoscalingPolicies ?? []).map((p) => [key(p.namespace, p.name), p]));
+  return {
+    namespace: (name) => namespaces.get(name),
+    configMap: (namespace, name) => configMaps.get(key(namespace, name)),
+    autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
+  };
+}
