@@ -4,17 +4,14 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import {
-  DEFAULT_GPU_RESOURCE_NAMES,
-  DEFAULT_TIER_LABEL_KEY,
-  GPU_TIER_MAPPING_NAME,
-  SLO_CONFIG_NAME,
-} from '../webhook/names.js';
+import { GPU_TIER_MAPPING_NAME, SLO_CONFIG_NAME } from '../webhook/names.js';
+import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { OperatorMetrics } from '../webhook/server/metrics.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
+import { EventRecorder } from './kube/events.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
 import { verifyHandshake, type HandshakeTarget } from './readiness.js';
@@ -64,25 +61,41 @@ export async function runOperator(
   overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
   const metrics = new OperatorMetrics();
-  const tableContext: TableContext = {
-    namespace: options.namespace,
-    excludedNamespaces: options.excludedNamespaces,
-    tierLabelKey: DEFAULT_TIER_LABEL_KEY,
-    gpuResourceNames: DEFAULT_GPU_RESOURCE_NAMES,
-    configMaps: [
-      { namespace: options.namespace, name: GPU_TIER_MAPPING_NAME },
-      { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
-    ],
+  const configMaps = [
+    { namespace: options.namespace, name: GPU_TIER_MAPPING_NAME },
+    { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
+  ];
+  // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
+  const buildWebhooks = (mapping: TierMapping): readonly WebhookEntry[] => {
+    const context: TableContext = {
+      namespace: options.namespace,
+      excludedNamespaces: options.excludedNamespaces,
+      tierLabelKey: mapping.namespaceLabelKey,
+      gpuResourceNames: mapping.gpuResources,
+      configMaps,
+    };
+    return overrides.webhooks ?? enabledWebhooks(context, options.featureGates);
   };
-  const webhooks = overrides.webhooks ?? enabledWebhooks(tableContext, options.featureGates);
+  let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
 
-  const store = new StateStore({ kubeConfig, configMaps: tableContext.configMaps, logger, metrics });
+  const store = new StateStore({
+    kubeConfig,
+    configMaps,
+    tierMappingNamespace: options.namespace,
+    logger,
+    metrics,
+    events: new EventRecorder(kubeConfig, logger),
+  });
   const configurations = new ConfigurationReconciler({
     kubeConfig,
     webhooks: () => webhooks,
     endpoint,
     logger,
     metrics,
+  });
+  store.on('tierMappingChanged', (mapping) => {
+    webhooks = buildWebhooks(mapping);
+    configurations.request();
   });
   const names = servingNames(options, endpoint);
   const certificates = new CertificateManager({

@@ -3,6 +3,7 @@
  * every answer comes from memory (O(1) or O(log n) from an index), never from the API server.
  */
 import type { AdmissionRequest, Decision } from './admission/types.js';
+import type { TierMapping } from './rules/gpu-class/tier-mapping.js';
 
 export interface NamespaceView {
   name: string;
@@ -12,6 +13,7 @@ export interface NamespaceView {
 export interface ConfigMapView {
   namespace: string;
   name: string;
+  uid: string;
   data: Readonly<Record<string, string>>;
   resourceVersion: string;
 }
@@ -27,6 +29,8 @@ export interface StateSnapshot {
   configMap(namespace: string, name: string): ConfigMapView | undefined;
   /** A Kthena AutoscalingPolicy (registry.volcano.sh/v1alpha1), if it exists. */
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined;
+  /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */
+  gpuTierMapping(): TierMapping;
 }
 
 /** A rule: a pure function of the request and the state. It does no I/O. */

@@ -5,6 +5,8 @@
  */
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import type { FeatureGate, FeatureGates } from './feature-gates.js';
+import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
+import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
 import type { Rule } from './state.js';
 
@@ -82,13 +84,18 @@ function requestsAnyResource(names: readonly string[]): string {
   );
 }
 
-/** CEL: the ConfigMap (the old one on DELETE) is one of `configMaps`. */
-function isOneOfConfigMaps(configMaps: TableContext['configMaps']): string {
-  const subject = "(request.operation == 'DELETE' ? oldObject : object).metadata";
+/**
+ * CEL: a CREATE or UPDATE of one of `configMaps`. DELETE stays in the rules (as Koordinator
+ * registers it) but is always allowed, so it never needs a call: a stopped operator must not
+ * block deleting its own ConfigMaps (an uninstall does that).
+ */
+function isWriteOfConfigMaps(configMaps: TableContext['configMaps']): string {
   const pairs = configMaps.map(
-    ({ namespace, name }) => `(${subject}.namespace == '${namespace}' && ${subject}.name == '${name}')`,
+    // request.name and request.namespace always exist; object.metadata.name does not under generateName,
+    // and an expression that errors would fail the request under failurePolicy Fail.
+    ({ namespace, name }) => `(request.namespace == '${namespace}' && request.name == '${name}')`,
   );
-  return pairs.length > 0 ? pairs.join(' || ') : 'false';
+  return `request.operation != 'DELETE' && (${pairs.length > 0 ? pairs.join(' || ') : 'false'})`;
 }
 
 type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'matchConditions'> &
@@ -185,10 +192,11 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       rules: [core(['configmaps'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
-      matchConditions: [{ name: 'managed-configmaps', expression: isOneOfConfigMaps(context.configMaps) }],
+      matchConditions: [{ name: 'managed-configmaps', expression: isWriteOfConfigMaps(context.configMaps) }],
       watchesOwnNamespace: true,
       featureGate: 'ConfigMapValidatingWebhook',
-      handler: notYetImplemented,
+      // Checks the gpu-tier-mapping; slo-controller-config is allowed unchecked until its rules land.
+      handler: validateTierMapping(context.namespace),
     },
     // KubeNexus: tenant tier -> GPU class.
     {
@@ -202,7 +210,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       matchConditions: [{ name: 'requests-gpu', expression: requestsAnyResource(context.gpuResourceNames) }],
       reinvocationPolicy: 'Never',
       featureGate: 'GpuClassMutatingWebhook',
-      handler: notYetImplemented,
+      handler: assignGpuClass,
     },
     // Kthena: Model, AutoscalingPolicy, AutoscalingPolicyBinding.
     {

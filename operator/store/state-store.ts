@@ -12,32 +12,46 @@ import {
   type V1ConfigMap,
   type V1Namespace,
 } from '@kubernetes/client-node';
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
+import type { TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
 import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
+import type { EventRecorder } from '../kube/events.js';
 import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
+import { TierMappingTracker } from './tier-mapping-tracker.js';
 
 export interface StateStoreOptions {
   kubeConfig: KubeConfig;
   /** The ConfigMaps the operator owns (tier mapping, SLO config), each watched by name. */
   configMaps: readonly { namespace: string; name: string }[];
+  /** Where the gpu-tier-mapping ConfigMap lives (the operator namespace). */
+  tierMappingNamespace: string;
   logger: Logger;
   metrics: OperatorMetrics;
+  events: EventRecorder;
 }
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-export class StateStore implements StateSnapshot {
+export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping] }> implements StateSnapshot {
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
   private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
+  private readonly tierMapping: TierMappingTracker;
+  private started = false;
 
   constructor(private readonly options: StateStoreOptions) {
+    super();
+    this.tierMapping = new TierMappingTracker(options.logger, options.metrics, options.events, (mapping) =>
+      this.emit('tierMappingChanged', mapping),
+    );
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
     const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
 
-    this.watch<V1Namespace>(
+    this.watch<V1Namespace, NamespaceView>(
       { kind: 'namespaces', path: '/api/v1/namespaces', list: () => core.listNamespace() },
       this.namespaces,
       (ns) =>
@@ -48,7 +62,7 @@ export class StateStore implements StateSnapshot {
 
     for (const { namespace, name } of options.configMaps) {
       const fieldSelector = `metadata.name=${name}`;
-      this.watch<V1ConfigMap>(
+      this.watch<V1ConfigMap, ConfigMapView>(
         {
           kind: `configmap ${namespace}/${name}`,
           path: `/api/v1/namespaces/${namespace}/configmaps`,
@@ -61,14 +75,19 @@ export class StateStore implements StateSnapshot {
           {
             namespace,
             name,
+            uid: cm.metadata?.uid ?? '',
             data: { ...(cm.data ?? {}) },
             resourceVersion: cm.metadata?.resourceVersion ?? '',
           },
         ],
+        () => {
+          if (name === GPU_TIER_MAPPING_NAME && namespace === options.tierMappingNamespace)
+            this.observeTierMapping();
+        },
       );
     }
 
-    this.watch<KubernetesObject>(
+    this.watch<KubernetesObject, ObjectRef>(
       {
         kind: 'autoscalingpolicies',
         path: '/apis/registry.volcano.sh/v1alpha1/autoscalingpolicies',
@@ -89,10 +108,11 @@ export class StateStore implements StateSnapshot {
   }
 
   /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
-  private watch<T extends KubernetesObject, V = unknown>(
+  private watch<T extends KubernetesObject, V>(
     spec: WatchSpec<T>,
     index: Map<string, V>,
     view: (object: T) => [string, V] | undefined,
+    changed: () => void = () => undefined,
   ): void {
     const informer = new SupervisedInformer<T>(this.options.kubeConfig, spec, this.options.logger, (kind) => {
       this.options.metrics.informerRestarts.inc({ kind });
@@ -100,12 +120,14 @@ export class StateStore implements StateSnapshot {
     const put = (object: T): void => {
       const entry = view(object);
       if (entry) index.set(entry[0], entry[1]);
+      changed();
     };
     informer.on('add', put);
     informer.on('update', put);
     informer.on('delete', (object) => {
       const entry = view(object);
       if (entry) index.delete(entry[0]);
+      changed();
     });
     this.informers.push(informer);
   }
@@ -113,6 +135,18 @@ export class StateStore implements StateSnapshot {
   /** Starts every watch; resolves when all have listed once. */
   async start(): Promise<void> {
     await Promise.all(this.informers.map((informer) => informer.start()));
+    this.started = true;
+    // An absent ConfigMap sends no event: decide on the default once the watch has listed.
+    this.observeTierMapping();
+  }
+
+  private observeTierMapping(): void {
+    if (!this.started) return;
+    this.tierMapping.observe(this.configMap(this.options.tierMappingNamespace, GPU_TIER_MAPPING_NAME));
+  }
+
+  gpuTierMapping(): TierMapping {
+    return this.tierMapping.mapping;
   }
 
   /** Names of the watches that have not listed yet (empty when the store is synced). */

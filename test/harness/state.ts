@@ -1,10 +1,13 @@
 /** An in-memory StateSnapshot for rule unit tests. */
+import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
 
 export interface StateFixture {
   namespaces?: NamespaceView[];
   configMaps?: ConfigMapView[];
   autoscalingPolicies?: ObjectRef[];
+  /** The mapping in force; KubeNexus's default when omitted. */
+  gpuTierMapping?: TierMapping;
 }
 
 export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
@@ -16,5 +19,6 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     namespace: (name) => namespaces.get(name),
     configMap: (namespace, name) => configMaps.get(key(namespace, name)),
     autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
+    gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
   };
 }

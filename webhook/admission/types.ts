@@ -78,6 +78,13 @@ export interface AdmissionReviewResponse {
  * What a rule decides. A mutating rule returns the whole changed object in `mutated`; the
  * server turns the difference into an RFC 6902 patch, so rules never hand-write patches.
  */
-export type Decision =
+export type Decision = (
   | { allowed: true; mutated?: KubeObject; warnings?: string[] }
-  | { allowed: false; code: number; reason?: string; message: string; warnings?: string[] };
+  | { allowed: false; code: number; reason?: string; message: string; warnings?: string[] }
+) & {
+  /**
+   * What the rule did, for the decision's log line and metrics: the keys `action`, `reason`,
+   * `tier` and `class` become labels of admission_rule_outcomes_total.
+   */
+  audit?: Readonly<Record<string, string>>;
+};

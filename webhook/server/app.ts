@@ -162,6 +162,10 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     const outcome = outcomeOf(decision, review, failed);
     metrics.requestDuration.observe({ webhook: entry.name }, seconds);
     metrics.decisions.inc({ webhook: entry.name, outcome });
+    if (decision.audit) {
+      const { action = '', reason = '', tier = '', class: gpuClass = '' } = decision.audit;
+      metrics.ruleOutcomes.inc({ webhook: entry.name, action, reason, tier, class: gpuClass });
+    }
     logger.info(
       {
         webhook: entry.name,
@@ -173,6 +177,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
         outcome,
         ms: Math.round(seconds * 1e6) / 1e3,
         ...(decision.allowed ? {} : { message: decision.message }),
+        ...(decision.audit ? { audit: decision.audit } : {}),
       },
       'admission decision',
     );

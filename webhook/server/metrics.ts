@@ -23,6 +23,25 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly ruleOutcomes = new Counter({
+    name: 'admission_rule_outcomes_total',
+    help: 'What rules did (from their audit): e.g. GPU classes injected by tier and class, skips by reason.',
+    labelNames: ['webhook', 'action', 'reason', 'tier', 'class'] as const,
+    registers: [this.registry],
+  });
+
+  readonly tierMappingValid = new Gauge({
+    name: 'admission_gpu_tier_mapping_valid',
+    help: '1 when the gpu-tier-mapping ConfigMap in the cluster is valid (or absent), 0 while an invalid one is ignored.',
+    registers: [this.registry],
+  });
+
+  readonly tierMappingRejected = new Counter({
+    name: 'admission_gpu_tier_mapping_rejected_total',
+    help: 'Invalid gpu-tier-mapping versions that got into the cluster and were ignored (the last good one stayed).',
+    registers: [this.registry],
+  });
+
   readonly badRequests = new Counter({
     name: 'admission_bad_requests_total',
     help: 'Requests refused before any rule ran (malformed review, wrong method, too large), by HTTP status.',

@@ -1,0 +1,152 @@
+/**
+ * /mutate-pod-gpu-class: a pod that asks for GPUs in a tiered namespace is pinned to its tier's
+ * GPU class, so the cluster autoscaler grows exactly the node pool that class lives in.
+ *
+ * One class becomes a nodeSelector; several become a required node-affinity expression
+ * `In [classes]`, added to every existing required term (terms are ORed, so it must hold in
+ * each). A pod that already constrains the class label chose for itself and is left alone.
+ */
+// client-node keeps its quantity helpers out of the package index; the module path is stable in 1.x.
+import { quantityToScalar } from '@kubernetes/client-node/dist/util.js';
+import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
+import type { Rule } from '../../state.js';
+import type { TierMapping } from './tier-mapping.js';
+
+export type SkipReason = 'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace';
+
+function asObject(value: JsonValue | undefined): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+function asArray(value: JsonValue | undefined): JsonValue[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function isPositiveQuantity(value: JsonValue | undefined): boolean {
+  if (typeof value !== 'string' && typeof value !== 'number') return false;
+  try {
+    const scalar = quantityToScalar(String(value));
+    return typeof scalar === 'bigint' ? scalar > 0n : scalar > 0;
+  } catch {
+    // An unparsable quantity is the API server's to refuse; it is no GPU request of ours.
+    return false;
+  }
+}
+
+/** True when a container or init container requests or limits one of the counted GPU resources. */
+export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): boolean {
+  const spec = asObject(pod.spec);
+  const containers = [...asArray(spec?.containers), ...asArray(spec?.initContainers)];
+  return containers.some((container) => {
+    const resources = asObject(asObject(container)?.resources);
+    return ['requests', 'limits'].some((kind) => {
+      const amounts = asObject(resources?.[kind]);
+      return gpuResources.some((name) => isPositiveQuantity(amounts?.[name]));
+    });
+  });
+}
+
+/** True when the pod already constrains `key` through its nodeSelector or any node-affinity term. */
+export function constrainsNodeLabel(pod: KubeObject, key: string): boolean {
+  const spec = asObject(pod.spec);
+  if (asObject(spec?.nodeSelector)?.[key] !== undefined) return true;
+  const nodeAffinity = asObject(asObject(spec?.affinity)?.nodeAffinity);
+  const required = asArray(
+    asObject(nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution)?.nodeSelectorTerms,
+  );
+  const preferred = asArray(nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution).map(
+    (weighted) => asObject(weighted)?.preference ?? null,
+  );
+  return [...required, ...preferred].some((term) =>
+    asArray(asObject(term)?.matchExpressions).some((expression) => asObject(expression)?.key === key),
+  );
+}
+
+/** The classes for this pod: its workload type's override in the tier, else the tier's classes. */
+export function classesFor(
+  mapping: TierMapping,
+  tier: string,
+  podLabels: JsonObject | undefined,
+): readonly string[] | undefined {
+  const folded = tier.toLowerCase();
+  const workloadType = podLabels?.[mapping.workloadTypeLabel];
+  if (typeof workloadType === 'string') {
+    const override = mapping.workloadOverrides.get(folded)?.get(workloadType);
+    if (override) return override;
+  }
+  return mapping.tiers.get(folded);
+}
+
+function pinToClasses(pod: KubeObject, key: string, classes: readonly string[]): KubeObject {
+  const mutated = structuredClone(pod);
+  const spec = asObject(mutated.spec) ?? {};
+  mutated.spec = spec;
+  if (classes.length === 1) {
+    spec.nodeSelector = { ...(asObject(spec.nodeSelector) ?? {}), [key]: classes[0] ?? '' };
+    return mutated;
+  }
+  const expression: JsonObject = { key, operator: 'In', values: [...classes] };
+  const affinity = asObject(spec.affinity) ?? {};
+  const nodeAffinity = asObject(affinity.nodeAffinity) ?? {};
+  const required = asObject(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ?? {};
+  const terms = asArray(required.nodeSelectorTerms);
+  required.nodeSelectorTerms =
+    terms.length === 0
+      ? [{ matchExpressions: [expression] }]
+      : terms.map((term) => {
+          const current = asObject(term) ?? {};
+          return { ...current, matchExpressions: [...asArray(current.matchExpressions), expression] };
+        });
+  nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = required;
+  affinity.nodeAffinity = nodeAffinity;
+  spec.affinity = affinity;
+  return mutated;
+}
+
+function skip(reason: SkipReason, tier = '', warning?: string): Decision {
+  return {
+    allowed: true,
+    ...(warning ? { warnings: [warning] } : {}),
+    audit: { action: 'skipped', reason, tier },
+  };
+}
+
+export const assignGpuClass: Rule = (request, state) => {
+  const pod = request.object;
+  if (!pod) return { allowed: true };
+  const mapping = state.gpuTierMapping();
+  if (!requestsGpu(pod, mapping.gpuResources)) return skip('no-gpu');
+
+  const namespaceName = request.namespace ?? '';
+  const namespace = state.namespace(namespaceName);
+  if (!namespace) {
+    return skip(
+      'unknown-namespace',
+      '',
+      `GPU class not set: namespace ${namespaceName} is not known to admission-operator yet; no tier applied`,
+    );
+  }
+  const tier = namespace.labels[mapping.namespaceLabelKey];
+  if (tier === undefined || tier === '') {
+    return skip(
+      'no-tier',
+      '',
+      `GPU class not set: namespace ${namespaceName} has no ${mapping.namespaceLabelKey} label`,
+    );
+  }
+  if (constrainsNodeLabel(pod, mapping.nodeLabelKey)) return skip('user-override', tier);
+  const labels = asObject(asObject(pod.metadata)?.labels);
+  const classes = classesFor(mapping, tier, labels);
+  if (!classes || classes.length === 0) {
+    return skip(
+      'unknown-tier',
+      tier,
+      `GPU class not set: tier ${JSON.stringify(tier)} of namespace ${namespaceName} is not in the gpu-tier-mapping (known: ${[...mapping.tiers.keys()].join(', ')})`,
+    );
+  }
+  return {
+    allowed: true,
+    mutated: pinToClasses(pod, mapping.nodeLabelKey, classes),
+    audit: { action: 'injected', tier: tier.toLowerCase(), class: classes.join(',') },
+  };
+};
