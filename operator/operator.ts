@@ -90,6 +90,7 @@ export async function runOperator(
     kubeConfig,
     webhooks: () => webhooks,
     endpoint,
+    ...(options.ownerClusterRole ? { ownerClusterRole: options.ownerClusterRole } : {}),
     logger,
     metrics,
   });

@@ -17,6 +17,8 @@ export interface OperatorOptions {
   bindAddress: string;
   serviceName: string;
   secretName: string;
+  /** A cluster-scoped ClusterRole whose deletion garbage-collects the webhook configurations ('' for none). */
+  ownerClusterRole: string;
   /** Host the API server calls when it reaches us by URL (outside a cluster). */
   webhookHost: string;
   /** Run against a local control plane started by the operator (no kubeconfig given). */
@@ -54,6 +56,11 @@ const FLAGS = {
     default: 'admission-operator',
   },
   'secret-name': { description: 'Secret holding the CA and serving certificate', default: 'webhook-tls' },
+  'owner-cluster-role': {
+    description:
+      'ClusterRole that owns the webhook configurations, so deleting it (helm uninstall) garbage-collects them',
+    default: '',
+  },
   'webhook-host': {
     description: 'host the API server calls when the operator runs outside the cluster (URL mode)',
     default: '127.0.0.1',
@@ -179,6 +186,7 @@ export function parseOptions(
     bindAddress: value('bind-address'),
     serviceName: value('service-name'),
     secretName: value('secret-name'),
+    ownerClusterRole: value('owner-cluster-role'),
     webhookHost: value('webhook-host'),
     local: local === 'true',
     caLifetimeMs: duration('ca-lifetime', value('ca-lifetime')),

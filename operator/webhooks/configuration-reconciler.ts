@@ -10,6 +10,8 @@
 import { EventEmitter } from 'node:events';
 import {
   AdmissionregistrationV1Api,
+  RbacAuthorizationV1Api,
+  type V1OwnerReference,
   type KubeConfig,
   type V1MutatingWebhookConfiguration,
   type V1ValidatingWebhookConfiguration,
@@ -40,6 +42,12 @@ export interface ConfigurationReconcilerOptions {
   kubeConfig: KubeConfig;
   webhooks: () => readonly WebhookEntry[];
   endpoint: Endpoint;
+  /**
+   * A cluster-scoped object (the chart's ClusterRole) that owns both configurations, so that
+   * deleting it (helm uninstall) lets the garbage collector remove them: a configuration left
+   * pointing at a deleted Service with failurePolicy Fail would block the cluster.
+   */
+  ownerClusterRole?: string;
   logger: Logger;
   metrics: OperatorMetrics;
 }
@@ -50,6 +58,8 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   private readonly validating: SupervisedInformer<V1ValidatingWebhookConfiguration>;
   private caBundlePem: string | undefined;
   private readonly runner: CoalescingRunner;
+  private readonly rbac: RbacAuthorizationV1Api;
+  private owner: V1OwnerReference | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly recentRepairs: number[] = [];
   private stopped = false;
@@ -58,6 +68,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     super();
     const { kubeConfig, logger, metrics } = options;
     this.api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    this.rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     this.runner = new CoalescingRunner(
       () => this.reconcileOnce(),
       (error) => {
@@ -154,18 +165,46 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     }, delayMs);
   }
 
+  /** The owner reference to write, looked up once (undefined when none is configured or it is missing). */
+  private async ownerReference(): Promise<V1OwnerReference | undefined> {
+    const name = this.options.ownerClusterRole;
+    if (!name || this.owner) return this.owner;
+    try {
+      const role = await this.rbac.readClusterRole({ name });
+      this.owner = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        name,
+        uid: role.metadata?.uid ?? '',
+        blockOwnerDeletion: false,
+      };
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      this.options.logger.warn(
+        { clusterRole: name },
+        'the owner ClusterRole does not exist: writing the webhook configurations without an owner',
+      );
+    }
+    return this.owner;
+  }
+
   private async reconcileOnce(): Promise<void> {
     const caBundlePem = this.caBundlePem;
     if (caBundlePem === undefined) return;
     const entries = this.options.webhooks();
+    const owner = await this.ownerReference();
+    const owned = <T extends Configuration>(configuration: T): T =>
+      owner
+        ? { ...configuration, metadata: { ...configuration.metadata, ownerReferences: [owner] } }
+        : configuration;
     const results = await Promise.all([
       this.ensure(
         'MutatingWebhookConfiguration',
-        desiredMutating(entries, this.options.endpoint, caBundlePem),
+        owned(desiredMutating(entries, this.options.endpoint, caBundlePem)),
       ),
       this.ensure(
         'ValidatingWebhookConfiguration',
-        desiredValidating(entries, this.options.endpoint, caBundlePem),
+        owned(desiredValidating(entries, this.options.endpoint, caBundlePem)),
       ),
     ]);
     if (results.every((wrote) => !wrote) && this.isPublished(caBundlePem)) this.emit('published');
@@ -198,7 +237,12 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
 
     const drift =
       findDrift(desired.webhooks, actual.webhooks, 'webhooks') ??
-      findDrift(desired.metadata?.labels, actual.metadata?.labels, 'metadata.labels');
+      findDrift(desired.metadata?.labels, actual.metadata?.labels, 'metadata.labels') ??
+      findDrift(
+        desired.metadata?.ownerReferences,
+        actual.metadata?.ownerReferences,
+        'metadata.ownerReferences',
+      );
     if (!drift) return false;
 
     const delay = this.fightDelay();
@@ -219,6 +263,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       metadata: {
         ...actual.metadata,
         labels: { ...(actual.metadata?.labels ?? {}), ...(desired.metadata?.labels ?? {}) },
+        ...(desired.metadata?.ownerReferences ? { ownerReferences: desired.metadata.ownerReferences } : {}),
         managedFields: undefined,
       },
     };
