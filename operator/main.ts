@@ -4,6 +4,8 @@
  */
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
+import { join } from 'node:path';
+import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
 import { OptionsError, parseOptions, usage, type OperatorOptions } from './config/options.js';
 import { runOperator } from './operator.js';
@@ -13,6 +15,8 @@ interface Connection {
   kubeConfig: KubeConfig;
   endpoint: Endpoint;
   outOfCluster: boolean;
+  /** The operator started the local control plane itself. */
+  local: boolean;
 }
 
 async function connect(options: OperatorOptions, logger: Logger): Promise<Connection> {
@@ -21,7 +25,7 @@ async function connect(options: OperatorOptions, logger: Logger): Promise<Connec
   if (!options.local && process.env.KUBECONFIG) {
     kubeConfig.loadFromDefault();
     logger.info({ kubeconfig: process.env.KUBECONFIG }, 'using $KUBECONFIG; webhooks are reached by URL');
-    return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true };
+    return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: false };
   }
   if (!options.local && process.env.KUBERNETES_SERVICE_HOST) {
     kubeConfig.loadFromCluster();
@@ -30,6 +34,7 @@ async function connect(options: OperatorOptions, logger: Logger): Promise<Connec
       kubeConfig,
       endpoint: { mode: 'service', namespace: options.namespace, name: options.serviceName, port: 443 },
       outOfCluster: false,
+      local: false,
     };
   }
   // Loaded lazily: the container image runs in a cluster and never needs the local control plane.
@@ -41,7 +46,7 @@ async function connect(options: OperatorOptions, logger: Logger): Promise<Connec
   });
   kubeConfig.loadFromFile(kubeconfigPath);
   logger.info({ server: state.server, kubeconfig: kubeconfigPath }, 'local control plane is up');
-  return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true };
+  return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: true };
 }
 
 async function ensureNamespace(kubeConfig: KubeConfig, namespace: string, logger: Logger): Promise<void> {
@@ -82,6 +87,12 @@ async function main(): Promise<void> {
   const connection = await connect(options, logger);
   // Out of a cluster nobody else creates our namespace; in a cluster the chart does.
   if (connection.outOfCluster) await ensureNamespace(connection.kubeConfig, options.namespace, logger);
+  if (connection.local) {
+    // The local control plane starts empty; a cluster gets the CRDs from the chart.
+    const { repoRoot } = await import('../scripts/cluster/layout.js');
+    const files = await applyFolder(connection.kubeConfig, join(repoRoot, 'crds'), 'admission-operator');
+    logger.info({ crds: files }, 'applied the CRDs to the local control plane');
+  }
   // Lets tests run this process with a skewed clock (certificate failure mode 7).
   const clockOffsetMs = Number(process.env.ADMISSION_TEST_CLOCK_OFFSET_MS ?? '0');
   const operator = await runOperator(

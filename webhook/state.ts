@@ -4,6 +4,7 @@
  */
 import type { AdmissionRequest, Decision } from './admission/types.js';
 import type { TierMapping } from './rules/gpu-class/tier-mapping.js';
+import type { QuotaView } from './rules/quota/quota-view.js';
 
 export interface NamespaceView {
   name: string;
@@ -29,6 +30,8 @@ export interface StateSnapshot {
   configMap(namespace: string, name: string): ConfigMapView | undefined;
   /** A Kthena AutoscalingPolicy (registry.volcano.sh/v1alpha1), if it exists. */
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined;
+  /** An ElasticQuota by name (Koordinator treats quota names as unique across namespaces). */
+  elasticQuota(name: string): QuotaView | undefined;
   /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */
   gpuTierMapping(): TierMapping;
 }

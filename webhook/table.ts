@@ -8,6 +8,7 @@ import type { FeatureGate, FeatureGates } from './feature-gates.js';
 import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
 import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
+import { defaultElasticQuota } from './rules/quota/default-quota.js';
 import type { Rule } from './state.js';
 
 export type WebhookType = 'mutating' | 'validating';
@@ -142,7 +143,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
       featureGate: 'ElasticQuotaMutatingWebhook',
-      handler: notYetImplemented,
+      handler: defaultElasticQuota,
     },
     {
       name: `mutate-reservation.${NAME_SUFFIX}`,

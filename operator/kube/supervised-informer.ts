@@ -39,6 +39,7 @@ export interface InformerEvents<T> {
 
 const INITIAL_BACKOFF_MS = 200;
 const MAX_BACKOFF_MS = 30_000;
+const OPTIONAL_KIND_RECHECK_MS = 5_000;
 
 export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter<InformerEvents<T>> {
   private readonly informer: ListWatch<T>;
@@ -110,6 +111,8 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
     if (this.spec.optional && isNotFound(error)) {
+      // A CRD installed later should be noticed within seconds, not after the 30 s cap.
+      this.backoffMs = Math.min(this.backoffMs, OPTIONAL_KIND_RECHECK_MS);
       this.logger.debug(
         { kind: this.spec.kind, retryInMs: delay },
         'kind not installed; checking again later',

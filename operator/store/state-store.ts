@@ -15,7 +15,9 @@ import {
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
+import type { JsonObject } from '../../webhook/admission/types.js';
 import type { TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
+import { quotaView, type QuotaView } from '../../webhook/rules/quota/quota-view.js';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
 import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
 import type { EventRecorder } from '../kube/events.js';
@@ -39,6 +41,7 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
+  private readonly elasticQuotas = new Map<string, QuotaView>();
   private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
   private readonly tierMapping: TierMappingTracker;
   private started = false;
@@ -105,6 +108,25 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
         return name ? [key(namespace, name), { namespace, name }] : undefined;
       },
     );
+
+    this.watch<KubernetesObject, QuotaView>(
+      {
+        kind: 'elasticquotas',
+        path: '/apis/scheduling.sigs.k8s.io/v1alpha1/elasticquotas',
+        list: () =>
+          custom.listClusterCustomObject({
+            group: 'scheduling.sigs.k8s.io',
+            version: 'v1alpha1',
+            plural: 'elasticquotas',
+          }) as Promise<KubernetesListObject<KubernetesObject>>,
+        optional: true,
+      },
+      this.elasticQuotas,
+      (object) => {
+        const quota = quotaView(object as unknown as JsonObject);
+        return quota.name ? [quota.name, quota] : undefined;
+      },
+    );
   }
 
   /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
@@ -160,6 +182,10 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
 
   configMap(namespace: string, name: string): ConfigMapView | undefined {
     return this.configMaps.get(key(namespace, name));
+  }
+
+  elasticQuota(name: string): QuotaView | undefined {
+    return this.elasticQuotas.get(name);
   }
 
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined {

@@ -8,14 +8,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import {
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-  loadAllYaml,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { applyYaml as applyYamlWith } from '../../operator/kube/apply.js';
 import { logTails, startCluster } from '../../scripts/cluster/control-plane.js';
 import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
 
@@ -74,23 +68,7 @@ export async function testNamespace(t: TestContext, prefix = 'test'): Promise<st
  * has none) and returns the objects as the API server stored them.
  */
 export async function applyYaml(yamlText: string, namespace?: string): Promise<KubernetesObject[]> {
-  const api = await objectApi();
-  const applied: KubernetesObject[] = [];
-  for (const doc of loadAllYaml(yamlText) as (KubernetesObject | null)[]) {
-    if (doc === null) continue;
-    if (namespace && doc.metadata && !doc.metadata.namespace) doc.metadata.namespace = namespace;
-    applied.push(
-      await api.patch(
-        doc,
-        undefined,
-        undefined,
-        'admission-operator-tests',
-        true,
-        PatchStrategy.ServerSideApply,
-      ),
-    );
-  }
-  return applied;
+  return applyYamlWith(await clusterKubeConfig(), yamlText, 'admission-operator-tests', namespace);
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, or fails with `description`. */

@@ -1,11 +1,13 @@
 /** An in-memory StateSnapshot for rule unit tests. */
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
+import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
 import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
 
 export interface StateFixture {
   namespaces?: NamespaceView[];
   configMaps?: ConfigMapView[];
   autoscalingPolicies?: ObjectRef[];
+  elasticQuotas?: QuotaView[];
   /** The mapping in force; KubeNexus's default when omitted. */
   gpuTierMapping?: TierMapping;
 }
@@ -14,11 +16,13 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
   const key = (namespace: string, name: string): string => `${namespace}/${name}`;
   const namespaces = new Map((fixture.namespaces ?? []).map((ns) => [ns.name, ns]));
   const configMaps = new Map((fixture.configMaps ?? []).map((cm) => [key(cm.namespace, cm.name), cm]));
+  const quotas = new Map((fixture.elasticQuotas ?? []).map((q) => [q.name, q]));
   const policies = new Map((fixture.autoscalingPolicies ?? []).map((p) => [key(p.namespace, p.name), p]));
   return {
     namespace: (name) => namespaces.get(name),
     configMap: (namespace, name) => configMaps.get(key(namespace, name)),
     autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
+    elasticQuota: (name) => quotas.get(name),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
   };
 }

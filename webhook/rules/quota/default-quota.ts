@@ -1,0 +1,83 @@
+/**
+ * /mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota (CREATE): Koordinator's defaults.
+ * - A quota without a parent hangs under the root quota.
+ * - A quota without a tree id inherits its parent's (the parent must exist).
+ * - The shared weight defaults to max, and an explicit one is aligned with max's keys.
+ */
+import { allow, deny, mutate } from '../../admission/decisions.js';
+import type { Rule } from '../../state.js';
+import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
+import { quotaView } from './quota-view.js';
+
+/** Go's json.Marshal of a map sorts its keys; the annotation keeps that form. */
+function resourceListJson(list: Readonly<Record<string, string>>): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(list).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+  );
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [key, item] of Object.entries(value)) if (typeof item === 'string') out[key] = item;
+  }
+  return out;
+}
+
+export const defaultElasticQuota: Rule = (request, state) => {
+  const object = request.object;
+  if (request.operation !== 'CREATE' || request.subResource || !object) return allow();
+  const quota = quotaView(object);
+  if (quota.name === ROOT_QUOTA) return allow();
+
+  const mutated = structuredClone(object);
+  const metadata = mutated.metadata;
+  const labels = stringRecord(metadata.labels);
+  const annotations = stringRecord(metadata.annotations);
+
+  if (!labels[QUOTA_LABELS.parent]) labels[QUOTA_LABELS.parent] = ROOT_QUOTA;
+  const parentName = labels[QUOTA_LABELS.parent] ?? ROOT_QUOTA;
+  if (!labels[QUOTA_LABELS.treeId] && parentName !== ROOT_QUOTA) {
+    const parent = state.elasticQuota(parentName);
+    if (!parent) {
+      return deny(
+        `metadata.labels[${QUOTA_LABELS.parent}]: fill quota ${quota.name} failed: parent quota ${parentName} does not exist`,
+        400,
+        'BadRequest',
+      );
+    }
+    if (parent.treeId) labels[QUOTA_LABELS.treeId] = parent.treeId;
+  }
+
+  const declared = annotations[QUOTA_ANNOTATIONS.sharedWeight];
+  const hasMax = Object.keys(quota.max).length > 0;
+  if (!declared) {
+    // Koordinator writes "null" when max is absent; a weight of nothing is better left unset.
+    if (hasMax) annotations[QUOTA_ANNOTATIONS.sharedWeight] = resourceListJson(quota.max);
+  } else {
+    let weight: Record<string, string>;
+    try {
+      const parsed: unknown = JSON.parse(declared);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error('not a JSON object');
+      weight = stringRecord(parsed);
+    } catch (error) {
+      return deny(
+        `metadata.annotations[${QUOTA_ANNOTATIONS.sharedWeight}]: must be a JSON object of resource quantities: ${(error as Error).message}`,
+        400,
+        'BadRequest',
+      );
+    }
+    // Aligned with max: every max key present (defaulting to max), no key max lacks.
+    const aligned: Record<string, string> = {};
+    for (const [key, value] of Object.entries(quota.max)) aligned[key] = weight[key] ?? value;
+    const changed =
+      Object.keys(aligned).length !== Object.keys(weight).length ||
+      Object.entries(aligned).some(([key, value]) => weight[key] !== value);
+    if (changed) annotations[QUOTA_ANNOTATIONS.sharedWeight] = resourceListJson(aligned);
+  }
+
+  metadata.labels = labels;
+  metadata.annotations = annotations;
+  return mutate(mutated);
+};
