@@ -32,6 +32,10 @@ export interface StateSnapshot {
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined;
   /** An ElasticQuota by name (Koordinator treats quota names as unique across namespaces). */
   elasticQuota(name: string): QuotaView | undefined;
+  /** The quotas whose parent is `name`. */
+  quotaChildren(name: string): readonly QuotaView[];
+  /** The quota whose namespaces annotation binds `namespace`. */
+  quotaBoundTo(namespace: string): QuotaView | undefined;
   /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */
   gpuTierMapping(): TierMapping;
 }

@@ -9,6 +9,7 @@ import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
 import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
+import { validateElasticQuota } from './rules/quota/validate-quota.js';
 import type { Rule } from './state.js';
 
 export type WebhookType = 'mutating' | 'validating';
@@ -184,7 +185,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'ElasticQuotaValidatingWebhook',
-      handler: notYetImplemented,
+      handler: validateElasticQuota,
     },
     {
       name: `validate-configmap.${NAME_SUFFIX}`,

@@ -22,6 +22,7 @@ import type { OperatorMetrics } from '../../webhook/server/metrics.js';
 import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
 import type { EventRecorder } from '../kube/events.js';
 import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
+import { QuotaIndex } from './quota-index.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
 
 export interface StateStoreOptions {
@@ -41,7 +42,7 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
-  private readonly elasticQuotas = new Map<string, QuotaView>();
+  private readonly elasticQuotas = new QuotaIndex();
   private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
   private readonly tierMapping: TierMappingTracker;
   private started = false;
@@ -132,7 +133,7 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
   /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
   private watch<T extends KubernetesObject, V>(
     spec: WatchSpec<T>,
-    index: Map<string, V>,
+    index: { set(key: string, value: V): unknown; delete(key: string): unknown },
     view: (object: T) => [string, V] | undefined,
     changed: () => void = () => undefined,
   ): void {
@@ -186,6 +187,14 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
 
   elasticQuota(name: string): QuotaView | undefined {
     return this.elasticQuotas.get(name);
+  }
+
+  quotaChildren(name: string): readonly QuotaView[] {
+    return this.elasticQuotas.children(name);
+  }
+
+  quotaBoundTo(namespace: string): QuotaView | undefined {
+    return this.elasticQuotas.boundTo(namespace);
   }
 
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined {

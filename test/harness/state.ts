@@ -23,6 +23,9 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     configMap: (namespace, name) => configMaps.get(key(namespace, name)),
     autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
     elasticQuota: (name) => quotas.get(name),
+    quotaChildren: (name) =>
+      [...quotas.values()].filter((quota) => quota.parent === name && quota.name !== name),
+    quotaBoundTo: (namespace) => [...quotas.values()].find((quota) => quota.namespaces.includes(namespace)),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
   };
 }

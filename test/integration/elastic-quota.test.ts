@@ -23,7 +23,12 @@ async function installCrd(): Promise<void> {
   });
 }
 
-function quotaYaml(name: string, namespace: string, labels: Record<string, string>): string {
+function quotaYaml(
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+  bounds = { min: '{cpu: "1", memory: 1Gi}', max: '{cpu: "4", memory: 8Gi}' },
+): string {
   const labelLines = Object.entries(labels).map(([key, value]) => `    ${key}: "${value}"`);
   return [
     'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
@@ -33,8 +38,8 @@ function quotaYaml(name: string, namespace: string, labels: Record<string, strin
     `  namespace: ${namespace}`,
     ...(labelLines.length > 0 ? ['  labels:', ...labelLines] : []),
     'spec:',
-    '  min: {cpu: "1", memory: 1Gi}',
-    '  max: {cpu: "4", memory: 8Gi}',
+    `  min: ${bounds.min}`,
+    `  max: ${bounds.max}`,
     '',
   ].join('\n');
 }
@@ -95,5 +100,68 @@ describe('ElasticQuota defaults', () => {
         return true;
       },
     );
+  });
+
+  it('refuses an invalid child, a bad update and deleting a quota with children, in a three-level tree', async (t) => {
+    await installCrd();
+    await freshOperator(t);
+    const namespace = await testNamespace(t, 'quota');
+    const name = (level: string): string => `${level}-${namespace}`;
+    const P = 'quota.scheduling.koordinator.sh';
+    const big = { min: '{cpu: "8", memory: 8Gi}', max: '{cpu: "16", memory: 16Gi}' };
+    const mid = { min: '{cpu: "4", memory: 4Gi}', max: '{cpu: "8", memory: 8Gi}' };
+    const small = { min: '{cpu: "2", memory: 2Gi}', max: '{cpu: "4", memory: 4Gi}' };
+    const apply = (yaml: string): Promise<unknown> =>
+      // The operator's store sees each quota a moment after it is stored; retry until it does.
+      waitFor('the quota to be admitted', () => kubectl(['apply', '-f', '-'], yaml), { timeoutMs: 15_000 });
+    await apply(
+      quotaYaml(name('top'), namespace, { [`${P}/is-parent`]: 'true', [`${P}/tree-id`]: namespace }, big),
+    );
+    await apply(
+      quotaYaml(name('mid'), namespace, { [`${P}/is-parent`]: 'true', [`${P}/parent`]: name('top') }, mid),
+    );
+    await apply(quotaYaml(name('leaf'), namespace, { [`${P}/parent`]: name('mid') }, small));
+    const { stdout } = await kubectl([
+      'get',
+      'eq',
+      '-n',
+      namespace,
+      name('leaf'),
+      '-o',
+      'jsonpath={.metadata.labels}',
+    ]);
+    assert.match(stdout, new RegExp(`"${P.replace(/\./g, '\\.')}/tree-id":"${namespace}"`));
+
+    const refusedWith = async (yaml: string | string[], message: RegExp): Promise<void> => {
+      const args = Array.isArray(yaml) ? yaml : ['apply', '-f', '-'];
+      await assert.rejects(
+        kubectl(args, Array.isArray(yaml) ? undefined : yaml),
+        (error: { stderr?: string }) => {
+          assert.match(error.stderr ?? '', message);
+          return true;
+        },
+      );
+    };
+    // A child whose max exceeds its parent's.
+    await refusedWith(
+      quotaYaml(
+        name('greedy'),
+        namespace,
+        { [`${P}/parent`]: name('mid') },
+        { min: '{cpu: "1", memory: 1Gi}', max: '{cpu: "9", memory: 1Gi}' },
+      ),
+      /denied the request: spec\.max: resource cpu: max 9 of greedy-\S+ exceeds max 8 of its parent mid-/,
+    );
+    // An update that would make the top quota its own grandchild's child.
+    await refusedWith(
+      quotaYaml(
+        name('top'),
+        namespace,
+        { [`${P}/is-parent`]: 'true', [`${P}/tree-id`]: namespace, [`${P}/parent`]: name('leaf') },
+        big,
+      ),
+      /its own ancestor/,
+    );
+    await refusedWith(['delete', 'eq', '-n', namespace, name('mid')], /still has 1 child quota\(s\): leaf-/);
   });
 });

@@ -1,0 +1,44 @@
+/**
+ * ElasticQuotas by name, with the indexes the quota rules walk: children by parent, and the
+ * quota each namespace is bound to (the namespaces annotation). Map-shaped (set/delete) so the
+ * store's watch helper feeds it like any other index.
+ */
+import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
+
+export class QuotaIndex {
+  private readonly byName = new Map<string, QuotaView>();
+  private readonly childrenByParent = new Map<string, Set<string>>();
+  private readonly byNamespace = new Map<string, string>();
+
+  set(name: string, quota: QuotaView): void {
+    this.delete(name);
+    this.byName.set(name, quota);
+    let children = this.childrenByParent.get(quota.parent);
+    if (!children) this.childrenByParent.set(quota.parent, (children = new Set()));
+    children.add(name);
+    for (const namespace of quota.namespaces) this.byNamespace.set(namespace, name);
+  }
+
+  delete(name: string): void {
+    const previous = this.byName.get(name);
+    if (!previous) return;
+    this.byName.delete(name);
+    this.childrenByParent.get(previous.parent)?.delete(name);
+    for (const namespace of previous.namespaces) {
+      if (this.byNamespace.get(namespace) === name) this.byNamespace.delete(namespace);
+    }
+  }
+
+  get(name: string): QuotaView | undefined {
+    return this.byName.get(name);
+  }
+
+  children(name: string): QuotaView[] {
+    return [...(this.childrenByParent.get(name) ?? [])].flatMap((child) => this.byName.get(child) ?? []);
+  }
+
+  boundTo(namespace: string): QuotaView | undefined {
+    const name = this.byNamespace.get(namespace);
+    return name === undefined ? undefined : this.byName.get(name);
+  }
+}
