@@ -73,8 +73,9 @@ export async function runOperator(
       tierLabelKey: mapping.namespaceLabelKey,
       gpuResourceNames: mapping.gpuResources,
       configMaps,
+      gates: options.featureGates,
     };
-    return overrides.webhooks ?? enabledWebhooks(context, options.featureGates);
+    return overrides.webhooks ?? enabledWebhooks(context);
   };
   let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
 
@@ -163,6 +164,10 @@ export async function runOperator(
       },
       metrics,
       logger,
+      debug: { '/elasticQuota': () => store.quotaDebugView() },
+      reserve: (reservation) => {
+        store.reserve(reservation);
+      },
     }),
     logger,
     metrics,

@@ -1,6 +1,6 @@
 /**
  * Feature gates: one per webhook (a gated-off webhook is absent from the routes and from
- * both configurations). Parsed from `--feature-gates=Name=true,Other=false`.
+ * both configurations), and some per rule. Parsed from `--feature-gates=Name=true,Other=false`.
  */
 export const FEATURE_GATE_DEFAULTS = {
   PodMutatingWebhook: true,
@@ -17,6 +17,10 @@ export const FEATURE_GATE_DEFAULTS = {
   AutoscalingPolicyMutatingWebhook: true,
   AutoscalingPolicyValidatingWebhook: true,
   AutoscalingPolicyBindingValidatingWebhook: true,
+  /** Refuse pods that would push their quota past its limit. */
+  EnableQuotaAdmission: true,
+  /** Also evaluate pods that move to another quota on UPDATE. */
+  EnableQuotaAdmissionOnUpdate: false,
 } as const satisfies Record<string, boolean>;
 
 export type FeatureGate = keyof typeof FEATURE_GATE_DEFAULTS;

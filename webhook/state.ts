@@ -36,6 +36,10 @@ export interface StateSnapshot {
   quotaChildren(name: string): readonly QuotaView[];
   /** The quota whose namespaces annotation binds `namespace`. */
   quotaBoundTo(namespace: string): QuotaView | undefined;
+  /** The live pods (namespace/name) counted against a quota. */
+  quotaPods(quota: string): readonly string[];
+  /** What a quota's live pods request, plus the pods admitted but not yet seen by the watch. */
+  quotaUsed(quota: string): ReadonlyMap<string, bigint>;
   /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */
   gpuTierMapping(): TierMapping;
 }

@@ -9,6 +9,7 @@ import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
 import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
+import { checkPodQuota } from './rules/quota/pod-quota.js';
 import { validateElasticQuota } from './rules/quota/validate-quota.js';
 import type { Rule } from './state.js';
 
@@ -54,6 +55,8 @@ export interface TableContext {
   gpuResourceNames: readonly string[];
   /** ConfigMaps the ConfigMap webhook validates. */
   configMaps: readonly { namespace: string; name: string }[];
+  /** Rule-level gates (quota admission). */
+  gates: FeatureGates;
 }
 
 const NAME_SUFFIX = 'admission-operator.io';
@@ -165,7 +168,12 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
-      handler: notYetImplemented,
+      // The quota checks; Koordinator's colocation and device checks join this chain with their issue.
+      handler: (request, state) =>
+        checkPodQuota(request, state, {
+          quotaAdmission: context.gates.EnableQuotaAdmission,
+          quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
+        }),
     },
     {
       name: `validate-node.${NAME_SUFFIX}`,
@@ -297,6 +305,6 @@ function finish({ watchesOwnNamespace, ...draft }: EntryDraft, context: TableCon
 }
 
 /** The webhooks whose feature gate is on: the only ones routed and written. */
-export function enabledWebhooks(context: TableContext, gates: FeatureGates): WebhookEntry[] {
-  return webhookTable(context).filter((entry) => gates[entry.featureGate]);
+export function enabledWebhooks(context: TableContext): WebhookEntry[] {
+  return webhookTable(context).filter((entry) => context.gates[entry.featureGate]);
 }

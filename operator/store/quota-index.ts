@@ -37,6 +37,16 @@ export class QuotaIndex {
     return [...(this.childrenByParent.get(name) ?? [])].flatMap((child) => this.byName.get(child) ?? []);
   }
 
+  /** The tree as the rules see it, for the debug endpoint. */
+  snapshot(): { quotas: Record<string, QuotaView>; children: Record<string, string[]> } {
+    return {
+      quotas: Object.fromEntries(this.byName),
+      children: Object.fromEntries(
+        [...this.childrenByParent].map(([parent, set]) => [parent, [...set].sort()]),
+      ),
+    };
+  }
+
   boundTo(namespace: string): QuotaView | undefined {
     const name = this.byNamespace.get(namespace);
     return name === undefined ? undefined : this.byName.get(name);

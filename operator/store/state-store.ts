@@ -11,6 +11,7 @@ import {
   type KubernetesObject,
   type V1ConfigMap,
   type V1Namespace,
+  type V1Pod,
 } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -18,11 +19,17 @@ import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import type { TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import { quotaView, type QuotaView } from '../../webhook/rules/quota/quota-view.js';
+import { DEFAULT_QUOTA } from '../../webhook/rules/quota/keys.js';
+import { podIsDone, podRequests } from '../../webhook/rules/quota/pod-requests.js';
+import { quotaNameOf } from '../../webhook/rules/quota/resolve-quota.js';
+import { formatQuantity } from '../../webhook/util/quantity.js';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
 import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
 import type { EventRecorder } from '../kube/events.js';
 import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
 import { QuotaIndex } from './quota-index.js';
+import { QuotaUsage, type PodUsage } from './quota-usage.js';
+import { slimPod } from './slim-pod.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
 
 export interface StateStoreOptions {
@@ -43,6 +50,9 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
   private readonly elasticQuotas = new QuotaIndex();
+  private readonly usage = new QuotaUsage();
+  /** What re-resolving a pod's quota needs: its namespace and quota labels. */
+  private readonly podLabels = new Map<string, { namespace: string; labels: Record<string, string> }>();
   private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
   private readonly tierMapping: TierMappingTracker;
   private started = false;
@@ -127,6 +137,40 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
         const quota = quotaView(object as unknown as JsonObject);
         return quota.name ? [quota.name, quota] : undefined;
       },
+      () => {
+        // A new quota or namespace binding can change which quota a pod counts against.
+        this.usage.reassign((key) => {
+          const pod = this.podLabels.get(key);
+          return pod ? quotaNameOf(pod.labels, pod.namespace, this) : DEFAULT_QUOTA;
+        });
+      },
+    );
+
+    this.watch<V1Pod, PodUsage>(
+      { kind: 'pods', path: '/api/v1/pods', list: () => core.listPodForAllNamespaces() },
+      {
+        set: (key, usage) => {
+          this.usage.set(key, usage);
+        },
+        delete: (key) => {
+          this.usage.delete(key);
+          this.podLabels.delete(key);
+        },
+      },
+      (pod) => {
+        slimPod(pod);
+        const { name, namespace = '' } = pod.metadata ?? {};
+        if (!name) return undefined;
+        const key = `${namespace}/${name}`;
+        const json = pod as unknown as JsonObject;
+        if (podIsDone(json, new Date())) {
+          this.usage.delete(key);
+          return undefined;
+        }
+        const labels = pod.metadata?.labels ?? {};
+        this.podLabels.set(key, { namespace, labels });
+        return [key, { quota: quotaNameOf(labels, namespace, this), requests: podRequests(json) }];
+      },
     );
   }
 
@@ -195,6 +239,34 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
 
   quotaBoundTo(namespace: string): QuotaView | undefined {
     return this.elasticQuotas.boundTo(namespace);
+  }
+
+  /** GET /elasticQuota: every quota, the tree, and what each quota's pods use. */
+  quotaDebugView(): unknown {
+    const { quotas, children } = this.elasticQuotas.snapshot();
+    const used = Object.fromEntries(
+      Object.keys(quotas).map((name) => [
+        name,
+        Object.fromEntries([...this.usage.used(name)].map(([key, value]) => [key, formatQuantity(value)])),
+      ]),
+    );
+    return { quotas, children, used };
+  }
+
+  quotaUsed(quota: string): ReadonlyMap<string, bigint> {
+    return this.usage.used(quota);
+  }
+
+  quotaPods(quota: string): readonly string[] {
+    return this.usage.podsOf(quota);
+  }
+
+  /** Counts an admitted pod against its quota until the pod watch sees it. */
+  reserve(reservation: { key: string; quota: string; requests: ReadonlyMap<string, bigint> }): void {
+    this.usage.reserve(reservation.key, {
+      quota: reservation.quota,
+      requests: new Map(reservation.requests),
+    });
   }
 
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined {

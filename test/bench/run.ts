@@ -107,16 +107,14 @@ async function benchServer(): Promise<void> {
     { commonName: 'localhost', usage: 'server', lifetimeMs: 3600_000, ipAddresses: ['127.0.0.1'] },
     ca,
   );
-  const table = enabledWebhooks(
-    {
-      namespace: 'admission-system',
-      excludedNamespaces: [],
-      tierLabelKey: 't',
-      gpuResourceNames: ['nvidia.com/gpu'],
-      configMaps: [],
-    },
-    parseFeatureGates(''),
-  );
+  const table = enabledWebhooks({
+    namespace: 'admission-system',
+    excludedNamespaces: [],
+    tierLabelKey: 't',
+    gpuResourceNames: ['nvidia.com/gpu'],
+    configMaps: [],
+    gates: parseFeatureGates(''),
+  });
   // A mutation that touches every container, so the patch diff is part of what is measured.
   const mutating: WebhookEntry = {
     ...table[0]!,

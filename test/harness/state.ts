@@ -8,6 +8,10 @@ export interface StateFixture {
   configMaps?: ConfigMapView[];
   autoscalingPolicies?: ObjectRef[];
   elasticQuotas?: QuotaView[];
+  /** What each quota's pods use, by resource, in nano-units. */
+  quotaUsed?: Record<string, Record<string, bigint>>;
+  /** The pods (namespace/name) counted against each quota. */
+  quotaPods?: Record<string, string[]>;
   /** The mapping in force; KubeNexus's default when omitted. */
   gpuTierMapping?: TierMapping;
 }
@@ -25,6 +29,8 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     elasticQuota: (name) => quotas.get(name),
     quotaChildren: (name) =>
       [...quotas.values()].filter((quota) => quota.parent === name && quota.name !== name),
+    quotaPods: (quota) => fixture.quotaPods?.[quota] ?? [],
+    quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
     quotaBoundTo: (namespace) => [...quotas.values()].find((quota) => quota.namespaces.includes(namespace)),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
   };

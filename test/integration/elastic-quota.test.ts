@@ -5,10 +5,17 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ApiextensionsV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { repoRoot } from '../../scripts/cluster/layout.js';
-import { applyYaml, clusterKubeConfig, kubectl, testNamespace, waitFor } from '../harness/cluster.js';
-import { freshOperator } from '../harness/operator.js';
+import {
+  applyYaml,
+  clusterKubeConfig,
+  kubectl,
+  podReadyNamespace,
+  testNamespace,
+  waitFor,
+} from '../harness/cluster.js';
+import { freshOperator, httpsGet } from '../harness/operator.js';
 
 async function installCrd(): Promise<void> {
   await applyYaml(
@@ -163,5 +170,81 @@ describe('ElasticQuota defaults', () => {
       /its own ancestor/,
     );
     await refusedWith(['delete', 'eq', '-n', namespace, name('mid')], /still has 1 child quota\(s\): leaf-/);
+  });
+
+  it('fills a quota with pods until one is refused, gives room back on delete, never overshoots under concurrency', async (t) => {
+    await installCrd();
+    const { operator, ca } = await freshOperator(t);
+    const namespace = await podReadyNamespace(t, 'quota');
+    const quotaName = `fill-${namespace}`;
+    const P = 'quota.scheduling.koordinator.sh';
+    await waitFor('the quota to be admitted', () =>
+      kubectl(
+        ['apply', '-f', '-'],
+        quotaYaml(quotaName, namespace, {}, { min: '{cpu: "0"}', max: '{cpu: "2"}' }),
+      ),
+    );
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const podIn = (quota: string) => ({
+      metadata: { generateName: 'worker-', labels: { [`${P}/name`]: quota } },
+      spec: {
+        containers: [
+          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '500m' } } },
+        ],
+      },
+    });
+    // The store learns of the quota from its watch; until then the pod is refused as naming an unknown quota.
+    const first = await waitFor('the first pod to be admitted', () =>
+      core.createNamespacedPod({ namespace, body: podIn(quotaName) }),
+    );
+    for (let i = 0; i < 3; i++) await core.createNamespacedPod({ namespace, body: podIn(quotaName) });
+    await assert.rejects(
+      core.createNamespacedPod({ namespace, body: podIn(quotaName) }),
+      (error: unknown) => {
+        assert.match(
+          String((error as { body?: unknown }).body),
+          new RegExp(
+            `exceeded quota: ${namespace}/${quotaName}, requested: cpu=500m, used: cpu=2, limited: cpu=2`,
+          ),
+        );
+        return true;
+      },
+    );
+    const debug = JSON.parse((await httpsGet(operator.port, '/elasticQuota', ca)).body) as {
+      quotas: Record<string, { parent: string }>;
+      used: Record<string, Record<string, string>>;
+    };
+    assert.equal(debug.quotas[quotaName]?.parent, 'koordinator-root-quota');
+    assert.deepEqual(debug.used[quotaName], { cpu: '2' });
+    await assert.rejects(
+      kubectl(['delete', 'eq', '-n', namespace, quotaName]),
+      (error: { stderr?: string }) => {
+        assert.match(error.stderr ?? '', new RegExp(`quota ${quotaName} still has 4 pod\\(s\\)`));
+        return true;
+      },
+    );
+
+    await core.deleteNamespacedPod({ namespace, name: first.metadata!.name! });
+    await waitFor('room to come back', () => core.createNamespacedPod({ namespace, body: podIn(quotaName) }));
+
+    const burstQuota = `burst-${namespace}`;
+    await kubectl(
+      ['apply', '-f', '-'],
+      quotaYaml(burstQuota, namespace, {}, { min: '{cpu: "0"}', max: '{cpu: "3"}' }),
+    );
+    await waitFor('the burst quota to be known', async () => {
+      const { stdout } = await kubectl(['get', 'eq', '-n', namespace, burstQuota, '-o', 'name']);
+      return stdout.trim() !== '';
+    });
+    // Wait until the operator knows the quota: a dry run is admitted (and reserves nothing).
+    await waitFor('the operator to know the burst quota', () =>
+      core.createNamespacedPod({ namespace, body: podIn(burstQuota), dryRun: 'All' }),
+    );
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, () => core.createNamespacedPod({ namespace, body: podIn(burstQuota) })),
+    );
+    const admitted = results.filter((result) => result.status === 'fulfilled').length;
+    t.diagnostic(`${admitted} of 12 concurrent 500m pods admitted into a 3-CPU quota`);
+    assert.equal(admitted, 6);
   });
 });

@@ -87,4 +87,10 @@ export type Decision = (
    * `tier` and `class` become labels of admission_rule_outcomes_total.
    */
   audit?: Readonly<Record<string, string>>;
+  /**
+   * An allowed pod to count against a quota until the pod watch sees it. The server records it
+   * in the store's ledger right after the rule returns (never for dry runs), so the next request
+   * already sees it.
+   */
+  reserve?: { key: string; quota: string; requests: ReadonlyMap<string, bigint> };
 };

@@ -27,6 +27,10 @@ export interface AdmissionAppOptions {
   readiness: () => Promise<ReadinessReport>;
   metrics: OperatorMetrics;
   logger: Logger;
+  /** Read-only views of what the rules see, served as JSON by GET (e.g. /elasticQuota). */
+  debug?: Readonly<Record<string, () => unknown>>;
+  /** Records a decision's quota reservation (see Decision.reserve). */
+  reserve?: (reservation: NonNullable<Decision['reserve']>) => void;
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -128,8 +132,17 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
         ctx.type = options.metrics.registry.contentType;
         ctx.body = await options.metrics.registry.metrics();
         return;
-      default:
+      default: {
+        const view = options.debug?.[ctx.path];
+        if (view && ctx.method === 'GET') {
+          ctx.type = 'application/json';
+          ctx.body = JSON.stringify(view(), (_key, value: unknown) =>
+            typeof value === 'bigint' ? value.toString() : value,
+          );
+          return;
+        }
         await next();
+      }
     }
   });
 
@@ -157,6 +170,8 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     }
     const request = parseAdmissionReview(body);
     const { decision, failed } = decide(entry, request, options.state(), logger);
+    // Same tick as the rule: no other request can run between the decision and its reservation.
+    if (decision.allowed && decision.reserve && !request.dryRun) options.reserve?.(decision.reserve);
     const review = admissionResponse(request, decision);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const outcome = outcomeOf(decision, review, failed);

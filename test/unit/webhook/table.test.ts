@@ -9,6 +9,7 @@ const context: TableContext = {
   tierLabelKey: 'tenant.kubenexus.io/tier',
   gpuResourceNames: ['nvidia.com/gpu'],
   configMaps: [{ namespace: 'admission-system', name: 'gpu-tier-mapping' }],
+  gates: parseFeatureGates(''),
 };
 
 describe('webhook table', () => {
@@ -81,7 +82,7 @@ describe('webhook table', () => {
 
   it('drops gated-off webhooks', () => {
     const gates = parseFeatureGates('NodeValidatingWebhook=false,GpuClassMutatingWebhook=false');
-    const paths = enabledWebhooks(context, gates).map((entry) => entry.path);
+    const paths = enabledWebhooks({ ...context, gates }).map((entry) => entry.path);
     assert.ok(!paths.includes('/validate-node'));
     assert.ok(!paths.includes('/mutate-pod-gpu-class'));
     assert.equal(paths.length, table.length - 2);

@@ -19,6 +19,8 @@ export interface QuotaView {
   max: Readonly<Record<string, string>>;
   /** Namespaces bound by the namespaces annotation (a JSON array); an unparsable one binds none. */
   namespaces: readonly string[];
+  /** The admission annotation's limit when it is a non-empty JSON map; quota admission then uses it instead of max. */
+  admission?: Readonly<Record<string, string>>;
 }
 
 function asObject(value: JsonValue | undefined): JsonObject | undefined {
@@ -31,6 +33,19 @@ function stringMap(value: JsonValue | undefined): Record<string, string> {
     if (typeof item === 'string' || typeof item === 'number') out[key] = String(item);
   }
   return out;
+}
+
+function parseAdmissionAnnotation(value: string | undefined): Record<string, string> | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const entries = Object.entries(parsed).map(([key, item]) => [key, String(item)] as const);
+    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+  } catch {
+    // An unreadable limit falls back to max, as an absent one does.
+    return undefined;
+  }
 }
 
 export function parseNamespacesAnnotation(value: string | undefined): string[] {
@@ -62,5 +77,6 @@ export function quotaView(object: JsonObject): QuotaView {
     min: stringMap(spec.min),
     max: stringMap(spec.max),
     namespaces: parseNamespacesAnnotation(annotations[QUOTA_ANNOTATIONS.namespaces]),
+    admission: parseAdmissionAnnotation(annotations[QUOTA_ANNOTATIONS.admission]),
   };
 }

@@ -7,9 +7,6 @@
  * admission step refuses the object): the store follows the watch only. The previous state of
  * an UPDATE comes from the request's oldObject, so a store a few milliseconds behind cannot
  * refuse an update of a quota it has not seen yet.
- *
- * Still to come with the pod informer: the checks that count pods (delete while pods remain,
- * is-parent false→true while pods are bound).
  */
 import { deny } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue } from '../../admission/types.js';
@@ -175,6 +172,12 @@ function checkTopology(state: StateSnapshot, quota: QuotaView, old: QuotaView | 
       `quota ${quota.name} has child quotas, so it must stay a parent`,
     );
   }
+  if (old && !old.isParent && quota.isParent && state.quotaPods(quota.name).length > 0) {
+    fail(
+      `metadata.labels[${QUOTA_LABELS.isParent}]`,
+      `quota ${quota.name} has pods, so it cannot become a parent`,
+    );
+  }
   if (old && old.treeId !== quota.treeId) {
     fail(
       `metadata.labels[${QUOTA_LABELS.treeId}]`,
@@ -336,6 +339,11 @@ function validate(request: Parameters<Rule>[0], state: StateSnapshot): void {
           .sort()
           .join(', ')}`,
       );
+    }
+    const pods = state.quotaPods(quota.name);
+    if (pods.length > 0) {
+      const shown = pods.slice(0, 2).join(', ') + (pods.length > 2 ? ', ...' : '');
+      fail('metadata.name', `quota ${quota.name} still has ${pods.length} pod(s): ${shown}`);
     }
     return;
   }

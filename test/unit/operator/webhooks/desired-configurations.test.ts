@@ -6,6 +6,7 @@ import {
   findDrift,
   trustsCa,
 } from '../../../../operator/webhooks/desired-configurations.js';
+import { parseFeatureGates } from '../../../../webhook/feature-gates.js';
 import { webhookTable, type TableContext } from '../../../../webhook/table.js';
 
 const context: TableContext = {
@@ -14,6 +15,7 @@ const context: TableContext = {
   tierLabelKey: 'tenant.kubenexus.io/tier',
   gpuResourceNames: ['nvidia.com/gpu'],
   configMaps: [],
+  gates: parseFeatureGates(''),
 };
 const table = webhookTable(context);
 const CA = '-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n';

@@ -1,0 +1,135 @@
+/**
+ * The quota checks of /validate-pod (Koordinator spec §2.3):
+ * - meta check (always on): a pod cannot count against a parent quota, and its preemptible
+ *   label is immutable;
+ * - quota admission (gate EnableQuotaAdmission; UPDATE also needs EnableQuotaAdmissionOnUpdate):
+ *   a pod whose requests would push its quota's use past the limit (the admission annotation,
+ *   else spec.max) is refused, naming the quota, resource, requested, used and limit.
+ *
+ * Admission writes nothing to the cluster: an allowed pod comes back as a `reserve` effect, which
+ * the server records in the store's in-memory ledger until the pod watch sees the pod.
+ */
+import type { AdmissionRequest, Decision, JsonObject } from '../../admission/types.js';
+import type { StateSnapshot } from '../../state.js';
+import { formatQuantity, parseQuantity } from '../../util/quantity.js';
+import { DEFAULT_QUOTA, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
+import { podRequests, type Amounts } from './pod-requests.js';
+import { quotaNameOf } from './resolve-quota.js';
+
+export interface PodQuotaOptions {
+  quotaAdmission: boolean;
+  quotaAdmissionOnUpdate: boolean;
+}
+
+/** The resources quota admission counts (Koordinator's evaluator set). */
+const COUNTED = new Set([
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'kubernetes.io/batch-cpu',
+  'kubernetes.io/batch-memory',
+  'kubernetes.io/mid-cpu',
+  'kubernetes.io/mid-memory',
+  'koordinator.sh/gpu',
+  'nvidia.com/gpu',
+  'koordinator.sh/gpu.shared',
+  'koordinator.sh/gpu-memory-ratio',
+]);
+
+function labelsOf(object: JsonObject | null): Record<string, string> {
+  const metadata = object?.metadata;
+  const labels =
+    typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+      ? metadata.labels
+      : undefined;
+  const out: Record<string, string> = {};
+  if (typeof labels === 'object' && labels !== null && !Array.isArray(labels)) {
+    for (const [key, value] of Object.entries(labels)) if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+function refuse(message: string, code = 403): Decision {
+  return { allowed: false, code, reason: code === 403 ? 'Forbidden' : 'BadRequest', message };
+}
+
+const list = (
+  keys: readonly string[],
+  amounts: ReadonlyMap<string, bigint>,
+  like: Readonly<Record<string, string>> = {},
+): string => keys.map((key) => `${key}=${formatQuantity(amounts.get(key) ?? 0n, like[key])}`).join(',');
+
+export function checkPodQuota(
+  request: AdmissionRequest,
+  state: StateSnapshot,
+  options: PodQuotaOptions,
+): Decision {
+  const pod = request.object;
+  if (!pod || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return { allowed: true };
+  const namespace = request.namespace ?? '';
+  const labels = labelsOf(pod);
+  const podName = request.name ?? (typeof pod.metadata.name === 'string' ? pod.metadata.name : '');
+
+  if (request.operation === 'UPDATE') {
+    const before = labelsOf(request.oldObject)[QUOTA_LABELS.preemptible];
+    if (before !== labels[QUOTA_LABELS.preemptible]) {
+      return refuse(`metadata.labels[${QUOTA_LABELS.preemptible}]: the preemptible label cannot be changed`);
+    }
+  }
+
+  const quotaName = quotaNameOf(labels, namespace, state);
+  const quota = state.elasticQuota(quotaName);
+  if (quotaName !== DEFAULT_QUOTA && quota?.isParent) {
+    return refuse(
+      `metadata.labels[${QUOTA_LABELS.name}]: pod ${podName} cannot be linked to parent quota ${quotaName}; use one of its leaf quotas`,
+    );
+  }
+
+  if (!options.quotaAdmission) return { allowed: true };
+  if (request.operation === 'UPDATE') {
+    if (!options.quotaAdmissionOnUpdate) return { allowed: true };
+    // Only a move to another quota is evaluated (the old quota is not credited, as in Koordinator).
+    if (quotaNameOf(labelsOf(request.oldObject), namespace, state) === quotaName) return { allowed: true };
+  }
+  if ([DEFAULT_QUOTA, SYSTEM_QUOTA, ROOT_QUOTA, ''].includes(quotaName)) return { allowed: true };
+  if (!quota) {
+    return refuse(`metadata.labels[${QUOTA_LABELS.name}]: elastic quota ${quotaName} not found`, 400);
+  }
+  const names = new Set(Object.keys(quota.max));
+  if (![...names].some((name) => COUNTED.has(name))) return { allowed: true };
+
+  const requested: Amounts = new Map(
+    [...podRequests(pod)].filter(([key, value]) => names.has(key) && value !== 0n),
+  );
+  if (requested.size === 0) return { allowed: true };
+
+  const limitText = quota.admission ?? quota.max;
+  const used = state.quotaUsed(quotaName);
+  const exceeded: string[] = [];
+  for (const [key, text] of Object.entries(limitText)) {
+    const asked = requested.get(key);
+    if (asked === undefined) continue;
+    let limit: bigint;
+    try {
+      limit = parseQuantity(text);
+    } catch {
+      continue;
+    }
+    if ((used.get(key) ?? 0n) + asked > limit) exceeded.push(key);
+  }
+  if (exceeded.length > 0) {
+    exceeded.sort();
+    const limits = new Map(exceeded.map((key) => [key, parseQuantity(limitText[key] ?? '0')]));
+    return refuse(
+      `spec.containers[*].resources.requests: exceeded quota: ${quota.namespace}/${quotaName}, ` +
+        `requested: ${list(exceeded, requested)}, used: ${list(exceeded, used)}, limited: ${list(exceeded, limits, limitText)}`,
+    );
+  }
+  return {
+    allowed: true,
+    reserve: { key: `${namespace}/${podName}`, quota: quotaName, requests: requested },
+  };
+}
