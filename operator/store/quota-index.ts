@@ -9,6 +9,7 @@ export class QuotaIndex {
   private readonly byName = new Map<string, QuotaView>();
   private readonly childrenByParent = new Map<string, Set<string>>();
   private readonly byNamespace = new Map<string, string>();
+  private readonly byTreeId = new Map<string, Set<string>>();
 
   set(name: string, quota: QuotaView): void {
     this.delete(name);
@@ -17,6 +18,11 @@ export class QuotaIndex {
     if (!children) this.childrenByParent.set(quota.parent, (children = new Set()));
     children.add(name);
     for (const namespace of quota.namespaces) this.byNamespace.set(namespace, name);
+    if (quota.treeId) {
+      let members = this.byTreeId.get(quota.treeId);
+      if (!members) this.byTreeId.set(quota.treeId, (members = new Set()));
+      members.add(name);
+    }
   }
 
   delete(name: string): void {
@@ -24,6 +30,7 @@ export class QuotaIndex {
     if (!previous) return;
     this.byName.delete(name);
     this.childrenByParent.get(previous.parent)?.delete(name);
+    if (previous.treeId) this.byTreeId.get(previous.treeId)?.delete(name);
     for (const namespace of previous.namespaces) {
       if (this.byNamespace.get(namespace) === name) this.byNamespace.delete(namespace);
     }
@@ -38,12 +45,19 @@ export class QuotaIndex {
   }
 
   /** The tree as the rules see it, for the debug endpoint. */
-  snapshot(): { quotas: Record<string, QuotaView>; children: Record<string, string[]> } {
+  snapshot(): {
+    quotas: Record<string, QuotaView>;
+    children: Record<string, string[]>;
+    trees: Record<string, string[]>;
+  } {
+    const sorted = (index: Map<string, Set<string>>): Record<string, string[]> =>
+      Object.fromEntries(
+        [...index].filter(([, set]) => set.size > 0).map(([key, set]) => [key, [...set].sort()]),
+      );
     return {
       quotas: Object.fromEntries(this.byName),
-      children: Object.fromEntries(
-        [...this.childrenByParent].map(([parent, set]) => [parent, [...set].sort()]),
-      ),
+      children: sorted(this.childrenByParent),
+      trees: sorted(this.byTreeId),
     };
   }
 

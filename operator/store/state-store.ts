@@ -243,14 +243,14 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
 
   /** GET /elasticQuota: every quota, the tree, and what each quota's pods use. */
   quotaDebugView(): unknown {
-    const { quotas, children } = this.elasticQuotas.snapshot();
+    const { quotas, children, trees } = this.elasticQuotas.snapshot();
     const used = Object.fromEntries(
       Object.keys(quotas).map((name) => [
         name,
         Object.fromEntries([...this.usage.used(name)].map(([key, value]) => [key, formatQuantity(value)])),
       ]),
     );
-    return { quotas, children, used };
+    return { quotas, children, trees, used };
   }
 
   quotaUsed(quota: string): ReadonlyMap<string, bigint> {
