@@ -12,6 +12,7 @@ import { OperatorMetrics } from '../webhook/server/metrics.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { EventRecorder } from './kube/events.js';
+import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
 import { verifyHandshake, type HandshakeTarget } from './readiness.js';
@@ -87,11 +88,12 @@ export async function runOperator(
     metrics,
     events: new EventRecorder(kubeConfig, logger),
   });
+  const owner = new OwnerResolver(kubeConfig, options.ownerClusterRole || undefined, logger);
   const configurations = new ConfigurationReconciler({
     kubeConfig,
     webhooks: () => webhooks,
     endpoint,
-    ...(options.ownerClusterRole ? { ownerClusterRole: options.ownerClusterRole } : {}),
+    owner,
     logger,
     metrics,
   });
@@ -114,6 +116,7 @@ export async function runOperator(
       ...names,
     },
     isPublished: (caPem) => configurations.isPublished(caPem),
+    owner,
     logger,
     metrics,
     ...(overrides.clock ? { clock: overrides.clock } : {}),

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
+import type { OwnerResolver } from '../kube/owner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import {
   MANAGED_BY_LABEL,
@@ -36,6 +37,8 @@ export interface CertificateManagerOptions {
   logger: Logger;
   metrics: OperatorMetrics;
   clock?: () => Date;
+  /** The owner of the Secret (the chart's ClusterRole), so an uninstall removes it. */
+  owner?: OwnerResolver;
 }
 
 const MAX_WRITE_ATTEMPTS = 8;
@@ -144,26 +147,52 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         isPublished: this.options.isPublished,
         remembered: this.remembered,
       });
-      if (plan.kind !== 'write') {
+      const write = plan.kind === 'write' ? plan : await this.ownerMissing(secret, plan);
+      if (!write) {
         if (plan.kind === 'unchanged') this.remembered = { ...(decode(secret?.data) as TlsSecretData) };
         this.publish(plan.material);
         this.schedule(plan.nextCheckAt);
         return;
       }
-      if (await this.write(secret, plan)) {
-        for (const certificate of plan.issued) this.options.metrics.certificateRotations.inc({ certificate });
+      if (await this.write(secret, write)) {
+        for (const certificate of write.issued)
+          this.options.metrics.certificateRotations.inc({ certificate });
         this.options.logger.info(
-          { mode: plan.mode, issued: plan.issued, reasons: plan.reasons },
+          { mode: write.mode, issued: write.issued, reasons: write.reasons },
           'wrote webhook-tls',
         );
-        this.remembered = plan.data;
-        this.publish(plan.material);
-        this.schedule(plan.nextCheckAt);
+        this.remembered = write.data;
+        this.publish(write.material);
+        this.schedule(write.nextCheckAt);
         return;
       }
       this.options.logger.debug({ attempt }, 'webhook-tls changed under us; re-reading');
     }
     throw new Error(`could not write Secret ${this.options.secretName} after ${MAX_WRITE_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * A managed Secret written before an owner was configured gets it added (same content), so an
+   * uninstall still removes it. Undefined when nothing needs writing.
+   */
+  private async ownerMissing(
+    secret: V1Secret | undefined,
+    plan: Exclude<SecretPlan, { kind: 'write' }>,
+  ): Promise<Extract<SecretPlan, { kind: 'write' }> | undefined> {
+    if (plan.kind !== 'unchanged' || !secret) return undefined;
+    const owner = await this.options.owner?.reference();
+    if (!owner || (secret.metadata?.ownerReferences ?? []).some((ref) => ref.uid === owner.uid))
+      return undefined;
+    return {
+      kind: 'write',
+      mode: 'update',
+      data: decode(secret.data) as TlsSecretData,
+      annotations: {},
+      material: plan.material,
+      issued: [],
+      reasons: ['adding the owner reference'],
+      nextCheckAt: plan.nextCheckAt,
+    };
   }
 
   /** Writes the planned Secret; false when another writer got there first. */
@@ -172,6 +201,10 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     plan: Extract<SecretPlan, { kind: 'write' }>,
   ): Promise<boolean> {
     const { namespace, secretName: name } = this.options;
+    const owner = await this.options.owner?.reference();
+    const ownerReferences = owner
+      ? [...(existing?.metadata?.ownerReferences ?? []).filter((ref) => ref.uid !== owner.uid), owner]
+      : existing?.metadata?.ownerReferences;
     const body: V1Secret = {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -181,9 +214,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         namespace,
         labels: { ...(existing?.metadata?.labels ?? {}), [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
         annotations: { ...(existing?.metadata?.annotations ?? {}), ...plan.annotations },
-        ...(existing?.metadata?.ownerReferences
-          ? { ownerReferences: existing.metadata.ownerReferences }
-          : {}),
+        ...(ownerReferences ? { ownerReferences } : {}),
       },
       data: Object.fromEntries(
         Object.entries(plan.data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),

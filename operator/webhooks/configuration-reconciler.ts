@@ -10,8 +10,6 @@
 import { EventEmitter } from 'node:events';
 import {
   AdmissionregistrationV1Api,
-  RbacAuthorizationV1Api,
-  type V1OwnerReference,
   type KubeConfig,
   type V1MutatingWebhookConfiguration,
   type V1ValidatingWebhookConfiguration,
@@ -22,6 +20,7 @@ import type { OperatorMetrics } from '../../webhook/server/metrics.js';
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
+import type { OwnerResolver } from '../kube/owner.js';
 import {
   CONFIGURATION_NAME,
   desiredMutating,
@@ -43,11 +42,11 @@ export interface ConfigurationReconcilerOptions {
   webhooks: () => readonly WebhookEntry[];
   endpoint: Endpoint;
   /**
-   * A cluster-scoped object (the chart's ClusterRole) that owns both configurations, so that
-   * deleting it (helm uninstall) lets the garbage collector remove them: a configuration left
-   * pointing at a deleted Service with failurePolicy Fail would block the cluster.
+   * The owner of both configurations (the chart's ClusterRole): deleting it lets the garbage
+   * collector remove them, since one left pointing at a deleted Service with failurePolicy
+   * Fail would block the cluster.
    */
-  ownerClusterRole?: string;
+  owner?: OwnerResolver;
   logger: Logger;
   metrics: OperatorMetrics;
 }
@@ -58,8 +57,6 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   private readonly validating: SupervisedInformer<V1ValidatingWebhookConfiguration>;
   private caBundlePem: string | undefined;
   private readonly runner: CoalescingRunner;
-  private readonly rbac: RbacAuthorizationV1Api;
-  private owner: V1OwnerReference | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly recentRepairs: number[] = [];
   private stopped = false;
@@ -68,7 +65,6 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     super();
     const { kubeConfig, logger, metrics } = options;
     this.api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-    this.rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     this.runner = new CoalescingRunner(
       () => this.reconcileOnce(),
       (error) => {
@@ -165,34 +161,11 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     }, delayMs);
   }
 
-  /** The owner reference to write, looked up once (undefined when none is configured or it is missing). */
-  private async ownerReference(): Promise<V1OwnerReference | undefined> {
-    const name = this.options.ownerClusterRole;
-    if (!name || this.owner) return this.owner;
-    try {
-      const role = await this.rbac.readClusterRole({ name });
-      this.owner = {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        name,
-        uid: role.metadata?.uid ?? '',
-        blockOwnerDeletion: false,
-      };
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      this.options.logger.warn(
-        { clusterRole: name },
-        'the owner ClusterRole does not exist: writing the webhook configurations without an owner',
-      );
-    }
-    return this.owner;
-  }
-
   private async reconcileOnce(): Promise<void> {
     const caBundlePem = this.caBundlePem;
     if (caBundlePem === undefined) return;
     const entries = this.options.webhooks();
-    const owner = await this.ownerReference();
+    const owner = await this.options.owner?.reference();
     const owned = <T extends Configuration>(configuration: T): T =>
       owner
         ? { ...configuration, metadata: { ...configuration.metadata, ownerReferences: [owner] } }

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdmissionregistrationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { clusterKubeConfig, statusCode, uniqueSuffix, waitFor } from '../harness/cluster.js';
-import { CONFIGURATION_NAME, freshOperator } from '../harness/operator.js';
+import { CONFIGURATION_NAME, freshOperator, readSecret } from '../harness/operator.js';
 
 describe('uninstall safety', () => {
-  it('lets the garbage collector remove both configurations once their owner ClusterRole is deleted', async (t) => {
+  it('lets the garbage collector remove both configurations and the Secret once their owner ClusterRole is deleted', async (t) => {
     const kc = await clusterKubeConfig();
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
     const admission = kc.makeApiClient(AdmissionregistrationV1Api);
@@ -20,7 +20,15 @@ describe('uninstall safety', () => {
       await rbac.deleteClusterRole({ name: roleName }).catch(() => undefined);
     });
 
-    const { operator } = await freshOperator(t, { args: [`--owner-cluster-role=${roleName}`] });
+    const { operator, namespace } = await freshOperator(t, { args: [`--owner-cluster-role=${roleName}`] });
+    const secretOwners = await waitFor('the Secret to be owned', async () => {
+      const references = (await readSecret(namespace))?.metadata?.ownerReferences;
+      return references && references.length > 0 ? references : undefined;
+    });
+    assert.deepEqual(
+      secretOwners.map(({ kind, name, uid }) => ({ kind, name, uid })),
+      [{ kind: 'ClusterRole', name: roleName, uid: role.metadata?.uid }],
+    );
     for (const read of [
       () => admission.readMutatingWebhookConfiguration({ name: CONFIGURATION_NAME }),
       () => admission.readValidatingWebhookConfiguration({ name: CONFIGURATION_NAME }),
@@ -39,11 +47,22 @@ describe('uninstall safety', () => {
     assert.equal(await operator.stop(), 0);
     await rbac.deleteClusterRole({ name: roleName });
     for (const [kind, read] of [
-      ['mutating', () => admission.readMutatingWebhookConfiguration({ name: CONFIGURATION_NAME })],
-      ['validating', () => admission.readValidatingWebhookConfiguration({ name: CONFIGURATION_NAME })],
+      [
+        'mutating configuration',
+        () => admission.readMutatingWebhookConfiguration({ name: CONFIGURATION_NAME }),
+      ],
+      [
+        'validating configuration',
+        () => admission.readValidatingWebhookConfiguration({ name: CONFIGURATION_NAME }),
+      ],
+      [
+        'webhook-tls Secret',
+        async () =>
+          (await readSecret(namespace)) ?? Promise.reject(Object.assign(new Error('gone'), { code: 404 })),
+      ],
     ] as const) {
       await waitFor(
-        `the ${kind} configuration to be garbage-collected`,
+        `the ${kind} to be garbage-collected`,
         async () => {
           try {
             await read();
