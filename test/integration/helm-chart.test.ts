@@ -1,0 +1,238 @@
+/**
+ * The Helm chart on the real API server: install, run the operator exactly as the chart's
+ * Deployment would (its args, its ServiceAccount's token: no kubelet here), check RBAC is enough
+ * and no broader than needed, upgrade, uninstall.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { AppsV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import {
+  clusterKubeConfig,
+  kubectl,
+  podReadyNamespace,
+  statusCode,
+  uniqueSuffix,
+  waitFor,
+} from '../harness/cluster.js';
+import {
+  cleanConfigurationsAfter,
+  publishedBundles,
+  readSecret,
+  secretValue,
+  startOperator,
+  waitForPublishedSecret,
+  type OperatorProcess,
+} from '../harness/operator.js';
+
+const execFileAsync = promisify(execFile);
+const chart = join(repoRoot, 'charts', 'admission-operator');
+
+function helm(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return execFileAsync(binaries.helm, [...args, `--kubeconfig=${kubeconfigPath}`]);
+}
+
+/** A kubeconfig that authenticates as the chart's ServiceAccount, with a token from the TokenRequest API. */
+async function serviceAccountKubeconfig(namespace: string, account: string): Promise<string> {
+  const { stdout: token } = await kubectl(['create', 'token', account, '-n', namespace, '--duration=1h']);
+  const admin = JSON.parse(await readFile(kubeconfigPath, 'utf8')) as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+  };
+  const cluster = admin.clusters[0]!.cluster;
+  const path = join(await mkdtemp(join(tmpdir(), 'sa-kubeconfig-')), 'kubeconfig');
+  await writeFile(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'local', cluster }],
+      users: [{ name: account, user: { token: token.trim() } }],
+      contexts: [{ name: 'sa', context: { cluster: 'local', user: account, namespace } }],
+      'current-context': 'sa',
+    }),
+    { mode: 0o600 },
+  );
+  return path;
+}
+
+/** Starts the operator with the Deployment's own args, as its ServiceAccount. */
+async function runAsDeployment(
+  t: TestContext,
+  namespace: string,
+  fullname: string,
+): Promise<OperatorProcess> {
+  const apps = (await clusterKubeConfig()).makeApiClient(AppsV1Api);
+  const deployment = await apps.readNamespacedDeployment({ namespace, name: fullname });
+  const container = deployment.spec!.template.spec!.containers[0]!;
+  assert.equal(deployment.spec?.template.spec?.serviceAccountName, fullname);
+  const args = (container.args ?? []).map((arg) => arg.replace('$(POD_NAMESPACE)', namespace));
+  return startOperator(t, {
+    namespace,
+    // Out of the cluster the API server reaches the process by URL; everything else is the chart's.
+    args: args.filter((arg) => !arg.startsWith('--namespace=')),
+    env: { KUBECONFIG: await serviceAccountKubeconfig(namespace, fullname) },
+  });
+}
+
+/** What `kubectl auth can-i --list` may show for the chart's ServiceAccount: its rules and the defaults every account has. */
+const ALLOWED = [
+  /^selfsubjectreviews\.authentication\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^\s*\[\/[^\]]*\]\s+\[\]\s+\[get\]$/, // non-resource URLs (/api, /version, /healthz...) every account may read
+  /^namespaces\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^autoscalingpolicies\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^(mutating|validating)webhookconfigurations\.admissionregistration\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^(mutating|validating)webhookconfigurations\.admissionregistration\.k8s\.io\s+\[\]\s+\[admission-operator\]\s+\[get list watch update\]$/,
+  /^clusterroles\.rbac\.authorization\.k8s\.io\s+\[\]\s+\[[a-z0-9-]+-admission-operator\]\s+\[get\]$/,
+  /^secrets\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^secrets\s+\[\]\s+\[webhook-tls\]\s+\[get list watch update delete\]$/,
+  /^configmaps\s+\[\]\s+\[gpu-tier-mapping\]\s+\[get list watch\]$/,
+  /^configmaps\s+\[\]\s+\[slo-controller-config\]\s+\[get list watch\]$/,
+  /^events\s+\[\]\s+\[\]\s+\[create\]$/,
+];
+
+describe('Helm chart', () => {
+  it('passes helm lint and ships the project’s CRDs unchanged', async () => {
+    const { stdout } = await helm(['lint', chart]);
+    assert.match(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    const projectCrds = (await readdir(join(repoRoot, 'crds')))
+      .filter((file) => file.endsWith('.yaml'))
+      .sort();
+    const chartCrds = (await readdir(join(chart, 'crds'))).sort();
+    assert.deepEqual(chartCrds, projectCrds);
+    for (const file of projectCrds) {
+      assert.equal(
+        await readFile(join(chart, 'crds', file), 'utf8'),
+        await readFile(join(repoRoot, 'crds', file), 'utf8'),
+        `charts/admission-operator/crds/${file} differs from crds/${file}`,
+      );
+    }
+  });
+
+  it('installs, runs as its ServiceAccount with no more rights than needed, upgrades and uninstalls cleanly', async (t) => {
+    cleanConfigurationsAfter(t);
+    const release = `ao-${uniqueSuffix()}`;
+    const namespace = `${release}-system`;
+    const fullname = `${release}-admission-operator`;
+    const core = await clusterKubeConfig();
+    t.after(async () => {
+      await helm(['uninstall', release, '-n', namespace]).catch(() => undefined);
+      await kubectl(['delete', 'namespace', namespace, '--wait=false']).catch(() => undefined);
+    });
+    await helm(['install', release, chart, '-n', namespace, '--create-namespace']);
+
+    // Enough: the operator, with the Deployment's args and the ServiceAccount's token, does its whole job.
+    let operator = await runAsDeployment(t, namespace, fullname);
+    const secret = await waitForPublishedSecret(namespace);
+    const ca = secretValue(secret, 'ca.crt');
+    const team = await podReadyNamespace(t, 'tenant');
+    await kubectl(['label', 'namespace', team, 'tenant.kubenexus.io/tier=bronze']);
+    const gpuPod = [
+      'apiVersion: v1',
+      'kind: Pod',
+      'metadata: {generateName: gpu-}',
+      'spec:',
+      '  containers: [{name: main, image: registry.invalid/cuda:1, resources: {limits: {nvidia.com/gpu: "1"}}}]',
+    ].join('\n');
+    await waitFor('a GPU pod to get its class', async () => {
+      const { stdout } = await kubectl(
+        ['create', '-n', team, '--dry-run=server', '-o', 'yaml', '-f', '-'],
+        gpuPod,
+      );
+      return stdout.includes('gpu.nvidia.com/class: l4');
+    });
+    const quota = [
+      'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
+      'kind: ElasticQuota',
+      `metadata: {name: chart-${release}}`,
+      'spec: {max: {cpu: "2"}}',
+    ].join('\n');
+    const { stdout: defaulted } = await kubectl(
+      ['create', '-n', team, '--dry-run=server', '-o', 'yaml', '-f', '-'],
+      quota,
+    );
+    assert.match(defaulted, /quota\.scheduling\.koordinator\.sh\/parent: koordinator-root-quota/);
+    assert.equal(operator.child.exitCode, null);
+
+    // Not more than needed.
+    const { stdout: rights } = await kubectl([
+      'auth',
+      'can-i',
+      '--list',
+      `--as=system:serviceaccount:${namespace}:${fullname}`,
+      '-n',
+      namespace,
+    ]);
+    const rows = rights.trim().split('\n').slice(1);
+    const unexpected = rows.filter((row) => !ALLOWED.some((pattern) => pattern.test(row.trim())));
+    assert.deepEqual(
+      unexpected,
+      [],
+      `the ServiceAccount may do more than it needs:\n${unexpected.join('\n')}`,
+    );
+
+    // Upgrade: a gate off reaches the configurations; the certificates stay.
+    await operator.stop();
+    await helm([
+      'upgrade',
+      release,
+      chart,
+      '-n',
+      namespace,
+      '--set',
+      'featureGates.GpuClassMutatingWebhook=false',
+    ]);
+    operator = await runAsDeployment(t, namespace, fullname);
+    await waitFor('the GPU-class webhook to leave the configuration', async () => {
+      const { stdout } = await kubectl([
+        'get',
+        'mutatingwebhookconfiguration',
+        'admission-operator',
+        '-o',
+        'json',
+      ]);
+      const names = (JSON.parse(stdout) as { webhooks: { name: string }[] }).webhooks.map(
+        (webhook) => webhook.name,
+      );
+      return names.length > 0 && !names.includes('mutate-pod-gpu-class.admission-operator.io');
+    });
+    assert.equal(secretValue(await readSecret(namespace), 'ca.crt'), ca, 'the upgrade kept the CA');
+    assert.ok((await publishedBundles()).every((bundle) => bundle === ca));
+
+    // Uninstall: the Deployment goes (here: the process), then everything else.
+    await operator.stop();
+    await helm(['uninstall', release, '-n', namespace]);
+    const rbac = core.makeApiClient(RbacAuthorizationV1Api);
+    await waitFor(
+      'no configuration, no Secret and no cluster-scoped leftover',
+      async () => {
+        const gone = async (read: () => Promise<unknown>): Promise<boolean> =>
+          read().then(
+            () => false,
+            (error: unknown) => statusCode(error) === 404,
+          );
+        const { stdout } = await kubectl([
+          'get',
+          'mutatingwebhookconfiguration,validatingwebhookconfiguration',
+          '-o',
+          'name',
+        ]);
+        return (
+          !stdout.includes('admission-operator') &&
+          (await readSecret(namespace)) === undefined &&
+          (await gone(() => rbac.readClusterRole({ name: fullname }))) &&
+          (await gone(() => rbac.readClusterRoleBinding({ name: fullname })))
+        );
+      },
+      { timeoutMs: 60_000 },
+    );
+  });
+});
