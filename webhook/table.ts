@@ -6,6 +6,13 @@
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import type { FeatureGate, FeatureGates } from './feature-gates.js';
 import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
+import {
+  mutateAutoscalingPolicy,
+  mutateModel,
+  validateAutoscalingPolicy,
+  validateAutoscalingPolicyBinding,
+  validateModel,
+} from './rules/kthena/index.js';
 import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
@@ -232,7 +239,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
       featureGate: 'ModelMutatingWebhook',
-      handler: notYetImplemented,
+      handler: mutateModel,
     },
     {
       name: `validate-model.${NAME_SUFFIX}`,
@@ -242,7 +249,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'ModelValidatingWebhook',
-      handler: notYetImplemented,
+      handler: validateModel,
     },
     {
       name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
@@ -253,7 +260,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
       featureGate: 'AutoscalingPolicyMutatingWebhook',
-      handler: notYetImplemented,
+      handler: mutateAutoscalingPolicy,
     },
     {
       name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
@@ -263,7 +270,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'AutoscalingPolicyValidatingWebhook',
-      handler: notYetImplemented,
+      handler: validateAutoscalingPolicy,
     },
     {
       name: `validate-autoscalingpolicybinding.${NAME_SUFFIX}`,
@@ -273,7 +280,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'AutoscalingPolicyBindingValidatingWebhook',
-      handler: notYetImplemented,
+      handler: validateAutoscalingPolicyBinding,
     },
   ];
   return drafts.map((draft) => finish(draft, context));

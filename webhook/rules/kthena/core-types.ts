@@ -1,0 +1,90 @@
+/**
+ * The Kubernetes core types Kthena embeds (k8s.io/api v0.33: EnvVar, EnvFromSource,
+ * ResourceRequirements, Affinity, and metav1.Condition), as decoders: only their Go field types
+ * matter here, since Kthena's webhook never reads them but fails to decode a mistyped one.
+ */
+import {
+  type Decoder,
+  goBool,
+  goString,
+  goTime,
+  int32,
+  int64,
+  list,
+  map,
+  quantity,
+  struct,
+} from './go-json.js';
+
+const strings: Decoder<string[]> = list(goString, '');
+
+const keySelector = struct({ name: goString, key: goString, optional: goBool });
+const localObjectReference = struct({ name: goString, optional: goBool });
+
+export const envVar = struct({
+  name: goString,
+  value: goString,
+  valueFrom: struct({
+    fieldRef: struct({ apiVersion: goString, fieldPath: goString }),
+    resourceFieldRef: struct({ containerName: goString, resource: goString, divisor: quantity }),
+    configMapKeyRef: keySelector,
+    secretKeyRef: keySelector,
+  }),
+});
+
+export const envFromSource = struct({
+  prefix: goString,
+  configMapRef: localObjectReference,
+  secretRef: localObjectReference,
+});
+
+export const resourceRequirements = struct({
+  limits: map(quantity),
+  requests: map(quantity),
+  claims: list(struct({ name: goString, request: goString }), {}),
+});
+
+const selectorRequirement = struct({ key: goString, operator: goString, values: strings });
+const nodeSelectorTerm = struct({
+  matchExpressions: list(selectorRequirement, {}),
+  matchFields: list(selectorRequirement, {}),
+});
+const labelSelector = struct({
+  matchLabels: map(goString),
+  matchExpressions: list(selectorRequirement, {}),
+});
+const podAffinityTerm = struct({
+  labelSelector,
+  namespaceSelector: labelSelector,
+  namespaces: strings,
+  topologyKey: goString,
+  matchLabelKeys: strings,
+  mismatchLabelKeys: strings,
+});
+const podAffinity = struct({
+  requiredDuringSchedulingIgnoredDuringExecution: list(podAffinityTerm, {}),
+  preferredDuringSchedulingIgnoredDuringExecution: list(struct({ weight: int32, podAffinityTerm }), {}),
+});
+
+export const affinity = struct({
+  nodeAffinity: struct({
+    requiredDuringSchedulingIgnoredDuringExecution: struct({
+      nodeSelectorTerms: list(nodeSelectorTerm, {}),
+    }),
+    preferredDuringSchedulingIgnoredDuringExecution: list(
+      struct({ weight: int32, preference: nodeSelectorTerm }),
+      {},
+    ),
+  }),
+  podAffinity,
+  podAntiAffinity: podAffinity,
+});
+
+export const condition = struct({
+  type: goString,
+  status: goString,
+  observedGeneration: int64,
+  lastTransitionTime: goTime,
+  reason: goString,
+  message: goString,
+});

@@ -1,0 +1,151 @@
+/**
+ * Kthena's registry.volcano.sh/v1alpha1 kinds (Model, AutoscalingPolicy,
+ * AutoscalingPolicyBinding) as of the registry webhook (kthena e4fb6663), as typed decoders. The
+ * types the rules read are inferred from the decoders, so the two cannot drift apart.
+ */
+import type { KubeObject } from '../../admission/types.js';
+import { FieldPath } from '../field-errors.js';
+import { affinity, condition, envFromSource, envVar, resourceRequirements } from './core-types.js';
+import {
+  type DecodeResult,
+  type Decoder,
+  anyJson,
+  decodeWith,
+  goDuration,
+  goString,
+  int32,
+  int64,
+  list,
+  map,
+  quantity,
+  struct,
+  uint32,
+} from './go-json.js';
+
+const typeMeta = { apiVersion: goString, kind: goString };
+/** Only what the rules read; the API server owns the rest of the metadata. */
+const objectMeta = struct({ name: goString, namespace: goString });
+
+const stablePolicy = struct({
+  instances: int32,
+  percent: int32,
+  period: goDuration,
+  selectPolicy: goString,
+  stabilizationWindow: goDuration,
+});
+
+const panicPolicy = struct({
+  percent: int32,
+  period: goDuration,
+  panicThresholdPercent: int32,
+  panicModeHold: goDuration,
+});
+
+const autoscalingPolicySpec = struct({
+  tolerancePercent: int32,
+  metrics: list(struct({ metricName: goString, targetValue: quantity }), {}),
+  behavior: struct({
+    scaleUp: struct({ stablePolicy, panicPolicy }),
+    scaleDown: stablePolicy,
+  }),
+});
+
+const stringMatch = struct({ exact: goString, prefix: goString, regex: goString });
+
+const modelWorker = struct({
+  type: goString,
+  image: goString,
+  replicas: int32,
+  pods: int32,
+  resources: resourceRequirements,
+  affinity,
+  config: anyJson,
+});
+
+const modelBackend = struct({
+  name: goString,
+  type: goString,
+  modelURI: goString,
+  cacheURI: goString,
+  envFrom: list(envFromSource, {}),
+  env: list(envVar, {}),
+  minReplicas: int32,
+  maxReplicas: int32,
+  scalingCost: int32,
+  routeWeight: uint32,
+  scaleToZeroGracePeriod: goDuration,
+  workers: list(modelWorker, {}),
+  loraAdapters: list(struct({ name: goString, artifactURL: goString }), {}),
+  autoscalingPolicy: autoscalingPolicySpec,
+});
+
+const model = struct({
+  ...typeMeta,
+  metadata: objectMeta,
+  spec: struct({
+    name: goString,
+    owner: goString,
+    backends: list(modelBackend, {}),
+    autoscalingPolicy: autoscalingPolicySpec,
+    costExpansionRatePercent: int32,
+    modelMatch: struct({ headers: map(stringMatch), uri: stringMatch, body: struct({ model: goString }) }),
+  }),
+  status: struct({
+    conditions: list(condition, {}),
+    backendStatuses: list(struct({ name: goString, replicas: int32 }), {}),
+    observedGeneration: int64,
+  }),
+});
+
+const autoscalingPolicy = struct({
+  ...typeMeta,
+  metadata: objectMeta,
+  spec: autoscalingPolicySpec,
+  status: struct({}),
+});
+
+const target = struct({
+  targetRef: struct({
+    apiVersion: goString,
+    fieldPath: goString,
+    kind: goString,
+    name: goString,
+    namespace: goString,
+    resourceVersion: goString,
+    uid: goString,
+  }),
+  additionalMatchLabels: map(goString),
+  metricEndpoint: struct({ uri: goString, port: int32 }),
+});
+
+const autoscalingPolicyBinding = struct({
+  ...typeMeta,
+  metadata: objectMeta,
+  spec: struct({
+    policyRef: struct({ name: goString }),
+    optimizerConfiguration: struct({
+      params: list(struct({ target, cost: int32, minReplicas: int32, maxReplicas: int32 }), {}),
+      costExpansionRatePercent: int32,
+    }),
+    scalingConfiguration: struct({ target, minReplicas: int32, maxReplicas: int32 }),
+  }),
+  status: struct({}),
+});
+
+type Decoded<D> = D extends Decoder<infer T> ? T : never;
+
+export type Model = Decoded<typeof model>;
+export type ModelBackend = Decoded<typeof modelBackend>;
+export type AutoscalingPolicy = Decoded<typeof autoscalingPolicy>;
+export type StablePolicy = Decoded<typeof stablePolicy>;
+export type PanicPolicy = Decoded<typeof panicPolicy>;
+export type AutoscalingPolicyBinding = Decoded<typeof autoscalingPolicyBinding>;
+
+export const decodeModel = (object: KubeObject): DecodeResult<Model> =>
+  decodeWith(model, object, FieldPath.root());
+
+export const decodeAutoscalingPolicy = (object: KubeObject): DecodeResult<AutoscalingPolicy> =>
+  decodeWith(autoscalingPolicy, object, FieldPath.root());
+
+export const decodeAutoscalingPolicyBinding = (object: KubeObject): DecodeResult<AutoscalingPolicyBinding> =>
+  decodeWith(autoscalingPolicyBinding, object, FieldPath.root());
