@@ -6,10 +6,9 @@
  * `In [classes]`, added to every existing required term (terms are ORed, so it must hold in
  * each). A pod that already constrains the class label chose for itself and is left alone.
  */
-// client-node keeps its quantity helpers out of the package index; the module path is stable in 1.x.
-import { quantityToScalar } from '@kubernetes/client-node/dist/util.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
+import { parseQuantity } from '../../util/quantity.js';
 import type { TierMapping } from './tier-mapping.js';
 
 export type SkipReason = 'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace';
@@ -25,8 +24,8 @@ function asArray(value: JsonValue | undefined): JsonValue[] {
 function isPositiveQuantity(value: JsonValue | undefined): boolean {
   if (typeof value !== 'string' && typeof value !== 'number') return false;
   try {
-    const scalar = quantityToScalar(String(value));
-    return typeof scalar === 'bigint' ? scalar > 0n : scalar > 0;
+    // Our exact parser: client-node's quantityToScalar throws on valid forms such as "1.5Gi".
+    return parseQuantity(String(value)) > 0n;
   } catch {
     // An unparsable quantity is the API server's to refuse; it is no GPU request of ours.
     return false;
