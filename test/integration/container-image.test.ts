@@ -1,0 +1,77 @@
+/**
+ * The container image: built with podman from the project's Dockerfile (scripts/image/build.sh),
+ * run against the local API server with a read-only root filesystem as the chart runs it; it
+ * answers /healthz, issues its certificate, and exits cleanly on SIGTERM as PID 1.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chmod, copyFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { freePorts } from '../../scripts/cluster/control-plane.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { testNamespace, uniqueSuffix, waitFor } from '../harness/cluster.js';
+import { cleanConfigurationsAfter, httpsCall, waitForPublishedSecret } from '../harness/operator.js';
+
+const execFileAsync = promisify(execFile);
+const TAG = 'localhost/admission-operator:test';
+const env = { ...process.env, CONTAINERS_CONF: join(repoRoot, '.cache', 'podman', 'containers.conf') };
+
+const podman = (args: string[]): Promise<{ stdout: string; stderr: string }> =>
+  execFileAsync('podman', args, { env, maxBuffer: 16 * 1024 * 1024 });
+
+describe('container image', () => {
+  it('builds, serves /healthz against the real API server, and stops cleanly on SIGTERM', async (t) => {
+    await execFileAsync('bash', [join(repoRoot, 'scripts', 'image', 'build.sh'), TAG], {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    cleanConfigurationsAfter(t);
+    const namespace = await testNamespace(t, 'image');
+    const [port] = await freePorts(1);
+    // The image runs as 65532: give it a copy of the admin kubeconfig it can read.
+    const dir = await mkdtemp(join(tmpdir(), 'image-kubeconfig-'));
+    await chmod(dir, 0o755);
+    const kubeconfig = join(dir, 'kubeconfig');
+    await copyFile(kubeconfigPath, kubeconfig);
+    await chmod(kubeconfig, 0o644);
+
+    const name = `admission-operator-${uniqueSuffix()}`;
+    await podman([
+      'run',
+      '-d',
+      '--pull=never',
+      '--network=host',
+      '--read-only',
+      `--name=${name}`,
+      '-v',
+      `${kubeconfig}:/etc/admission/kubeconfig:ro`,
+      '-e',
+      'KUBECONFIG=/etc/admission/kubeconfig',
+      TAG,
+      `--namespace=${namespace}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+    ]);
+    t.after(async () => {
+      await podman(['rm', '-f', name]).catch(() => undefined);
+    });
+
+    await waitFor(
+      '/healthz from the container',
+      async () => (await httpsCall(port!, '/healthz')).status === 200,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    await waitForPublishedSecret(namespace);
+
+    await podman(['stop', '--time=20', name]);
+    const { stdout } = await podman(['inspect', name, '--format', '{{.State.ExitCode}}']);
+    assert.equal(stdout.trim(), '0', 'SIGTERM as PID 1 exits cleanly');
+    const { stdout: user } = await podman(['image', 'inspect', TAG, '--format', '{{.Config.User}}']);
+    assert.equal(user.trim(), '65532:65532');
+  });
+});
