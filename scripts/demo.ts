@@ -29,7 +29,7 @@ function problem(error: unknown): string {
   const body = (error as { body?: unknown }).body;
   if (typeof body === 'string') {
     try {
-      return String((JSON.parse(body) as { message?: string }).message ?? body);
+      return (JSON.parse(body) as { message?: string }).message ?? body;
     } catch {
       return body;
     }
