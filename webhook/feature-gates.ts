@@ -17,6 +17,8 @@ export const FEATURE_GATE_DEFAULTS = {
   AutoscalingPolicyMutatingWebhook: true,
   AutoscalingPolicyValidatingWebhook: true,
   AutoscalingPolicyBindingValidatingWebhook: true,
+  /** A child quota's max keys need only be a subset of its parent's (Koordinator's gate of the same name). */
+  ElasticQuotaEnableUpdateResourceKey: false,
   /** Refuse pods that would push their quota past its limit. */
   EnableQuotaAdmission: true,
   /** Also evaluate pods that move to another quota on UPDATE. */

@@ -17,7 +17,7 @@ import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js'
 import { notYetImplemented } from './rules/not-yet-implemented.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
 import { checkPodQuota } from './rules/quota/pod-quota.js';
-import { validateElasticQuota } from './rules/quota/validate-quota.js';
+import { elasticQuotaValidator } from './rules/quota/validate-quota.js';
 import type { Rule } from './state.js';
 
 export type WebhookType = 'mutating' | 'validating';
@@ -200,7 +200,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'ElasticQuotaValidatingWebhook',
-      handler: validateElasticQuota,
+      handler: elasticQuotaValidator({ maxKeysSubset: context.gates.ElasticQuotaEnableUpdateResourceKey }),
     },
     {
       name: `validate-configmap.${NAME_SUFFIX}`,

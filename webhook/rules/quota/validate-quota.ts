@@ -161,7 +161,20 @@ function sum(quotas: readonly QuotaView[], path: string): Amounts {
 }
 
 /** §5.5, plus the max-within-parent and no-cycle checks. */
-function checkTopology(state: StateSnapshot, quota: QuotaView, old: QuotaView | undefined): void {
+export interface QuotaValidationOptions {
+  /**
+   * Gate ElasticQuotaEnableUpdateResourceKey: a child's max keys need only be a subset of its
+   * parent's, instead of the same set.
+   */
+  maxKeysSubset: boolean;
+}
+
+function checkTopology(
+  state: StateSnapshot,
+  quota: QuotaView,
+  old: QuotaView | undefined,
+  options: QuotaValidationOptions,
+): void {
   if (quota.name === ROOT_QUOTA) return;
   const parentPath = `metadata.labels[${QUOTA_LABELS.parent}]`;
   const children = state.quotaChildren(quota.name).filter((child) => child.name !== quota.name);
@@ -228,10 +241,10 @@ function checkTopology(state: StateSnapshot, quota: QuotaView, old: QuotaView | 
     lowerMin: Amounts,
     path: string,
   ): void => {
-    if (!sameKeys(upperMax, lowerMax))
+    if (options.maxKeysSubset ? !subsetOf(lowerMax, upperMax) : !sameKeys(upperMax, lowerMax))
       fail(
         path,
-        `the max keys of ${lowerName} ${keyList(lowerMax.keys())} are not the same as its parent ${upperName}'s ${keyList(upperMax.keys())}`,
+        `the max keys of ${lowerName} ${keyList(lowerMax.keys())} are not ${options.maxKeysSubset ? 'all in' : 'the same as'} its parent ${upperName}'s ${keyList(upperMax.keys())}`,
       );
     if (!subsetOf(lowerMin, upperMin))
       fail(
@@ -325,7 +338,7 @@ function treeFieldsEqual(a: QuotaView, b: QuotaView): boolean {
   );
 }
 
-function validate(request: Parameters<Rule>[0], state: StateSnapshot): void {
+function validate(request: Parameters<Rule>[0], state: StateSnapshot, options: QuotaValidationOptions): void {
   if (request.operation === 'DELETE') {
     const quota = quotaView(request.oldObject ?? { metadata: { name: request.name ?? '' } });
     if ([SYSTEM_QUOTA, ROOT_QUOTA, DEFAULT_QUOTA].includes(quota.name))
@@ -359,7 +372,7 @@ function validate(request: Parameters<Rule>[0], state: StateSnapshot): void {
       );
     checkNamespaces(state, quota);
     checkSelf(quota, object);
-    checkTopology(state, quota, undefined);
+    checkTopology(state, quota, undefined, options);
     return;
   }
   if (request.operation !== 'UPDATE' || !request.oldObject) return;
@@ -369,15 +382,20 @@ function validate(request: Parameters<Rule>[0], state: StateSnapshot): void {
     fail('metadata.name', `quota ${quota.name} cannot be modified`);
   checkNamespaces(state, quota);
   checkSelf(quota, object);
-  checkTopology(state, quota, old);
+  checkTopology(state, quota, old, options);
 }
 
-export const validateElasticQuota: Rule = (request, state): Decision => {
-  try {
-    validate(request, state);
-    return { allowed: true };
-  } catch (error) {
-    if (error instanceof QuotaError) return deny(error.message, 400, 'BadRequest');
-    throw error;
-  }
-};
+export function elasticQuotaValidator(options: QuotaValidationOptions): Rule {
+  return (request, state): Decision => {
+    try {
+      validate(request, state, options);
+      return { allowed: true };
+    } catch (error) {
+      if (error instanceof QuotaError) return deny(error.message, 400, 'BadRequest');
+      throw error;
+    }
+  };
+}
+
+/** The validator with Koordinator's default gates. */
+export const validateElasticQuota: Rule = elasticQuotaValidator({ maxKeysSubset: false });

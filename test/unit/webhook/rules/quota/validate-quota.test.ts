@@ -7,7 +7,10 @@ import type {
   Operation,
 } from '../../../../../webhook/admission/types.js';
 import { quotaView } from '../../../../../webhook/rules/quota/quota-view.js';
-import { validateElasticQuota } from '../../../../../webhook/rules/quota/validate-quota.js';
+import {
+  elasticQuotaValidator,
+  validateElasticQuota,
+} from '../../../../../webhook/rules/quota/validate-quota.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
 const L = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
@@ -298,6 +301,23 @@ describe('validateElasticQuota', () => {
     assert.match(
       refusal(validateElasticQuota(review('CREATE', quota('n', { max: { cpu: 'lots' } })), state)),
       /^spec\.max\[cpu\]: "lots" is not a quantity/,
+    );
+  });
+
+  it('accepts a subset of the parent’s max keys with the gate ElasticQuotaEnableUpdateResourceKey', () => {
+    const child = quota('n', { parent: 'parent', treeId: 't1', max: { cpu: '1' }, min: {} });
+    assert.match(
+      refusal(validateElasticQuota(review('CREATE', child), state)),
+      /are not the same as its parent/,
+    );
+    assert.equal(
+      elasticQuotaValidator({ maxKeysSubset: true })(review('CREATE', child), state).allowed,
+      true,
+    );
+    const wider = quota('w', { parent: 'parent', treeId: 't1', max: { cpu: '1', gpu: '1' }, min: {} });
+    assert.match(
+      refusal(elasticQuotaValidator({ maxKeysSubset: true })(review('CREATE', wider), state)),
+      /the max keys of w \[cpu gpu\] are not all in its parent parent's \[cpu memory\]/,
     );
   });
 });
