@@ -75,6 +75,7 @@ export async function runOperator(
       gpuResourceNames: mapping.gpuResources,
       configMaps,
       gates: options.featureGates,
+      overrides: options.webhookOverrides,
     };
     return overrides.webhooks ?? enabledWebhooks(context);
   };

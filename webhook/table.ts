@@ -4,7 +4,7 @@
  * nothing about a webhook is declared anywhere else.
  */
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
-import type { FeatureGate, FeatureGates } from './feature-gates.js';
+import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
 import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
 import {
   mutateAutoscalingPolicy,
@@ -64,6 +64,13 @@ export interface TableContext {
   configMaps: readonly { namespace: string; name: string }[];
   /** Rule-level gates (quota admission). */
   gates: FeatureGates;
+  /** Per-webhook failure policy and timeout, keyed by the name before `.admission-operator.io`. */
+  overrides?: Readonly<Record<string, WebhookOverride>>;
+}
+
+export interface WebhookOverride {
+  failurePolicy?: FailurePolicy;
+  timeoutSeconds?: number;
 }
 
 const NAME_SUFFIX = 'admission-operator.io';
@@ -283,7 +290,33 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       handler: validateAutoscalingPolicyBinding,
     },
   ];
-  return drafts.map((draft) => finish(draft, context));
+  const overrides = context.overrides ?? {};
+  const known = new Set(drafts.map((draft) => shortName(draft.name)));
+  const unknown = Object.keys(overrides).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `webhook overrides name unknown webhooks: ${unknown.join(', ')}; known: ${[...known].sort().join(', ')}`,
+    );
+  }
+  // Overrides apply before finish(), so a webhook turned to Fail gets the namespace exclusions too.
+  return drafts.map((draft) => finish({ ...draft, ...overrides[shortName(draft.name)] }, context));
+}
+
+/** The names overrides may use (every webhook, gated or not). */
+export function webhookShortNames(): string[] {
+  return webhookTable({
+    namespace: 'admission-system',
+    excludedNamespaces: [],
+    tierLabelKey: 'tier',
+    gpuResourceNames: [],
+    configMaps: [],
+    gates: parseFeatureGates(''),
+  }).map((entry) => shortName(entry.name));
+}
+
+/** A webhook's name without the common suffix: what overrides are keyed by. */
+export function shortName(name: string): string {
+  return name.endsWith(`.${NAME_SUFFIX}`) ? name.slice(0, -NAME_SUFFIX.length - 1) : name;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
+import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -29,6 +30,7 @@ export interface OperatorOptions {
   certRenewBeforeMs: number;
   bundlePropagationMs: number;
   featureGates: FeatureGates;
+  webhookOverrides: Record<string, WebhookOverride>;
   excludedNamespaces: string[];
   sloConfigNamespace: string;
   logLevel: LogLevel;
@@ -84,6 +86,11 @@ const FLAGS = {
     description: 'webhooks to turn off or on, e.g. NodeValidatingWebhook=false',
     default: '',
   },
+  'webhook-overrides': {
+    description:
+      'JSON: failure policy and timeout per webhook, e.g. {"validate-pod":{"failurePolicy":"Ignore","timeoutSeconds":5}}',
+    default: '{}',
+  },
   'excluded-namespaces': {
     description:
       'comma-separated namespaces that failurePolicy=Fail webhooks never block (kube-system and the operator namespace always are)',
@@ -117,6 +124,45 @@ export function usage(): string {
 }
 
 export class OptionsError extends Error {}
+
+/** Parses --webhook-overrides, naming the webhook and field of anything wrong. */
+export function parseWebhookOverrides(text: string): Record<string, WebhookOverride> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new OptionsError(`--webhook-overrides: not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new OptionsError('--webhook-overrides: must be a JSON object keyed by webhook name');
+  }
+  const overrides: Record<string, WebhookOverride> = {};
+  const known = webhookShortNames();
+  for (const [name, raw] of Object.entries(parsed)) {
+    const path = `--webhook-overrides.${name}`;
+    if (!known.includes(name))
+      throw new OptionsError(`${path}: unknown webhook; known: ${[...known].sort().join(', ')}`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new OptionsError(`${path}: must be an object`);
+    const override: WebhookOverride = {};
+    for (const [field, value] of Object.entries(raw as Record<string, unknown>)) {
+      if (field === 'failurePolicy') {
+        if (value !== 'Fail' && value !== 'Ignore')
+          throw new OptionsError(`${path}.failurePolicy: must be Fail or Ignore`);
+        override.failurePolicy = value;
+      } else if (field === 'timeoutSeconds') {
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 30) {
+          throw new OptionsError(`${path}.timeoutSeconds: must be an integer from 1 to 30`);
+        }
+        override.timeoutSeconds = value;
+      } else {
+        throw new OptionsError(`${path}.${field}: unknown field; use failurePolicy or timeoutSeconds`);
+      }
+    }
+    overrides[name] = override;
+  }
+  return overrides;
+}
 
 function duration(flag: Flag, value: string): number {
   try {
@@ -195,6 +241,7 @@ export function parseOptions(
     certRenewBeforeMs: duration('cert-renew-before', value('cert-renew-before')),
     bundlePropagationMs: duration('bundle-propagation', value('bundle-propagation')),
     featureGates,
+    webhookOverrides: parseWebhookOverrides(value('webhook-overrides')),
     excludedNamespaces: value('excluded-namespaces')
       .split(',')
       .map((ns) => ns.trim())

@@ -160,6 +160,22 @@ describe('Helm chart', () => {
       quota,
     );
     assert.match(defaulted, /quota\.scheduling\.koordinator\.sh\/parent: koordinator-root-quota/);
+    const badModel = [
+      'apiVersion: registry.volcano.sh/v1alpha1',
+      'kind: Model',
+      'metadata: {name: bad}',
+      'spec:',
+      '  backends:',
+      '  - {name: b0, type: vLLM, modelURI: hf://org/m, minReplicas: 5, maxReplicas: 3,',
+      '     workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]}',
+    ].join('\n');
+    await assert.rejects(
+      kubectl(['create', '-n', team, '--dry-run=server', '-f', '-'], badModel),
+      (error: { stderr?: string }) => {
+        assert.match(error.stderr ?? '', /minReplicas cannot be greater than maxReplicas/);
+        return true;
+      },
+    );
     assert.equal(operator.child.exitCode, null);
 
     // Not more than needed.
@@ -189,6 +205,8 @@ describe('Helm chart', () => {
       namespace,
       '--set',
       'featureGates.GpuClassMutatingWebhook=false',
+      '--set',
+      'webhooks.overrides.validate-node.timeoutSeconds=3',
     ]);
     operator = await runAsDeployment(t, namespace, fullname);
     await waitFor('the GPU-class webhook to leave the configuration', async () => {
@@ -204,6 +222,14 @@ describe('Helm chart', () => {
       );
       return names.length > 0 && !names.includes('mutate-pod-gpu-class.admission-operator.io');
     });
+    const { stdout: nodeTimeout } = await kubectl([
+      'get',
+      'validatingwebhookconfiguration',
+      'admission-operator',
+      '-o',
+      'jsonpath={.webhooks[?(@.name=="validate-node.admission-operator.io")].timeoutSeconds}',
+    ]);
+    assert.equal(nodeTimeout, '3', 'the timeout override reached the configuration');
     assert.equal(secretValue(await readSecret(namespace), 'ca.crt'), ca, 'the upgrade kept the CA');
     assert.ok((await publishedBundles()).every((bundle) => bundle === ca));
 

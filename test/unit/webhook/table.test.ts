@@ -89,6 +89,29 @@ describe('webhook table', () => {
   });
 });
 
+describe('webhook overrides', () => {
+  it('change failure policy and timeout, and a webhook turned to Fail gets the namespace exclusions', () => {
+    const table = webhookTable({
+      ...context,
+      overrides: {
+        'validate-pod': { failurePolicy: 'Ignore', timeoutSeconds: 3 },
+        'mutate-pod-gpu-class': { failurePolicy: 'Fail' },
+      },
+    });
+    const pod = table.find((entry) => entry.path === '/validate-pod');
+    assert.equal(pod?.failurePolicy, 'Ignore');
+    assert.equal(pod?.timeoutSeconds, 3);
+    assert.deepEqual(pod?.namespaceSelector, {});
+    const gpu = table.find((entry) => entry.path === '/mutate-pod-gpu-class');
+    assert.equal(gpu?.failurePolicy, 'Fail');
+    assert.ok(gpu?.namespaceSelector.matchExpressions?.some((e) => e.key === 'kubernetes.io/metadata.name'));
+  });
+
+  it('refuse unknown webhook names', () => {
+    assert.throws(() => webhookTable({ ...context, overrides: { nope: {} } }), /unknown webhooks: nope/);
+  });
+});
+
 describe('feature gates', () => {
   it('defaults every gate', () => {
     assert.deepEqual(parseFeatureGates(undefined), FEATURE_GATE_DEFAULTS);

@@ -49,4 +49,22 @@ describe('operator options', () => {
     assert.match(usage(), /--cert-lifetime/);
     assert.match(usage(), /ADMISSION_FEATURE_GATES/);
   });
+
+  it('reads per-webhook failure policy and timeout overrides, naming what is wrong', () => {
+    const o = options(['--webhook-overrides={"validate-pod":{"failurePolicy":"Ignore","timeoutSeconds":5}}']);
+    assert.deepEqual(o.webhookOverrides, { 'validate-pod': { failurePolicy: 'Ignore', timeoutSeconds: 5 } });
+    assert.throws(
+      () => parseOptions(['--webhook-overrides={"nope":{}}'], {}),
+      /--webhook-overrides\.nope: unknown webhook; known: .*validate-pod/,
+    );
+    assert.throws(
+      () => parseOptions(['--webhook-overrides={"validate-pod":{"failurePolicy":"Maybe"}}'], {}),
+      /--webhook-overrides\.validate-pod\.failurePolicy: must be Fail or Ignore/,
+    );
+    assert.throws(
+      () => parseOptions(['--webhook-overrides={"validate-pod":{"timeoutSeconds":31}}'], {}),
+      /timeoutSeconds: must be an integer from 1 to 30/,
+    );
+    assert.throws(() => parseOptions(['--webhook-overrides=[1'], {}), /--webhook-overrides: not valid JSON/);
+  });
 });
