@@ -76,6 +76,7 @@ export async function runOperator(
       configMaps,
       gates: options.featureGates,
       overrides: options.webhookOverrides,
+      maxAmplificationRatio: options.maxAmplificationRatio,
     };
     return overrides.webhooks ?? enabledWebhooks(context);
   };

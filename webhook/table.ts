@@ -14,6 +14,8 @@ import {
   validateModel,
 } from './rules/kthena/index.js';
 import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
+import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
+import { nodeValidator } from './rules/node/validate-node.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
 import { checkPodQuota } from './rules/quota/pod-quota.js';
@@ -64,6 +66,8 @@ export interface TableContext {
   configMaps: readonly { namespace: string; name: string }[];
   /** Rule-level gates (quota admission). */
   gates: FeatureGates;
+  /** The largest node resource-amplification ratio /validate-node accepts (default 10). */
+  maxAmplificationRatio?: number;
   /** Per-webhook failure policy and timeout, keyed by the name before `.admission-operator.io`. */
   overrides?: Readonly<Record<string, WebhookOverride>>;
 }
@@ -74,6 +78,7 @@ export interface WebhookOverride {
 }
 
 const NAME_SUFFIX = 'admission-operator.io';
+export const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 const core = (resources: string[], operations: ResourceRule['operations'], scope: Scope): ResourceRule => ({
@@ -150,7 +155,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
       featureGate: 'NodeStatusMutatingWebhook',
-      handler: notYetImplemented,
+      handler: amplifyNodeStatus,
     },
     {
       name: `mutate-elasticquota.${NAME_SUFFIX}`,
@@ -197,7 +202,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Ignore',
       timeoutSeconds: 10,
       featureGate: 'NodeValidatingWebhook',
-      handler: notYetImplemented,
+      handler: nodeValidator(context.maxAmplificationRatio ?? DEFAULT_MAX_AMPLIFICATION_RATIO),
     },
     {
       name: `validate-elasticquota.${NAME_SUFFIX}`,

@@ -31,6 +31,7 @@ export interface OperatorOptions {
   bundlePropagationMs: number;
   featureGates: FeatureGates;
   webhookOverrides: Record<string, WebhookOverride>;
+  maxAmplificationRatio: number;
   excludedNamespaces: string[];
   sloConfigNamespace: string;
   logLevel: LogLevel;
@@ -90,6 +91,10 @@ const FLAGS = {
     description:
       'JSON: failure policy and timeout per webhook, e.g. {"validate-pod":{"failurePolicy":"Ignore","timeoutSeconds":5}}',
     default: '{}',
+  },
+  'max-amplification-ratio': {
+    description: 'the largest node resource-amplification ratio /validate-node accepts',
+    default: '10',
   },
   'excluded-namespaces': {
     description:
@@ -242,6 +247,15 @@ export function parseOptions(
     bundlePropagationMs: duration('bundle-propagation', value('bundle-propagation')),
     featureGates,
     webhookOverrides: parseWebhookOverrides(value('webhook-overrides')),
+    maxAmplificationRatio: ((): number => {
+      const ratio = Number(value('max-amplification-ratio'));
+      if (!Number.isFinite(ratio) || ratio < 1) {
+        throw new OptionsError(
+          `--max-amplification-ratio: must be a number of at least 1 (got ${JSON.stringify(value('max-amplification-ratio'))})`,
+        );
+      }
+      return ratio;
+    })(),
     excludedNamespaces: value('excluded-namespaces')
       .split(',')
       .map((ns) => ns.trim())

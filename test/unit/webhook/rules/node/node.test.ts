@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AdmissionRequest, Decision, KubeObject } from '../../../../../webhook/admission/types.js';
+import { amplifyNodeStatus } from '../../../../../webhook/rules/node/amplify-node-status.js';
+import { nodeValidator } from '../../../../../webhook/rules/node/validate-node.js';
+import { stateSnapshot } from '../../../../harness/state.js';
+
+const RATIO = 'node.koordinator.sh/resource-amplification-ratio';
+const RAW = 'node.koordinator.sh/raw-allocatable';
+
+function node(annotations: Record<string, string>, allocatable: Record<string, string> | null): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1', annotations },
+    ...(allocatable ? { status: { allocatable } } : {}),
+  };
+}
+
+function statusUpdate(
+  object: KubeObject,
+  oldObject: KubeObject,
+  operation: 'UPDATE' | 'CREATE' = 'UPDATE',
+): AdmissionRequest {
+  return {
+    uid: 'u',
+    kind: { group: '', version: 'v1', kind: 'Node' },
+    resource: { group: '', version: 'v1', resource: 'nodes' },
+    subResource: 'status',
+    operation,
+    userInfo: {},
+    object,
+    oldObject,
+    dryRun: false,
+  };
+}
+
+const state = stateSnapshot();
+
+function result(decision: Decision): {
+  allocatable: Record<string, string>;
+  annotations: Record<string, string>;
+} {
+  assert.ok(decision.allowed && decision.mutated, JSON.stringify(decision));
+  return {
+    allocatable: (decision.mutated.status as { allocatable: Record<string, string> }).allocatable,
+    annotations: decision.mutated.metadata.annotations as Record<string, string>,
+  };
+}
+
+describe('amplifyNodeStatus', () => {
+  it('amplifies cpu 1000m by 1.5 to 1500m and records the raw allocatable (spec example)', () => {
+    const before = node({ [RATIO]: '{"cpu":1.5}' }, { cpu: '1000m', memory: '8Gi' });
+    const { allocatable, annotations } = result(amplifyNodeStatus(statusUpdate(before, before), state));
+    assert.equal(allocatable.cpu, '1500m');
+    assert.equal(allocatable.memory, '8Gi');
+    assert.equal(annotations[RAW], '{"cpu":"1","memory":"8Gi"}');
+  });
+
+  it('leaves allocatable alone for ratios of 0.5 and 1 but still records the raw value (spec example)', () => {
+    for (const ratio of ['{"cpu":0.5}', '{"cpu":1}']) {
+      const before = node({ [RATIO]: ratio }, { cpu: '1' });
+      const { allocatable, annotations } = result(amplifyNodeStatus(statusUpdate(before, before), state));
+      assert.equal(allocatable.cpu, '1');
+      assert.equal(annotations[RAW], '{"cpu":"1"}');
+    }
+  });
+
+  it('amplifies from the recorded raw value when allocatable did not change (spec example)', () => {
+    const current = node({ [RATIO]: '{"cpu":2}', [RAW]: '{"cpu":"1"}' }, { cpu: '2' });
+    const { allocatable } = result(amplifyNodeStatus(statusUpdate(current, current), state));
+    assert.equal(allocatable.cpu, '2');
+    const raw = node({ [RATIO]: '{"cpu":2}', [RAW]: '{"cpu":"1"}' }, { cpu: '1500m' });
+    assert.equal(result(amplifyNodeStatus(statusUpdate(raw, raw), state)).allocatable.cpu, '2');
+  });
+
+  it('takes a new kubelet report as the real capacity', () => {
+    const before = node({ [RATIO]: '{"memory":2}', [RAW]: '{"memory":"8Gi"}' }, { memory: '16Gi' });
+    const after = node({ [RATIO]: '{"memory":2}', [RAW]: '{"memory":"8Gi"}' }, { memory: '10Gi' });
+    const { allocatable, annotations } = result(amplifyNodeStatus(statusUpdate(after, before), state));
+    assert.equal(allocatable.memory, '20Gi');
+    assert.equal(annotations[RAW], '{"memory":"10Gi"}');
+  });
+
+  it('ignores resources other than cpu and memory', () => {
+    const before = node({ [RATIO]: '{"eni":3}' }, { cpu: '1', eni: '2' });
+    assert.equal(result(amplifyNodeStatus(statusUpdate(before, before), state)).allocatable.eni, '2');
+  });
+
+  it('drops the raw annotation once the ratio annotation is gone', () => {
+    const before = node({ [RAW]: '{"cpu":"1"}', other: 'x' }, { cpu: '1' });
+    assert.deepEqual(result(amplifyNodeStatus(statusUpdate(before, before), state)).annotations, {
+      other: 'x',
+    });
+  });
+
+  it('does nothing on CREATE or without allocatable', () => {
+    const created = node({ [RATIO]: '{"cpu":2}' }, { cpu: '1' });
+    assert.deepEqual(amplifyNodeStatus(statusUpdate(created, created, 'CREATE'), state), { allowed: true });
+    const empty = node({ [RATIO]: '{"cpu":2}' }, null);
+    assert.deepEqual(amplifyNodeStatus(statusUpdate(empty, empty), state), { allowed: true });
+  });
+});
+
+describe('nodeValidator', () => {
+  const validate = nodeValidator(10);
+  const update = (annotations: Record<string, string>): Decision =>
+    validate({ ...statusUpdate(node(annotations, null), node({}, null)), subResource: undefined }, state);
+
+  it('accepts finite ratios from 1 to the bound', () => {
+    assert.equal(update({ [RATIO]: '{"cpu":1.5,"memory":1}' }).allowed, true);
+    assert.equal(update({}).allowed, true);
+  });
+
+  for (const [label, value, message] of [
+    ['invalid JSON', '{cpu', /not valid JSON/],
+    ['a list', '[1.5]', /must be a JSON object of ratios/],
+    ['a ratio below 1', '{"cpu":0.5}', /\.cpu: ratio 0\.5 must be at least 1/],
+    ['a ratio above the bound', '{"memory":12}', /\.memory: ratio 12 exceeds the maximum 10/],
+    ['a ratio that is not a number', '{"cpu":"2"}', /\.cpu: ratio "2" must be a finite number/],
+  ] as const) {
+    it(`refuses ${label}, naming the resource`, () => {
+      const decision = update({ [RATIO]: value });
+      assert.ok(!decision.allowed);
+      assert.match(decision.message, message);
+    });
+  }
+});
