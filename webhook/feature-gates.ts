@@ -19,6 +19,8 @@ export const FEATURE_GATE_DEFAULTS = {
   AutoscalingPolicyBindingValidatingWebhook: true,
   /** A child quota's max keys need only be a subset of its parent's (Koordinator's gate of the same name). */
   ElasticQuotaEnableUpdateResourceKey: false,
+  /** Let a pod's koordinator.sh/priority label change on UPDATE. */
+  ColocationProfileSkipValidatingPriority: false,
   /** Refuse pods that would push their quota past its limit. */
   EnableQuotaAdmission: true,
   /** Also evaluate pods that move to another quota on UPDATE. */

@@ -17,8 +17,8 @@ import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js'
 import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
 import { nodeValidator } from './rules/node/validate-node.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
+import { podValidator } from './rules/pod/validate-pod.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
-import { checkPodQuota } from './rules/quota/pod-quota.js';
 import { elasticQuotaValidator } from './rules/quota/validate-quota.js';
 import type { Rule } from './state.js';
 
@@ -187,12 +187,11 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
-      // The quota checks; Koordinator's colocation and device checks join this chain with their issue.
-      handler: (request, state) =>
-        checkPodQuota(request, state, {
-          quotaAdmission: context.gates.EnableQuotaAdmission,
-          quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
-        }),
+      handler: podValidator({
+        skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
+        quotaAdmission: context.gates.EnableQuotaAdmission,
+        quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
+      }),
     },
     {
       name: `validate-node.${NAME_SUFFIX}`,

@@ -1,0 +1,51 @@
+/**
+ * Koordinator's QoS and priority classes of a pod, as its validation reads them (the "raw"
+ * values: from the pod's labels and spec.priority, no defaults derived from the kube QoS).
+ */
+import type { JsonObject, JsonValue } from '../../admission/types.js';
+
+export const QOS_LABEL = 'koordinator.sh/qosClass';
+export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
+export const PRIORITY_LABEL = 'koordinator.sh/priority';
+
+export const QOS_CLASSES = ['LSE', 'LSR', 'LS', 'BE', 'SYSTEM'] as const;
+export type QoSClass = (typeof QOS_CLASSES)[number] | '';
+
+/** spec.priority ranges of Koordinator's priority classes. */
+const PRIORITY_RANGES = [
+  { name: 'koord-prod', min: 9000, max: 9999 },
+  { name: 'koord-mid', min: 7000, max: 7999 },
+  { name: 'koord-batch', min: 5000, max: 5999 },
+  { name: 'koord-free', min: 3000, max: 3999 },
+] as const;
+export type PriorityClass = (typeof PRIORITY_RANGES)[number]['name'] | '';
+
+function asObject(value: JsonValue | undefined): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+export function labelsOf(pod: JsonObject | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(asObject(asObject(pod?.metadata)?.labels) ?? {})) {
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+/** The QoS label when it holds a known class; anything else counts as none. */
+export function rawQoS(pod: JsonObject | null): QoSClass {
+  const value = labelsOf(pod)[QOS_LABEL];
+  return (QOS_CLASSES as readonly string[]).includes(value ?? '') ? (value as QoSClass) : '';
+}
+
+/**
+ * The priority-class label when present (an unknown value is none, without falling back to
+ * spec.priority, as Koordinator does); else the class whose range holds spec.priority.
+ */
+export function rawPriorityClass(pod: JsonObject | null): PriorityClass {
+  const label = labelsOf(pod)[PRIORITY_CLASS_LABEL];
+  if (label !== undefined) return PRIORITY_RANGES.find((range) => range.name === label)?.name ?? '';
+  const priority = asObject(pod?.spec)?.priority;
+  if (typeof priority !== 'number') return '';
+  return PRIORITY_RANGES.find((range) => priority >= range.min && priority <= range.max)?.name ?? '';
+}
