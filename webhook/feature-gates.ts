@@ -19,6 +19,10 @@ export const FEATURE_GATE_DEFAULTS = {
   AutoscalingPolicyBindingValidatingWebhook: true,
   /** A child quota's max keys need only be a subset of its parent's (Koordinator's gate of the same name). */
   ElasticQuotaEnableUpdateResourceKey: false,
+  /** Skip the extended-resource-spec annotation on pods. */
+  DisableExtendedResourceSpec: false,
+  /** Skip splitting koordinator.sh/gpu into gpu-core and gpu-memory-ratio. */
+  DisableDeviceResourceSpec: false,
   /** Let a pod's koordinator.sh/priority label change on UPDATE. */
   ColocationProfileSkipValidatingPriority: false,
   /** Refuse pods that would push their quota past its limit. */

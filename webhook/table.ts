@@ -17,6 +17,7 @@ import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js'
 import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
 import { nodeValidator } from './rules/node/validate-node.js';
 import { notYetImplemented } from './rules/not-yet-implemented.js';
+import { podMutator } from './rules/pod/mutate-pod.js';
 import { podValidator } from './rules/pod/validate-pod.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
 import { elasticQuotaValidator } from './rules/quota/validate-quota.js';
@@ -144,7 +145,10 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
       featureGate: 'PodMutatingWebhook',
-      handler: notYetImplemented,
+      handler: podMutator({
+        skipExtendedResourceSpec: context.gates.DisableExtendedResourceSpec,
+        skipDeviceResourceSpec: context.gates.DisableDeviceResourceSpec,
+      }),
     },
     {
       name: `mutate-node-status.${NAME_SUFFIX}`,

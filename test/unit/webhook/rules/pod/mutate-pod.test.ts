@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AdmissionRequest, Decision, KubeObject } from '../../../../../webhook/admission/types.js';
+import { podMutator } from '../../../../../webhook/rules/pod/mutate-pod.js';
+import { stateSnapshot } from '../../../../harness/state.js';
+
+const mutatePod = podMutator({ skipExtendedResourceSpec: false, skipDeviceResourceSpec: false });
+const state = stateSnapshot();
+const SPEC = 'node.koordinator.sh/extended-resource-spec';
+
+function pod(containers: Record<string, unknown>[], annotations: Record<string, string> = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'team', annotations },
+    spec: { containers },
+  } as KubeObject;
+}
+
+function review(object: KubeObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): AdmissionRequest {
+  return {
+    uid: 'u',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    namespace: 'team',
+    operation,
+    userInfo: {},
+    object,
+    oldObject: operation === 'UPDATE' ? object : null,
+    dryRun: false,
+  };
+}
+
+function mutated(decision: Decision): KubeObject {
+  assert.ok(decision.allowed && decision.mutated, JSON.stringify(decision));
+  return decision.mutated;
+}
+
+const resources = (
+  object: KubeObject,
+  index = 0,
+): { requests?: Record<string, string>; limits?: Record<string, string> } =>
+  ((object.spec as { containers: { resources: object }[] }).containers[index]?.resources ?? {});
+
+describe('podMutator: extended resource spec', () => {
+  it('records batch resources of each container, as the spec example shows', () => {
+    const batch = { 'kubernetes.io/batch-cpu': '1000', 'kubernetes.io/batch-memory': '4Gi' };
+    const result = mutated(
+      mutatePod(
+        review(pod([{ name: 'test-container-a', resources: { requests: batch, limits: batch } }])),
+        state,
+      ),
+    );
+    assert.equal(
+      (result.metadata.annotations as Record<string, string>)[SPEC],
+      '{"containers":{"test-container-a":{"limits":{"kubernetes.io/batch-cpu":"1k","kubernetes.io/batch-memory":"4Gi"},"requests":{"kubernetes.io/batch-cpu":"1k","kubernetes.io/batch-memory":"4Gi"}}}}',
+    );
+  });
+
+  it('rewrites a stale annotation of a pod without batch resources to {} (Koordinator’s behaviour)', () => {
+    const result = mutated(
+      mutatePod(review(pod([{ name: 'c' }], { [SPEC]: '{"containers":{"x":{}}}' })), state),
+    );
+    assert.equal((result.metadata.annotations as Record<string, string>)[SPEC], '{}');
+  });
+
+  it('refuses an annotation that is not JSON, naming it', () => {
+    const decision = mutatePod(review(pod([{ name: 'c' }], { [SPEC]: '{' })), state);
+    assert.ok(!decision.allowed);
+    assert.match(decision.message, /extended-resource-spec\]: failed to get current extended resource spec/);
+  });
+});
+
+describe('podMutator: device resource spec', () => {
+  const gpu = (requests: Record<string, string>, limits: Record<string, string> | undefined = requests) =>
+    pod([{ name: 'c', resources: { requests, ...(limits ? { limits } : {}) } }]);
+
+  it('splits koordinator.sh/gpu 200 into core 200, ratio 200 and shared 2', () => {
+    const result = resources(mutated(mutatePod(review(gpu({ 'koordinator.sh/gpu': '200' })), state)));
+    const expected = {
+      'koordinator.sh/gpu-core': '200',
+      'koordinator.sh/gpu-memory-ratio': '200',
+      'koordinator.sh/gpu.shared': '2',
+    };
+    assert.deepEqual(result.requests, expected);
+    assert.deepEqual(result.limits, expected);
+  });
+
+  it('derives gpu.shared from the memory ratio (50 → 1, 200 → 2) or the core count', () => {
+    assert.equal(
+      resources(mutated(mutatePod(review(gpu({ 'koordinator.sh/gpu-memory-ratio': '50' })), state)))
+        .requests?.['koordinator.sh/gpu.shared'],
+      '1',
+    );
+    assert.equal(
+      resources(mutated(mutatePod(review(gpu({ 'koordinator.sh/gpu-memory-ratio': '200' })), state)))
+        .requests?.['koordinator.sh/gpu.shared'],
+      '2',
+    );
+    assert.equal(
+      resources(mutated(mutatePod(review(gpu({ 'koordinator.sh/gpu-core': '300' })), state))).requests?.[
+        'koordinator.sh/gpu.shared'
+      ],
+      '3',
+    );
+  });
+
+  it('creates the limits map instead of crashing when a container only has requests', () => {
+    const result = resources(
+      mutated(mutatePod(review(gpu({ 'koordinator.sh/gpu': '100' }, undefined)), state)),
+    );
+    assert.equal(result.limits?.['koordinator.sh/gpu-core'], '100');
+  });
+
+  it('leaves nvidia.com/gpu alone and does nothing on UPDATE', () => {
+    const nvidia = gpu({ 'nvidia.com/gpu': '1' });
+    assert.deepEqual(resources(mutated(mutatePod(review(nvidia), state))), resources(nvidia));
+    assert.deepEqual(mutatePod(review(gpu({ 'koordinator.sh/gpu': '100' }), 'UPDATE'), state), {
+      allowed: true,
+    });
+  });
+});
