@@ -40,15 +40,15 @@ export function applyDeviceResourceSpec(pod: KubeObject): boolean {
   for (const container of Array.isArray(spec?.containers) ? spec.containers : []) {
     const containerObject = asObject(container);
     if (!containerObject) continue;
-    const resources = (asObject(containerObject.resources) ?? {});
+    const resources = asObject(containerObject.resources) ?? {};
     const existingRequests = asObject(resources.requests);
     const existingLimits = asObject(resources.limits);
     const asks = DEVICE_RESOURCES.some(
       (name) => existingRequests?.[name] !== undefined || existingLimits?.[name] !== undefined,
     );
     if (!asks) continue;
-    const requests = (existingRequests ?? {});
-    const limits = (existingLimits ?? {});
+    const requests = existingRequests ?? {};
+    const limits = existingLimits ?? {};
     const gpu = wholeUnits(requests[GPU]);
     if (gpu !== undefined) {
       for (const list of [requests, limits]) {

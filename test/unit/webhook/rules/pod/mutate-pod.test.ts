@@ -40,7 +40,7 @@ const resources = (
   object: KubeObject,
   index = 0,
 ): { requests?: Record<string, string>; limits?: Record<string, string> } =>
-  ((object.spec as { containers: { resources: object }[] }).containers[index]?.resources ?? {});
+  (object.spec as { containers: { resources: object }[] }).containers[index]?.resources ?? {};
 
 describe('podMutator: extended resource spec', () => {
   it('records batch resources of each container, as the spec example shows', () => {
