@@ -4,13 +4,10 @@
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import { formatQuantity, parseQuantity } from '../../util/quantity.js';
+import { asObject } from '../../util/json.js';
 
 export const EXTENDED_RESOURCE_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
 const BATCH_RESOURCES = ['kubernetes.io/batch-cpu', 'kubernetes.io/batch-memory'];
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
 
 /** Go's encoding: sorted keys at every level, so equal specs compare equal as text. */
 function sortedJson(value: unknown): string {

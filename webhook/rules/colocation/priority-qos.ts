@@ -2,7 +2,8 @@
  * Koordinator's QoS and priority classes of a pod, as its validation reads them (the "raw"
  * values: from the pod's labels and spec.priority, no defaults derived from the kube QoS).
  */
-import type { JsonObject, JsonValue } from '../../admission/types.js';
+import type { JsonObject } from '../../admission/types.js';
+import { asObject } from '../../util/json.js';
 
 export const QOS_LABEL = 'koordinator.sh/qosClass';
 export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
@@ -19,10 +20,6 @@ const PRIORITY_RANGES = [
   { name: 'koord-free', min: 3000, max: 3999 },
 ] as const;
 export type PriorityClass = (typeof PRIORITY_RANGES)[number]['name'] | '';
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
 
 export function labelsOf(pod: JsonObject | null): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,8 +4,9 @@
  * gpu.shared count. nvidia.com/gpu is left alone. Unlike Koordinator, a container with only
  * requests or only limits gets the missing map created instead of crashing the handler.
  */
-import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
+import type { JsonValue, KubeObject } from '../../admission/types.js';
 import { parseQuantity } from '../../util/quantity.js';
+import { asObject } from '../../util/json.js';
 
 const GPU = 'koordinator.sh/gpu';
 const GPU_CORE = 'koordinator.sh/gpu-core';
@@ -14,10 +15,6 @@ const GPU_MEMORY_RATIO = 'koordinator.sh/gpu-memory-ratio';
 const GPU_SHARED = 'koordinator.sh/gpu.shared';
 const DEVICE_RESOURCES = [GPU, GPU_CORE, GPU_MEMORY, GPU_MEMORY_RATIO, GPU_SHARED];
 const NANOS = 1_000_000_000n;
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
 
 /** Quantity.Value(): whole units, rounded up. */
 function wholeUnits(value: JsonValue | undefined): bigint | undefined {

@@ -10,16 +10,9 @@ import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admissio
 import type { Rule } from '../../state.js';
 import { parseQuantity } from '../../util/quantity.js';
 import type { TierMapping } from './tier-mapping.js';
+import { asObject, asArray } from '../../util/json.js';
 
 export type SkipReason = 'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace';
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
-
-function asArray(value: JsonValue | undefined): JsonValue[] {
-  return Array.isArray(value) ? value : [];
-}
 
 function isPositiveQuantity(value: JsonValue | undefined): boolean {
   if (typeof value !== 'string' && typeof value !== 'number') return false;

@@ -5,17 +5,14 @@
  * exactly the two fields the validator then requires for model-level autoscaling.
  */
 import { allow, mutate } from '../../admission/decisions.js';
-import type { JsonObject, JsonValue } from '../../admission/types.js';
+import type { JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { decodeFailed } from './denials.js';
 import { decodeModel } from './model-types.js';
+import { asObject } from '../../util/json.js';
 
 export const DEFAULT_SCALE_TO_ZERO_GRACE_PERIOD = '30s';
 export const DEFAULT_COST_EXPANSION_RATE_PERCENT = 200;
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
 
 const absent = (value: JsonValue | undefined): boolean => value === undefined || value === null;
 

@@ -9,10 +9,7 @@ import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { formatQuantity, parseQuantity } from '../../util/quantity.js';
 import { AMPLIFICATION_RATIO_ANNOTATION, AMPLIFIED_RESOURCES, RAW_ALLOCATABLE_ANNOTATION } from './keys.js';
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
+import { asObject } from '../../util/json.js';
 
 function amplified(node: JsonObject): Record<string, string> {
   const allocatable = asObject(asObject(node.status)?.allocatable) ?? {};

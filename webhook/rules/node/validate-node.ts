@@ -6,13 +6,9 @@
  * SLO config rules.)
  */
 import { allow, deny } from '../../admission/decisions.js';
-import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { AMPLIFICATION_RATIO_ANNOTATION } from './keys.js';
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
+import { asObject } from '../../util/json.js';
 
 export function nodeValidator(maxRatio: number): Rule {
   return (request) => {

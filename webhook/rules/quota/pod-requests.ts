@@ -5,16 +5,9 @@
  */
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import { parseQuantity } from '../../util/quantity.js';
+import { asObject, asArray } from '../../util/json.js';
 
 export type Amounts = Map<string, bigint>;
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
-
-function asArray(value: JsonValue | undefined): JsonValue[] {
-  return Array.isArray(value) ? value : [];
-}
 
 function add(into: Amounts, from: Amounts): void {
   for (const [key, value] of from) into.set(key, (into.get(key) ?? 0n) + value);

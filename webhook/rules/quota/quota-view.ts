@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
+import { asObject } from '../../util/json.js';
 
 export interface QuotaView {
   namespace: string;
@@ -21,10 +22,6 @@ export interface QuotaView {
   namespaces: readonly string[];
   /** The admission annotation's limit when it is a non-empty JSON map; quota admission then uses it instead of max. */
   admission?: Readonly<Record<string, string>>;
-}
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 }
 
 function stringMap(value: JsonValue | undefined): Record<string, string> {
