@@ -23,6 +23,8 @@ export const FEATURE_GATE_DEFAULTS = {
   DisableExtendedResourceSpec: false,
   /** Skip splitting koordinator.sh/gpu into gpu-core and gpu-memory-ratio. */
   DisableDeviceResourceSpec: false,
+  /** Check pods' koordinator.sh GPU requests for consistency (Koordinator's gate, off by default). */
+  ValidatePodDeviceResource: false,
   /** Let a pod's koordinator.sh/priority label change on UPDATE. */
   ColocationProfileSkipValidatingPriority: false,
   /** Refuse pods that would push their quota past its limit. */

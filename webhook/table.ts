@@ -195,6 +195,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
         skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
         quotaAdmission: context.gates.EnableQuotaAdmission,
         quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
+        validateDeviceRequests: context.gates.ValidatePodDeviceResource,
       }),
     },
     {

@@ -5,6 +5,7 @@
  * §2.2.2 are reported together, as Koordinator's aggregate does.
  */
 import type { AdmissionRequest, Decision } from '../../admission/types.js';
+import { aggregate } from '../field-error-aggregate.js';
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../field-errors.js';
 import { podRequests } from '../quota/pod-requests.js';
 import { formatQuantity } from '../../util/quantity.js';
@@ -26,12 +27,6 @@ const FORBIDDEN_PAIRS: Partial<Record<QoSClass, readonly PriorityClass[]>> = {
 };
 
 const NANOS_PER_CORE = 1_000_000_000n;
-
-/** apimachinery's aggregate: one error alone, several as `[e1, e2]`, exact duplicates dropped. */
-function aggregate(errors: readonly FieldError[]): string {
-  const unique = [...new Set(errors.map((error) => error.toString()))];
-  return unique.length === 1 ? (unique[0] ?? '') : `[${unique.join(', ')}]`;
-}
 
 export interface ColocationOptions {
   /** Gate ColocationProfileSkipValidatingPriority: the sub-priority label may change on UPDATE. */

@@ -1,17 +1,28 @@
 /**
  * /validate-pod: Koordinator's chain, in its order, stopping at the first refusal: the
  * reserve-pod annotation and the colocation checks (§2.2), then the quota meta check and quota
- * admission (§2.3). Device and enhanced validation (§2.4, §2.5) join the chain with their rules.
+ * admission (§2.3), then the device requests (§2.4, gated). Enhanced validation (§2.5) joins the
+ * chain with its rule.
  */
 import type { Rule } from '../../state.js';
 import { checkColocation, type ColocationOptions } from '../colocation/validate-colocation.js';
+import { checkDeviceRequests } from '../device/validate-device.js';
 import { checkPodQuota, type PodQuotaOptions } from '../quota/pod-quota.js';
 
-export type PodValidationOptions = ColocationOptions & PodQuotaOptions;
+export type PodValidationOptions = ColocationOptions &
+  PodQuotaOptions & {
+    /** Gate ValidatePodDeviceResource. */
+    validateDeviceRequests: boolean;
+  };
 
 export function podValidator(options: PodValidationOptions): Rule {
   return (request, state) => {
     if (request.subResource || request.resource.resource !== 'pods') return { allowed: true };
-    return checkColocation(request, options) ?? checkPodQuota(request, state, options);
+    const colocation = checkColocation(request, options);
+    if (colocation) return colocation;
+    const quota = checkPodQuota(request, state, options);
+    if (!quota.allowed) return quota;
+    // A later refusal drops the quota reservation with the decision.
+    return (options.validateDeviceRequests ? checkDeviceRequests(request) : undefined) ?? quota;
   };
 }

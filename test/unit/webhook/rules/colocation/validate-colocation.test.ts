@@ -8,6 +8,7 @@ const validate = podValidator({
   skipValidatingPriority: false,
   quotaAdmission: true,
   quotaAdmissionOnUpdate: false,
+  validateDeviceRequests: false,
 });
 const state = stateSnapshot();
 
@@ -135,6 +136,7 @@ describe('pod colocation checks', () => {
       skipValidatingPriority: true,
       quotaAdmission: true,
       quotaAdmissionOnUpdate: false,
+      validateDeviceRequests: false,
     });
     const subOnly = pod({ [QOS]: 'LS', [PC]: 'koord-prod', 'koordinator.sh/priority': '2' });
     assert.equal(relaxed(review(subOnly, before), state).allowed, true);

@@ -1,0 +1,73 @@
+/**
+ * Koordinator §2.4 (gate ValidatePodDeviceResource): the GPU requests of each container must be
+ * consistent: not whole GPUs and shared GPUs at once, whole GPUs as a percentage (≤ 100, or a
+ * multiple of 100), and shared GPUs with either a memory amount or a memory ratio that, like the
+ * core count, divides evenly among the shares.
+ */
+import type { AdmissionRequest, Decision, JsonValue } from '../../admission/types.js';
+import { asArray, asObject } from '../../util/json.js';
+import { parseQuantity } from '../../util/quantity.js';
+import { FieldPath, forbidden, invalid, type FieldError } from '../field-errors.js';
+import { aggregate } from '../field-error-aggregate.js';
+
+const NANOS = 1_000_000_000n;
+const PATH = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
+
+/** Quantity.Value() (whole units, rounded up), and the text as written for messages. */
+function amount(value: JsonValue | undefined): { units: bigint; text: string } | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  try {
+    return { units: (parseQuantity(String(value)) + NANOS - 1n) / NANOS, text: String(value) };
+  } catch {
+    return undefined;
+  }
+}
+
+function checkContainer(requests: Record<string, JsonValue>, errors: FieldError[]): void {
+  const gpu = amount(requests['koordinator.sh/gpu']);
+  const shared = amount(requests['koordinator.sh/gpu.shared']);
+  if (gpu && shared) {
+    errors.push(forbidden(PATH, 'Forbidden declare GPU and GPU share at same time'));
+    return;
+  }
+  if (gpu) {
+    if (gpu.units === 0n) errors.push(invalid(PATH, gpu.text, 'the requested GPU must be greater than zero'));
+    else if (gpu.units > 100n && gpu.units % 100n !== 0n) {
+      errors.push(invalid(PATH, gpu.text, 'the requested GPU must be percentage of 100'));
+    }
+  }
+  if (!shared) return;
+  if (shared.units === 0n) {
+    errors.push(invalid(PATH, shared.text, 'the requested GPU must be greater than zero'));
+    return;
+  }
+  if ((amount(requests['huawei.com/npu-core'])?.units ?? 0n) !== 0n) return;
+  const memory = amount(requests['koordinator.sh/gpu-memory'])?.units ?? 0n;
+  const ratio = amount(requests['koordinator.sh/gpu-memory-ratio']);
+  const ratioUnits = ratio?.units ?? 0n;
+  if (memory === 0n && ratioUnits === 0n)
+    errors.push(forbidden(PATH, 'GPU memory and GPU memory ratio all is zero'));
+  else if (memory !== 0n && ratioUnits !== 0n) {
+    errors.push(forbidden(PATH, 'declare GPU memory and GPU memory ratio at same time'));
+  }
+  const core = amount(requests['koordinator.sh/gpu-core']);
+  if (core && core.units % shared.units !== 0n) {
+    errors.push(invalid(PATH, core.text, 'the requested gpuCore must multiple of shared'));
+  }
+  if (ratio && ratio.units % shared.units !== 0n) {
+    errors.push(invalid(PATH, ratio.text, 'the requested gpuMemoryRatio must multiple of shared'));
+  }
+}
+
+export function checkDeviceRequests(request: AdmissionRequest): Decision | undefined {
+  const pod = request.object;
+  if (!pod) return undefined;
+  const errors: FieldError[] = [];
+  for (const container of asArray(asObject(pod.spec)?.containers)) {
+    const requests = asObject(asObject(asObject(container)?.resources)?.requests);
+    if (requests) checkContainer(requests, errors);
+  }
+  return errors.length === 0
+    ? undefined
+    : { allowed: false, code: 400, reason: 'BadRequest', message: aggregate(errors) };
+}
