@@ -11,6 +11,7 @@ import { jsonPatch } from '../../../../../webhook/admission/response.js';
 import { mutateAutoscalingPolicy } from '../../../../../webhook/rules/kthena/mutate-autoscaling-policy.js';
 import { validateAutoscalingPolicy } from '../../../../../webhook/rules/kthena/validate-autoscaling-policy.js';
 import { stateSnapshot } from '../../../../harness/state.js';
+import { admissionRequest } from '../../../../harness/requests.js';
 
 const METRICS = [{ metricName: 'qps', targetValue: '100' }];
 
@@ -27,17 +28,15 @@ function request(
   object: KubeObject | null,
   operation: AdmissionRequest['operation'] = 'CREATE',
 ): AdmissionRequest {
-  return {
-    uid: 'uid-1',
-    kind: { group: 'registry.volcano.sh', version: 'v1alpha1', kind: 'AutoscalingPolicy' },
-    resource: { group: 'registry.volcano.sh', version: 'v1alpha1', resource: 'autoscalingpolicies' },
+  return admissionRequest({
+    group: 'registry.volcano.sh',
+    version: 'v1alpha1',
+    kind: 'AutoscalingPolicy',
+    resource: 'autoscalingpolicies',
     namespace: 'ml',
     operation,
-    userInfo: {},
     object,
-    oldObject: null,
-    dryRun: false,
-  };
+  });
 }
 
 const state = stateSnapshot();

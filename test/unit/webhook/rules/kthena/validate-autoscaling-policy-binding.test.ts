@@ -8,6 +8,7 @@ import type {
 } from '../../../../../webhook/admission/types.js';
 import { validateAutoscalingPolicyBinding } from '../../../../../webhook/rules/kthena/validate-autoscaling-policy-binding.js';
 import { stateSnapshot } from '../../../../harness/state.js';
+import { admissionRequest } from '../../../../harness/requests.js';
 
 const target: JsonObject = {
   targetRef: { kind: 'ModelInfer', name: 'llama-vllm' },
@@ -33,17 +34,15 @@ function request(
   namespace = 'default',
   operation: AdmissionRequest['operation'] = 'CREATE',
 ): AdmissionRequest {
-  return {
-    uid: 'uid-1',
-    kind: { group: 'registry.volcano.sh', version: 'v1alpha1', kind: 'AutoscalingPolicyBinding' },
-    resource: { group: 'registry.volcano.sh', version: 'v1alpha1', resource: 'autoscalingpolicybindings' },
-    namespace,
+  return admissionRequest({
+    group: 'registry.volcano.sh',
+    version: 'v1alpha1',
+    kind: 'AutoscalingPolicyBinding',
+    resource: 'autoscalingpolicybindings',
+    namespace: namespace,
     operation,
-    userInfo: {},
     object,
-    oldObject: null,
-    dryRun: false,
-  };
+  });
 }
 
 // As Kthena's own test fixture: one policy, default/dummy-policy.

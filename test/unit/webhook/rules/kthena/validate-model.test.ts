@@ -8,6 +8,7 @@ import type {
 } from '../../../../../webhook/admission/types.js';
 import { validateModel } from '../../../../../webhook/rules/kthena/validate-model.js';
 import { stateSnapshot } from '../../../../harness/state.js';
+import { admissionRequest } from '../../../../harness/requests.js';
 
 function model(spec: JsonObject, name = 'llama'): KubeObject {
   return {
@@ -42,17 +43,15 @@ function request(
   object: KubeObject | null,
   operation: AdmissionRequest['operation'] = 'CREATE',
 ): AdmissionRequest {
-  return {
-    uid: 'uid-1',
-    kind: { group: 'registry.volcano.sh', version: 'v1alpha1', kind: 'Model' },
-    resource: { group: 'registry.volcano.sh', version: 'v1alpha1', resource: 'models' },
+  return admissionRequest({
+    group: 'registry.volcano.sh',
+    version: 'v1alpha1',
+    kind: 'Model',
+    resource: 'models',
     namespace: 'ml',
     operation,
-    userInfo: {},
     object,
-    oldObject: null,
-    dryRun: false,
-  };
+  });
 }
 
 const state = stateSnapshot();

@@ -1,0 +1,35 @@
+/** Builds the AdmissionRequest a rule receives, for unit tests. */
+import type { AdmissionRequest, KubeObject, Operation } from '../../webhook/admission/types.js';
+
+export interface ReviewFields {
+  /** API group ('' for core) and version of both kind and resource. */
+  group?: string;
+  version?: string;
+  kind: string;
+  resource: string;
+  subResource?: string;
+  operation?: Operation;
+  namespace?: string;
+  name?: string;
+  object?: KubeObject | null;
+  oldObject?: KubeObject | null;
+  dryRun?: boolean;
+}
+
+export function admissionRequest(fields: ReviewFields): AdmissionRequest {
+  const group = fields.group ?? '';
+  const version = fields.version ?? 'v1';
+  return {
+    uid: 'uid-1',
+    kind: { group, version, kind: fields.kind },
+    resource: { group, version, resource: fields.resource },
+    ...(fields.subResource ? { subResource: fields.subResource } : {}),
+    ...(fields.namespace !== undefined ? { namespace: fields.namespace } : {}),
+    ...(fields.name !== undefined ? { name: fields.name } : {}),
+    operation: fields.operation ?? 'CREATE',
+    userInfo: {},
+    object: fields.object ?? null,
+    oldObject: fields.oldObject ?? null,
+    dryRun: fields.dryRun ?? false,
+  };
+}
