@@ -3,7 +3,7 @@
  * values: from the pod's labels and spec.priority, no defaults derived from the kube QoS).
  */
 import type { JsonObject } from '../../admission/types.js';
-import { asObject } from '../../util/json.js';
+import { asObject, labelsOf } from '../../util/json.js';
 
 export const QOS_LABEL = 'koordinator.sh/qosClass';
 export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
@@ -20,14 +20,6 @@ const PRIORITY_RANGES = [
   { name: 'koord-free', min: 3000, max: 3999 },
 ] as const;
 export type PriorityClass = (typeof PRIORITY_RANGES)[number]['name'] | '';
-
-export function labelsOf(pod: JsonObject | null): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(asObject(asObject(pod?.metadata)?.labels) ?? {})) {
-    if (typeof value === 'string') out[key] = value;
-  }
-  return out;
-}
 
 /** The QoS label when it holds a known class; anything else counts as none. */
 export function rawQoS(pod: JsonObject | null): QoSClass {

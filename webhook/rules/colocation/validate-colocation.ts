@@ -8,9 +8,9 @@ import type { AdmissionRequest, Decision } from '../../admission/types.js';
 import { aggregate } from '../field-error-aggregate.js';
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../field-errors.js';
 import { podRequests } from '../quota/pod-requests.js';
+import { labelsOf } from '../../util/json.js';
 import { formatQuantity } from '../../util/quantity.js';
 import {
-  labelsOf,
   PRIORITY_LABEL,
   QOS_LABEL,
   rawPriorityClass,

@@ -17,7 +17,7 @@ const DEVICE_RESOURCES = [GPU, GPU_CORE, GPU_MEMORY, GPU_MEMORY_RATIO, GPU_SHARE
 const NANOS = 1_000_000_000n;
 
 /** Quantity.Value(): whole units, rounded up. */
-function wholeUnits(value: JsonValue | undefined): bigint | undefined {
+export function wholeUnits(value: JsonValue | undefined): bigint | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   try {
     const nanos = parseQuantity(String(value));

@@ -6,21 +6,17 @@
  */
 import type { AdmissionRequest, Decision, JsonValue } from '../../admission/types.js';
 import { asArray, asObject } from '../../util/json.js';
-import { parseQuantity } from '../../util/quantity.js';
 import { FieldPath, forbidden, invalid, type FieldError } from '../field-errors.js';
 import { aggregate } from '../field-error-aggregate.js';
+import { wholeUnits } from './device-resource-spec.js';
 
-const NANOS = 1_000_000_000n;
 const PATH = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
 
-/** Quantity.Value() (whole units, rounded up), and the text as written for messages. */
+/** Quantity.Value() and the text as written, for messages. */
 function amount(value: JsonValue | undefined): { units: bigint; text: string } | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  try {
-    return { units: (parseQuantity(String(value)) + NANOS - 1n) / NANOS, text: String(value) };
-  } catch {
-    return undefined;
-  }
+  const units = wholeUnits(value);
+  return units === undefined ? undefined : { units, text: String(value) };
 }
 
 function checkContainer(requests: Record<string, JsonValue>, errors: FieldError[]): void {

@@ -5,7 +5,9 @@
  * - The shared weight defaults to max, and an explicit one is aligned with max's keys.
  */
 import { allow, deny, mutate } from '../../admission/decisions.js';
+import type { JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
+import { stringsOf } from '../../util/json.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
 
@@ -16,14 +18,6 @@ function resourceListJson(list: Readonly<Record<string, string>>): string {
   );
 }
 
-function stringRecord(value: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    for (const [key, item] of Object.entries(value)) if (typeof item === 'string') out[key] = item;
-  }
-  return out;
-}
-
 export const defaultElasticQuota: Rule = (request, state) => {
   const object = request.object;
   if (request.operation !== 'CREATE' || request.subResource || !object) return allow();
@@ -32,8 +26,8 @@ export const defaultElasticQuota: Rule = (request, state) => {
 
   const mutated = structuredClone(object);
   const metadata = mutated.metadata;
-  const labels = stringRecord(metadata.labels);
-  const annotations = stringRecord(metadata.annotations);
+  const labels = stringsOf(metadata.labels);
+  const annotations = stringsOf(metadata.annotations);
 
   if (!labels[QUOTA_LABELS.parent]) labels[QUOTA_LABELS.parent] = ROOT_QUOTA;
   const parentName = labels[QUOTA_LABELS.parent] ?? ROOT_QUOTA;
@@ -60,7 +54,7 @@ export const defaultElasticQuota: Rule = (request, state) => {
       const parsed: unknown = JSON.parse(declared);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new Error('not a JSON object');
-      weight = stringRecord(parsed);
+      weight = stringsOf(parsed as JsonValue);
     } catch (error) {
       return deny(
         `metadata.annotations[${QUOTA_ANNOTATIONS.sharedWeight}]: must be a JSON object of resource quantities: ${(error as Error).message}`,

@@ -9,8 +9,9 @@
  * Admission writes nothing to the cluster: an allowed pod comes back as a `reserve` effect, which
  * the server records in the store's in-memory ledger until the pod watch sees the pod.
  */
-import type { AdmissionRequest, Decision, JsonObject } from '../../admission/types.js';
+import type { AdmissionRequest, Decision } from '../../admission/types.js';
 import type { StateSnapshot } from '../../state.js';
+import { labelsOf } from '../../util/json.js';
 import { formatQuantity, parseQuantity } from '../../util/quantity.js';
 import { DEFAULT_QUOTA, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { podRequests, type Amounts } from './pod-requests.js';
@@ -38,19 +39,6 @@ const COUNTED = new Set([
   'koordinator.sh/gpu.shared',
   'koordinator.sh/gpu-memory-ratio',
 ]);
-
-function labelsOf(object: JsonObject | null): Record<string, string> {
-  const metadata = object?.metadata;
-  const labels =
-    typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
-      ? metadata.labels
-      : undefined;
-  const out: Record<string, string> = {};
-  if (typeof labels === 'object' && labels !== null && !Array.isArray(labels)) {
-    for (const [key, value] of Object.entries(labels)) if (typeof value === 'string') out[key] = value;
-  }
-  return out;
-}
 
 function refuse(message: string, code = 403): Decision {
   return { allowed: false, code, reason: code === 403 ? 'Forbidden' : 'BadRequest', message };
