@@ -11,8 +11,22 @@ export class QuotaIndex {
   private readonly byNamespace = new Map<string, string>();
   private readonly byTreeId = new Map<string, Set<string>>();
 
+  /**
+   * Moves whenever a change can alter which quota a pod resolves to: a quota appearing or going,
+   * changing namespace, or binding other namespaces. Status and bound updates leave it alone, so
+   * the frequent ones do not make the store re-resolve every pod.
+   */
+  bindingsVersion = 0;
+
   set(name: string, quota: QuotaView): void {
-    this.delete(name);
+    const previous = this.byName.get(name);
+    if (
+      previous?.namespace !== quota.namespace ||
+      previous.namespaces.join('\0') !== quota.namespaces.join('\0')
+    ) {
+      this.bindingsVersion++;
+    }
+    this.remove(name);
     this.byName.set(name, quota);
     let children = this.childrenByParent.get(quota.parent);
     if (!children) this.childrenByParent.set(quota.parent, (children = new Set()));
@@ -26,6 +40,11 @@ export class QuotaIndex {
   }
 
   delete(name: string): void {
+    if (this.byName.has(name)) this.bindingsVersion++;
+    this.remove(name);
+  }
+
+  private remove(name: string): void {
     const previous = this.byName.get(name);
     if (!previous) return;
     this.byName.delete(name);

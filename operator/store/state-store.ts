@@ -51,6 +51,8 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
   private readonly elasticQuotas = new QuotaIndex();
   private readonly usage = new QuotaUsage();
+  /** The quota bindings the pods' quotas were last resolved against. */
+  private resolvedBindings = 0;
   /** What re-resolving a pod's quota needs: its namespace and quota labels. */
   private readonly podLabels = new Map<string, { namespace: string; labels: Record<string, string> }>();
   private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
@@ -139,6 +141,8 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
       },
       () => {
         // A new quota or namespace binding can change which quota a pod counts against.
+        if (this.elasticQuotas.bindingsVersion === this.resolvedBindings) return;
+        this.resolvedBindings = this.elasticQuotas.bindingsVersion;
         this.usage.reassign((key) => {
           const pod = this.podLabels.get(key);
           return pod ? quotaNameOf(pod.labels, pod.namespace, this) : DEFAULT_QUOTA;

@@ -44,4 +44,19 @@ describe('QuotaIndex', () => {
     assert.equal(index.boundTo('ns-b'), undefined);
     assert.deepEqual(index.snapshot().trees, { t: ['top'] });
   });
+
+  it('moves bindingsVersion only for changes that can re-route pods', () => {
+    const index = new QuotaIndex();
+    index.set('a', quota('a', {}, ['ns-a']));
+    const afterAdd = index.bindingsVersion;
+    assert.ok(afterAdd > 0);
+    index.set('a', quota('a', { [L('is-parent')]: 'true' }, ['ns-a']));
+    assert.equal(index.bindingsVersion, afterAdd, 'a label change does not re-route pods');
+    index.set('a', quota('a', {}, ['ns-b']));
+    assert.equal(index.bindingsVersion, afterAdd + 1);
+    index.delete('a');
+    assert.equal(index.bindingsVersion, afterAdd + 2);
+    index.delete('a');
+    assert.equal(index.bindingsVersion, afterAdd + 2);
+  });
 });
