@@ -4,7 +4,11 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { GPU_TIER_MAPPING_NAME, SLO_CONFIG_NAME } from '../webhook/names.js';
+import {
+  GPU_TIER_MAPPING_NAME,
+  POD_ENHANCED_VALIDATOR_CONFIG_NAME,
+  SLO_CONFIG_NAME,
+} from '../webhook/names.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
@@ -74,6 +78,7 @@ export async function runOperator(
       tierLabelKey: mapping.namespaceLabelKey,
       gpuResourceNames: mapping.gpuResources,
       configMaps,
+      koordinatorNamespace: options.sloConfigNamespace,
       gates: options.featureGates,
       overrides: options.webhookOverrides,
       maxAmplificationRatio: options.maxAmplificationRatio,
@@ -84,7 +89,10 @@ export async function runOperator(
 
   const store = new StateStore({
     kubeConfig,
-    configMaps,
+    // Read, not validated: the enhanced-validator rules live where Koordinator keeps them.
+    configMaps: options.featureGates.EnablePodEnhancedValidator
+      ? [...configMaps, { namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
+      : configMaps,
     tierMappingNamespace: options.namespace,
     logger,
     metrics,

@@ -25,6 +25,12 @@ export const FEATURE_GATE_DEFAULTS = {
   DisableDeviceResourceSpec: false,
   /** Check pods' koordinator.sh GPU requests for consistency (Koordinator's gate, off by default). */
   ValidatePodDeviceResource: false,
+  /** Skip the batch/mid resource translation after ClusterColocationProfiles are applied. */
+  ColocationProfileSkipMutatingResources: false,
+  /** Pin pods of a multi-quota tree to its ElasticQuotaProfile's nodes (Koordinator's MultiQuotaTree). */
+  MultiQuotaTree: false,
+  /** Require the labels listed in the pod-enhanced-validator-config ConfigMap on new and updated pods. */
+  EnablePodEnhancedValidator: false,
   /** Let a pod's koordinator.sh/priority label change on UPDATE. */
   ColocationProfileSkipValidatingPriority: false,
   /** Refuse pods that would push their quota past its limit. */

@@ -2,7 +2,7 @@
  * What a rule may ask of the cluster state. The operator's watch-fed store implements it;
  * every answer comes from memory (O(1) or O(log n) from an index), never from the API server.
  */
-import type { AdmissionRequest, Decision } from './admission/types.js';
+import type { AdmissionRequest, Decision, JsonObject } from './admission/types.js';
 import type { TierMapping } from './rules/gpu-class/tier-mapping.js';
 import type { QuotaView } from './rules/quota/quota-view.js';
 
@@ -17,6 +17,42 @@ export interface ConfigMapView {
   uid: string;
   data: Readonly<Record<string, string>>;
   resourceVersion: string;
+}
+
+/** A Koordinator ClusterColocationProfile: its name, annotations and spec as the API server stored them. */
+export interface ColocationProfileView {
+  name: string;
+  annotations: Readonly<Record<string, string>>;
+  spec: JsonObject;
+}
+
+/** A scheduling.k8s.io/v1 PriorityClass: what a profile copies onto the pods it names it for. */
+export interface PriorityClassView {
+  name: string;
+  value: number;
+  preemptionPolicy?: string;
+}
+
+/** A node, by the labels SLO node strategies select on. */
+export interface NodeView {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+/** A Koordinator ElasticQuotaProfile (quota.koordinator.sh/v1alpha1): the nodes of one quota tree. */
+export interface ElasticQuotaProfileView {
+  namespace: string;
+  name: string;
+  treeId: string;
+  /** spec.nodeSelector, a LabelSelector; absent when the profile has none. */
+  nodeSelector?: JsonObject;
+}
+
+/** A Koordinator Reservation: where it stands. */
+export interface ReservationView {
+  name: string;
+  phase: string;
+  nodeName: string;
 }
 
 /** A namespaced object known only by its name (existence checks). */
@@ -42,6 +78,14 @@ export interface StateSnapshot {
   quotaUsed(quota: string): ReadonlyMap<string, bigint>;
   /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */
   gpuTierMapping(): TierMapping;
+  /** Every ClusterColocationProfile, sorted by name (byte order), the order Koordinator applies them in. */
+  colocationProfiles(): readonly ColocationProfileView[];
+  priorityClass(name: string): PriorityClassView | undefined;
+  /** Every node (name and labels). */
+  nodes(): Iterable<NodeView>;
+  /** The ElasticQuotaProfiles of a quota tree, sorted by namespace then name (the API server's list order). */
+  elasticQuotaProfiles(treeId: string): readonly ElasticQuotaProfileView[];
+  reservation(name: string): ReservationView | undefined;
 }
 
 /** A rule: a pure function of the request and the state. It does no I/O. */

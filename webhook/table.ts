@@ -3,6 +3,7 @@
  * MutatingWebhookConfiguration / ValidatingWebhookConfiguration the operator writes:
  * nothing about a webhook is declared anywhere else.
  */
+import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
 import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
@@ -16,7 +17,7 @@ import {
 import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
 import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
 import { nodeValidator } from './rules/node/validate-node.js';
-import { notYetImplemented } from './rules/not-yet-implemented.js';
+import { reservationMutator } from './rules/reservation/mutate-reservation.js';
 import { podMutator } from './rules/pod/mutate-pod.js';
 import { podValidator } from './rules/pod/validate-pod.js';
 import { defaultElasticQuota } from './rules/quota/default-quota.js';
@@ -65,6 +66,10 @@ export interface TableContext {
   gpuResourceNames: readonly string[];
   /** ConfigMaps the ConfigMap webhook validates. */
   configMaps: readonly { namespace: string; name: string }[];
+  /** Where Koordinator's ConfigMaps live (slo-controller-config, pod-enhanced-validator-config). */
+  koordinatorNamespace: string;
+  /** A uniform integer in 0..99 for ClusterColocationProfile probabilities; random unless a test fixes it. */
+  roll?: () => number;
   /** Rule-level gates (quota admission). */
   gates: FeatureGates;
   /** The largest node resource-amplification ratio /validate-node accepts (default 10). */
@@ -134,6 +139,7 @@ type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'm
 
 /** Every webhook the operator can serve, before feature gates. */
 export function webhookTable(context: TableContext): WebhookEntry[] {
+  const roll = context.roll ?? ((): number => randomInt(100));
   const drafts: EntryDraft[] = [
     // Koordinator: pods, nodes, quotas, reservations, the SLO ConfigMap.
     {
@@ -146,7 +152,10 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       reinvocationPolicy: 'Never',
       featureGate: 'PodMutatingWebhook',
       handler: podMutator({
+        roll,
+        skipMutatingResources: context.gates.ColocationProfileSkipMutatingResources,
         skipExtendedResourceSpec: context.gates.DisableExtendedResourceSpec,
+        multiQuotaTree: context.gates.MultiQuotaTree,
         skipDeviceResourceSpec: context.gates.DisableDeviceResourceSpec,
       }),
     },
@@ -181,7 +190,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
       featureGate: 'ReservationMutatingWebhook',
-      handler: notYetImplemented,
+      handler: reservationMutator(roll),
     },
     {
       name: `validate-pod.${NAME_SUFFIX}`,
@@ -196,6 +205,8 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
         quotaAdmission: context.gates.EnableQuotaAdmission,
         quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
         validateDeviceRequests: context.gates.ValidatePodDeviceResource,
+        enhancedValidation: context.gates.EnablePodEnhancedValidator,
+        enhancedValidationNamespace: context.koordinatorNamespace,
       }),
     },
     {
@@ -319,6 +330,7 @@ export function webhookShortNames(): string[] {
     tierLabelKey: 'tier',
     gpuResourceNames: [],
     configMaps: [],
+    koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
   }).map((entry) => shortName(entry.name));
 }

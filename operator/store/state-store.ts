@@ -6,12 +6,15 @@
 import {
   CoreV1Api,
   CustomObjectsApi,
+  SchedulingV1Api,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   type V1ConfigMap,
   type V1Namespace,
+  type V1Node,
   type V1Pod,
+  type V1PriorityClass,
 } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -19,16 +22,29 @@ import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import type { TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import { quotaView, type QuotaView } from '../../webhook/rules/quota/quota-view.js';
-import { DEFAULT_QUOTA } from '../../webhook/rules/quota/keys.js';
+import { DEFAULT_QUOTA, QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
 import { podIsDone, podRequests } from '../../webhook/rules/quota/pod-requests.js';
 import { quotaNameOf } from '../../webhook/rules/quota/resolve-quota.js';
 import { formatQuantity } from '../../webhook/util/quantity.js';
 import type { OperatorMetrics } from '../../webhook/server/metrics.js';
-import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
+import type {
+  ColocationProfileView,
+  ConfigMapView,
+  ElasticQuotaProfileView,
+  NamespaceView,
+  NodeView,
+  ObjectRef,
+  PriorityClassView,
+  ReservationView,
+  StateSnapshot,
+} from '../../webhook/state.js';
+import { asObject, labelsOf } from '../../webhook/util/json.js';
 import type { EventRecorder } from '../kube/events.js';
 import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
+import { GroupedIndex, SortedIndex } from './indexes.js';
+import { slimNode } from './slim-node.js';
 import { slimPod } from './slim-pod.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
 
@@ -49,6 +65,11 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
+  private readonly colocationProfileIndex = new SortedIndex<ColocationProfileView>();
+  private readonly priorityClasses = new Map<string, PriorityClassView>();
+  private readonly nodeLabels = new Map<string, NodeView>();
+  private readonly quotaProfiles = new GroupedIndex<ElasticQuotaProfileView>((profile) => profile.treeId);
+  private readonly reservations = new Map<string, ReservationView>();
   private readonly elasticQuotas = new QuotaIndex();
   private readonly usage = new QuotaUsage();
   /** The quota bindings the pods' quotas were last resolved against. */
@@ -66,6 +87,12 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
     );
     const core = options.kubeConfig.makeApiClient(CoreV1Api);
     const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    const scheduling = options.kubeConfig.makeApiClient(SchedulingV1Api);
+    const listCustom =
+      (group: string, plural: string) => (): Promise<KubernetesListObject<KubernetesObject>> =>
+        custom.listClusterCustomObject({ group, version: 'v1alpha1', plural }) as Promise<
+          KubernetesListObject<KubernetesObject>
+        >;
 
     this.watch<V1Namespace, NamespaceView>(
       { kind: 'namespaces', path: '/api/v1/namespaces', list: () => core.listNamespace() },
@@ -147,6 +174,102 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
           const pod = this.podLabels.get(key);
           return pod ? quotaNameOf(pod.labels, pod.namespace, this) : DEFAULT_QUOTA;
         });
+      },
+    );
+
+    this.watch<KubernetesObject, ColocationProfileView>(
+      {
+        kind: 'clustercolocationprofiles',
+        path: '/apis/config.koordinator.sh/v1alpha1/clustercolocationprofiles',
+        list: listCustom('config.koordinator.sh', 'clustercolocationprofiles'),
+        optional: true,
+      },
+      this.colocationProfileIndex,
+      (profile) => {
+        const json = profile as unknown as JsonObject;
+        const name = profile.metadata?.name;
+        if (!name) return undefined;
+        return [
+          name,
+          {
+            name,
+            annotations: { ...(profile.metadata?.annotations ?? {}) },
+            spec: asObject(json.spec) ?? {},
+          },
+        ];
+      },
+    );
+
+    this.watch<V1PriorityClass, PriorityClassView>(
+      {
+        kind: 'priorityclasses',
+        path: '/apis/scheduling.k8s.io/v1/priorityclasses',
+        list: () => scheduling.listPriorityClass(),
+      },
+      this.priorityClasses,
+      (pc) => {
+        const name = pc.metadata?.name;
+        if (!name) return undefined;
+        return [
+          name,
+          {
+            name,
+            value: pc.value,
+            ...(pc.preemptionPolicy ? { preemptionPolicy: pc.preemptionPolicy } : {}),
+          },
+        ];
+      },
+    );
+
+    this.watch<V1Node, NodeView>(
+      { kind: 'nodes', path: '/api/v1/nodes', list: () => core.listNode() },
+      this.nodeLabels,
+      (node) => {
+        slimNode(node);
+        const name = node.metadata?.name;
+        return name ? [name, { name, labels: { ...(node.metadata?.labels ?? {}) } }] : undefined;
+      },
+    );
+
+    this.watch<KubernetesObject, ElasticQuotaProfileView>(
+      {
+        kind: 'elasticquotaprofiles',
+        path: '/apis/quota.koordinator.sh/v1alpha1/elasticquotaprofiles',
+        list: listCustom('quota.koordinator.sh', 'elasticquotaprofiles'),
+        optional: true,
+      },
+      this.quotaProfiles,
+      (profile) => {
+        const { namespace = '', name = '' } = profile.metadata ?? {};
+        if (!name) return undefined;
+        const spec = asObject((profile as unknown as JsonObject).spec);
+        const nodeSelector = asObject(spec?.nodeSelector);
+        return [
+          key(namespace, name),
+          {
+            namespace,
+            name,
+            treeId: labelsOf(profile as unknown as JsonObject)[QUOTA_LABELS.treeId] ?? '',
+            ...(nodeSelector ? { nodeSelector } : {}),
+          },
+        ];
+      },
+    );
+
+    this.watch<KubernetesObject, ReservationView>(
+      {
+        kind: 'reservations',
+        path: '/apis/scheduling.koordinator.sh/v1alpha1/reservations',
+        list: listCustom('scheduling.koordinator.sh', 'reservations'),
+        optional: true,
+      },
+      this.reservations,
+      (reservation) => {
+        const name = reservation.metadata?.name;
+        if (!name) return undefined;
+        const status = asObject((reservation as unknown as JsonObject).status);
+        const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+        return [name, { name, phase: text(status?.phase), nodeName: text(status?.nodeName) }];
       },
     );
 
@@ -271,6 +394,26 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
       quota: reservation.quota,
       requests: new Map(reservation.requests),
     });
+  }
+
+  colocationProfiles(): readonly ColocationProfileView[] {
+    return this.colocationProfileIndex.values();
+  }
+
+  priorityClass(name: string): PriorityClassView | undefined {
+    return this.priorityClasses.get(name);
+  }
+
+  nodes(): Iterable<NodeView> {
+    return this.nodeLabels.values();
+  }
+
+  elasticQuotaProfiles(treeId: string): readonly ElasticQuotaProfileView[] {
+    return this.quotaProfiles.members(treeId);
+  }
+
+  reservation(name: string): ReservationView | undefined {
+    return this.reservations.get(name);
   }
 
   autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined {

@@ -113,6 +113,7 @@ async function benchServer(): Promise<void> {
     tierLabelKey: 't',
     gpuResourceNames: ['nvidia.com/gpu'],
     configMaps: [],
+    koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
   });
   // A mutation that touches every container, so the patch diff is part of what is measured.

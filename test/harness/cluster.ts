@@ -6,12 +6,20 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { applyYaml as applyYamlWith } from '../../operator/kube/apply.js';
 import { logTails, startCluster } from '../../scripts/cluster/control-plane.js';
-import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
+import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -130,4 +138,16 @@ export async function createPod(namespace: string, labels: Record<string, string
     },
   });
   return pod.metadata?.name ?? '';
+}
+
+/** Applies the project's CRDs (file names under crds/ without .yaml) and waits until each is established. */
+export async function installCrds(...names: string[]): Promise<void> {
+  const extensions = (await clusterKubeConfig()).makeApiClient(ApiextensionsV1Api);
+  for (const name of names) {
+    await applyYaml(await readFile(join(repoRoot, 'crds', `${name}.yaml`), 'utf8'));
+    await waitFor(`${name} to be established`, async () => {
+      const crd = await extensions.readCustomResourceDefinition({ name });
+      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    });
+  }
 }

@@ -1,7 +1,17 @@
 /** An in-memory StateSnapshot for rule unit tests. */
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
-import type { ConfigMapView, NamespaceView, ObjectRef, StateSnapshot } from '../../webhook/state.js';
+import type {
+  ColocationProfileView,
+  ConfigMapView,
+  ElasticQuotaProfileView,
+  NamespaceView,
+  NodeView,
+  ObjectRef,
+  PriorityClassView,
+  ReservationView,
+  StateSnapshot,
+} from '../../webhook/state.js';
 
 export interface StateFixture {
   namespaces?: NamespaceView[];
@@ -14,6 +24,11 @@ export interface StateFixture {
   quotaPods?: Record<string, string[]>;
   /** The mapping in force; KubeNexus's default when omitted. */
   gpuTierMapping?: TierMapping;
+  colocationProfiles?: ColocationProfileView[];
+  priorityClasses?: PriorityClassView[];
+  nodes?: NodeView[];
+  elasticQuotaProfiles?: ElasticQuotaProfileView[];
+  reservations?: ReservationView[];
 }
 
 export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
@@ -33,5 +48,16 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
     quotaBoundTo: (namespace) => [...quotas.values()].find((quota) => quota.namespaces.includes(namespace)),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
+    colocationProfiles: () =>
+      [...(fixture.colocationProfiles ?? [])].sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      ),
+    priorityClass: (name) => fixture.priorityClasses?.find((pc) => pc.name === name),
+    nodes: () => fixture.nodes ?? [],
+    elasticQuotaProfiles: (treeId) =>
+      (fixture.elasticQuotaProfiles ?? [])
+        .filter((profile) => profile.treeId === treeId)
+        .sort((a, b) => key(a.namespace, a.name).localeCompare(key(b.namespace, b.name))),
+    reservation: (name) => fixture.reservations?.find((reservation) => reservation.name === name),
   };
 }

@@ -1,9 +1,10 @@
 /**
- * Koordinator's colocation checks on pods through the real API server.
+ * Koordinator's colocation rules on pods through the real API server: ClusterColocationProfiles
+ * applied to new pods, and the QoS × priority checks.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { kubectl, podReadyNamespace } from '../harness/cluster.js';
+import { installCrds, kubectl, podReadyNamespace, uniqueSuffix, waitFor } from '../harness/cluster.js';
 import { freshOperator } from '../harness/operator.js';
 
 function pod(labels: Record<string, string>, cpu: string): string {
@@ -51,5 +52,97 @@ describe('colocation checks', () => {
       pod({ 'koordinator.sh/qosClass': 'BE', 'koordinator.sh/priority-class': 'koord-batch' }, '1'),
     );
     assert.match(stdout, /created/);
+  });
+});
+
+interface StoredPod {
+  metadata: { labels?: Record<string, string> };
+  spec: {
+    priority?: number;
+    priorityClassName?: string;
+    schedulerName?: string;
+    containers: { resources: { requests?: Record<string, string>; limits?: Record<string, string> } }[];
+  };
+}
+
+describe('ClusterColocationProfile', () => {
+  it('turns a matching pod into a BE batch pod: labels, priority and batch resources, as kubectl reads it back', async (t) => {
+    await installCrds('clustercolocationprofiles.config.koordinator.sh');
+    const suffix = uniqueSuffix();
+    const priorityClass = `batch-${suffix}`;
+    const profile = `colocate-${suffix}`;
+    t.after(async () => {
+      await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']);
+      await kubectl(['delete', 'priorityclass', priorityClass, '--ignore-not-found']);
+    });
+    await kubectl(
+      ['create', '-f', '-'],
+      `apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: ${priorityClass}}\nvalue: 5500\npreemptionPolicy: Never\n`,
+    );
+    await freshOperator(t);
+    const namespace = await podReadyNamespace(t, 'ccp');
+    await kubectl(
+      ['create', '-f', '-'],
+      [
+        'apiVersion: config.koordinator.sh/v1alpha1',
+        'kind: ClusterColocationProfile',
+        `metadata: {name: ${profile}}`,
+        'spec:',
+        `  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ${namespace}}}`,
+        '  selector: {matchLabels: {app: batch-job}}',
+        '  qosClass: BE',
+        `  priorityClassName: ${priorityClass}`,
+        '  koordinatorPriority: 1111',
+        '  schedulerName: koord-scheduler',
+        '  labels: {colocated: "true"}',
+        '',
+      ].join('\n'),
+    );
+    const batchPod = [
+      'apiVersion: v1',
+      'kind: Pod',
+      'metadata: {name: batch, labels: {app: batch-job}}',
+      'spec:',
+      '  containers:',
+      '  - name: main',
+      '    image: registry.invalid/job:1',
+      '    resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "2", memory: 2Gi}}',
+      '',
+    ].join('\n');
+    // The operator sees the profile through its watch; a server-side dry run shows when it has.
+    await waitFor('the profile to reach the operator', async () => {
+      const { stdout } = await kubectl(
+        ['create', '-n', namespace, '--dry-run=server', '-o', 'json', '-f', '-'],
+        batchPod,
+      );
+      return (JSON.parse(stdout) as StoredPod).metadata.labels?.colocated === 'true' ? true : undefined;
+    });
+    await kubectl(['create', '-n', namespace, '-f', '-'], batchPod);
+    const { stdout } = await kubectl(['get', 'pod', 'batch', '-n', namespace, '-o', 'json']);
+    const stored = JSON.parse(stdout) as StoredPod;
+    assert.deepEqual(stored.metadata.labels, {
+      app: 'batch-job',
+      colocated: 'true',
+      'koordinator.sh/qosClass': 'BE',
+      'koordinator.sh/priority': '1111',
+    });
+    assert.equal(stored.spec.priorityClassName, priorityClass);
+    assert.equal(stored.spec.priority, 5500);
+    assert.equal(stored.spec.schedulerName, 'koord-scheduler');
+    assert.deepEqual(stored.spec.containers[0]?.resources, {
+      requests: { 'kubernetes.io/batch-cpu': '1k', 'kubernetes.io/batch-memory': '1Gi' },
+      limits: { 'kubernetes.io/batch-cpu': '2k', 'kubernetes.io/batch-memory': '2Gi' },
+    });
+
+    // A pod the selector does not match is left as it was.
+    await kubectl(
+      ['create', '-n', namespace, '-f', '-'],
+      batchPod.replace('name: batch, labels: {app: batch-job}', 'name: web, labels: {app: web}'),
+    );
+    const web = JSON.parse(
+      (await kubectl(['get', 'pod', 'web', '-n', namespace, '-o', 'json'])).stdout,
+    ) as StoredPod;
+    assert.deepEqual(web.metadata.labels, { app: 'web' });
+    assert.deepEqual(web.spec.containers[0]?.resources.requests, { cpu: '1', memory: '1Gi' });
   });
 });

@@ -2,33 +2,17 @@
  * ElasticQuota defaults through the real API server, with the project's CRD installed.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { repoRoot } from '../../scripts/cluster/layout.js';
+import { CoreV1Api } from '@kubernetes/client-node';
 import {
-  applyYaml,
   clusterKubeConfig,
+  installCrds,
   kubectl,
   podReadyNamespace,
   testNamespace,
   waitFor,
 } from '../harness/cluster.js';
 import { freshOperator, httpsGet } from '../harness/operator.js';
-
-async function installCrd(): Promise<void> {
-  await applyYaml(
-    await readFile(join(repoRoot, 'crds', 'elasticquotas.scheduling.sigs.k8s.io.yaml'), 'utf8'),
-  );
-  const extensions = (await clusterKubeConfig()).makeApiClient(ApiextensionsV1Api);
-  await waitFor('the ElasticQuota CRD to be established', async () => {
-    const crd = await extensions.readCustomResourceDefinition({
-      name: 'elasticquotas.scheduling.sigs.k8s.io',
-    });
-    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-  });
-}
 
 function quotaYaml(
   name: string,
@@ -53,7 +37,7 @@ function quotaYaml(
 
 describe('ElasticQuota defaults', () => {
   it('hangs quotas under the root, inherits the tree id, defaults the shared weight, refuses an orphan', async (t) => {
-    await installCrd();
+    await installCrds('elasticquotas.scheduling.sigs.k8s.io');
     await freshOperator(t);
     const namespace = await testNamespace(t, 'quota');
     const parent = `parent-${namespace}`;
@@ -110,7 +94,7 @@ describe('ElasticQuota defaults', () => {
   });
 
   it('refuses an invalid child, a bad update and deleting a quota with children, in a three-level tree', async (t) => {
-    await installCrd();
+    await installCrds('elasticquotas.scheduling.sigs.k8s.io');
     await freshOperator(t);
     const namespace = await testNamespace(t, 'quota');
     const name = (level: string): string => `${level}-${namespace}`;
@@ -173,7 +157,7 @@ describe('ElasticQuota defaults', () => {
   });
 
   it('fills a quota with pods until one is refused, gives room back on delete, never overshoots under concurrency', async (t) => {
-    await installCrd();
+    await installCrds('elasticquotas.scheduling.sigs.k8s.io');
     const { operator, ca } = await freshOperator(t);
     const namespace = await podReadyNamespace(t, 'quota');
     const quotaName = `fill-${namespace}`;

@@ -89,6 +89,11 @@ const ALLOWED = [
   /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^autoscalingpolicies\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^nodes\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^priorityclasses\.scheduling\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^clustercolocationprofiles\.config\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^reservations\.scheduling\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^elasticquotaprofiles\.quota\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^(mutating|validating)webhookconfigurations\.admissionregistration\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
   /^(mutating|validating)webhookconfigurations\.admissionregistration\.k8s\.io\s+\[\]\s+\[admission-operator\]\s+\[get list watch update\]$/,
   /^clusterroles\.rbac\.authorization\.k8s\.io\s+\[\]\s+\[[a-z0-9-]+-admission-operator\]\s+\[get\]$/,
@@ -96,6 +101,7 @@ const ALLOWED = [
   /^secrets\s+\[\]\s+\[webhook-tls\]\s+\[get list watch update delete\]$/,
   /^configmaps\s+\[\]\s+\[gpu-tier-mapping\]\s+\[get list watch\]$/,
   /^configmaps\s+\[\]\s+\[slo-controller-config\]\s+\[get list watch\]$/,
+  /^configmaps\s+\[\]\s+\[pod-enhanced-validator-config\]\s+\[get list watch\]$/,
   /^events\s+\[\]\s+\[\]\s+\[create\]$/,
 ];
 

@@ -4,12 +4,8 @@
  * messages, and every handler shown to be called (the upstream chart wired them wrongly).
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ApiextensionsV1Api } from '@kubernetes/client-node';
-import { repoRoot } from '../../scripts/cluster/layout.js';
-import { applyYaml, clusterKubeConfig, kubectl, testNamespace, waitFor } from '../harness/cluster.js';
+import { installCrds, kubectl, testNamespace, waitFor } from '../harness/cluster.js';
 import { freshOperator, logsMatching } from '../harness/operator.js';
 
 const CRDS = [
@@ -17,17 +13,6 @@ const CRDS = [
   'autoscalingpolicies.registry.volcano.sh',
   'autoscalingpolicybindings.registry.volcano.sh',
 ];
-
-async function installCrds(): Promise<void> {
-  const extensions = (await clusterKubeConfig()).makeApiClient(ApiextensionsV1Api);
-  for (const name of CRDS) {
-    await applyYaml(await readFile(join(repoRoot, 'crds', `${name}.yaml`), 'utf8'));
-    await waitFor(`${name} to be established`, async () => {
-      const crd = await extensions.readCustomResourceDefinition({ name });
-      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    });
-  }
-}
 
 function model(name: string, backend: string, extraSpec = ''): string {
   return `apiVersion: registry.volcano.sh/v1alpha1
@@ -79,7 +64,7 @@ async function refused(namespace: string, yaml: string, message: RegExp): Promis
 
 describe('Kthena models', () => {
   it('defaults and validates Models, AutoscalingPolicies and bindings with Kthena’s messages', async (t) => {
-    await installCrds();
+    await installCrds(...CRDS);
     const { operator } = await freshOperator(t);
     const namespace = await testNamespace(t, 'models');
 

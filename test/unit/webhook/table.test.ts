@@ -9,6 +9,7 @@ const context: TableContext = {
   tierLabelKey: 'tenant.kubenexus.io/tier',
   gpuResourceNames: ['nvidia.com/gpu'],
   configMaps: [{ namespace: 'admission-system', name: 'gpu-tier-mapping' }],
+  koordinatorNamespace: 'koordinator-system',
   gates: parseFeatureGates(''),
 };
 

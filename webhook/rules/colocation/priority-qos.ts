@@ -1,9 +1,10 @@
 /**
- * Koordinator's QoS and priority classes of a pod, as its validation reads them (the "raw"
- * values: from the pod's labels and spec.priority, no defaults derived from the kube QoS).
+ * Koordinator's QoS and priority classes of a pod: the "raw" values validation reads (from the
+ * pod's labels and spec.priority), and the defaults mutation derives from the kube QoS.
  */
 import type { JsonObject } from '../../admission/types.js';
 import { asObject, labelsOf } from '../../util/json.js';
+import { kubeQoS } from './kube-qos.js';
 
 export const QOS_LABEL = 'koordinator.sh/qosClass';
 export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
@@ -37,4 +38,21 @@ export function rawPriorityClass(pod: JsonObject | null): PriorityClass {
   const priority = asObject(pod?.spec)?.priority;
   if (typeof priority !== 'number') return '';
   return PRIORITY_RANGES.find((range) => priority >= range.min && priority <= range.max)?.name ?? '';
+}
+
+const QOS_OF_KUBE_QOS = { Guaranteed: 'LSR', Burstable: 'LS', BestEffort: 'BE' } as const;
+
+/** The raw QoS, else the one the kube QoS implies (Guaranteed: LSR, Burstable: LS, BestEffort: BE). */
+export function qosWithDefault(pod: JsonObject): QoSClass {
+  const raw = rawQoS(pod);
+  return raw === '' ? QOS_OF_KUBE_QOS[kubeQoS(pod)] : raw;
+}
+
+/** The raw priority class, else the one the QoS implies (BE: koord-batch, every other class: koord-prod). */
+export function priorityClassWithDefault(pod: JsonObject): PriorityClass {
+  const raw = rawPriorityClass(pod);
+  if (raw !== '') return raw;
+  const qos = qosWithDefault(pod);
+  if (qos === 'BE') return 'koord-batch';
+  return qos === '' ? '' : 'koord-prod';
 }

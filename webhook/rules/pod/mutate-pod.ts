@@ -1,22 +1,27 @@
 /**
- * /mutate-pod: Koordinator's CREATE chain, in its order. UPDATE changes nothing (as in
- * Koordinator). The ClusterColocationProfile step and its batch/mid translation (§1.2, §1.3) join
- * the chain ahead of these with their rules.
+ * /mutate-pod: Koordinator's CREATE chain, in its order: ClusterColocationProfiles with the
+ * batch/mid translation (§1.2, §1.3), the extended-resource-spec annotation (§1.4), the
+ * multi-quota-tree node affinity (§1.6, gated), the device resource split (§1.5). UPDATE changes
+ * nothing (as in Koordinator).
  */
 import { allow, deny, mutate } from '../../admission/decisions.js';
 import type { Rule } from '../../state.js';
+import { applyProfilesToPod, type PodProfileOptions } from '../colocation/apply-profiles-to-pod.js';
 import { applyExtendedResourceSpec } from '../colocation/extended-resource-spec.js';
 import { applyDeviceResourceSpec } from '../device/device-resource-spec.js';
+import { applyMultiQuotaTreeAffinity } from '../quota/multi-quota-tree-affinity.js';
 
-export interface PodMutationOptions {
+export type PodMutationOptions = PodProfileOptions & {
   /** Gate DisableExtendedResourceSpec. */
   skipExtendedResourceSpec: boolean;
   /** Gate DisableDeviceResourceSpec. */
   skipDeviceResourceSpec: boolean;
-}
+  /** Gate MultiQuotaTree. */
+  multiQuotaTree: boolean;
+};
 
 export function podMutator(options: PodMutationOptions): Rule {
-  return (request) => {
+  return (request, state) => {
     if (
       request.operation !== 'CREATE' ||
       request.subResource ||
@@ -25,13 +30,18 @@ export function podMutator(options: PodMutationOptions): Rule {
     ) {
       return allow();
     }
-    const pod = structuredClone(request.object);
+    const namespace =
+      (typeof request.object.metadata.namespace === 'string' && request.object.metadata.namespace) ||
+      (request.namespace ?? '');
     try {
-      if (!options.skipExtendedResourceSpec) applyExtendedResourceSpec(pod);
-      if (!options.skipDeviceResourceSpec) applyDeviceResourceSpec(pod);
+      const { pod, warnings } = applyProfilesToPod(request.object, namespace, state, options);
+      const mutated = pod === request.object ? structuredClone(pod) : pod;
+      if (!options.skipExtendedResourceSpec) applyExtendedResourceSpec(mutated);
+      if (options.multiQuotaTree) applyMultiQuotaTreeAffinity(mutated, namespace, state);
+      if (!options.skipDeviceResourceSpec) applyDeviceResourceSpec(mutated);
+      return mutate(mutated, warnings.length > 0 ? warnings : undefined);
     } catch (error) {
       return deny((error as Error).message, 400, 'BadRequest');
     }
-    return mutate(pod);
   };
 }

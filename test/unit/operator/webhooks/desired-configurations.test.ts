@@ -15,6 +15,7 @@ const context: TableContext = {
   tierLabelKey: 'tenant.kubenexus.io/tier',
   gpuResourceNames: ['nvidia.com/gpu'],
   configMaps: [],
+  koordinatorNamespace: 'koordinator-system',
   gates: parseFeatureGates(''),
 };
 const table = webhookTable(context);

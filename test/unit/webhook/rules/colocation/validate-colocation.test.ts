@@ -9,6 +9,8 @@ const validate = podValidator({
   quotaAdmission: true,
   quotaAdmissionOnUpdate: false,
   validateDeviceRequests: false,
+  enhancedValidation: false,
+  enhancedValidationNamespace: 'koordinator-system',
 });
 const state = stateSnapshot();
 
@@ -137,6 +139,8 @@ describe('pod colocation checks', () => {
       quotaAdmission: true,
       quotaAdmissionOnUpdate: false,
       validateDeviceRequests: false,
+      enhancedValidation: false,
+      enhancedValidationNamespace: 'koordinator-system',
     });
     const subOnly = pod({ [QOS]: 'LS', [PC]: 'koord-prod', 'koordinator.sh/priority': '2' });
     assert.equal(relaxed(review(subOnly, before), state).allowed, true);

@@ -93,7 +93,13 @@ describe('checkDeviceRequests', () => {
 
   it('runs in /validate-pod only with its gate', () => {
     const bad = review({ 'koordinator.sh/gpu': '150' });
-    const options = { skipValidatingPriority: false, quotaAdmission: true, quotaAdmissionOnUpdate: false };
+    const options = {
+      skipValidatingPriority: false,
+      quotaAdmission: true,
+      quotaAdmissionOnUpdate: false,
+      enhancedValidation: false,
+      enhancedValidationNamespace: 'koordinator-system',
+    };
     assert.equal(
       podValidator({ ...options, validateDeviceRequests: false })(bad, stateSnapshot()).allowed,
       true,

@@ -4,7 +4,13 @@ import type { AdmissionRequest, Decision, KubeObject } from '../../../../../webh
 import { podMutator } from '../../../../../webhook/rules/pod/mutate-pod.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
-const mutatePod = podMutator({ skipExtendedResourceSpec: false, skipDeviceResourceSpec: false });
+const mutatePod = podMutator({
+  roll: () => 0,
+  skipMutatingResources: false,
+  skipExtendedResourceSpec: false,
+  multiQuotaTree: false,
+  skipDeviceResourceSpec: false,
+});
 const state = stateSnapshot();
 const SPEC = 'node.koordinator.sh/extended-resource-spec';
 

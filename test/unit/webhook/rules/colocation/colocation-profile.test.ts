@@ -1,0 +1,311 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Decision, JsonObject, KubeObject } from '../../../../../webhook/admission/types.js';
+import { podMutator, type PodMutationOptions } from '../../../../../webhook/rules/pod/mutate-pod.js';
+import type { ColocationProfileView, StateSnapshot } from '../../../../../webhook/state.js';
+import { admissionRequest } from '../../../../harness/requests.js';
+import { stateSnapshot, type StateFixture } from '../../../../harness/state.js';
+
+const OPTIONS: PodMutationOptions = {
+  roll: () => 0,
+  skipMutatingResources: false,
+  skipExtendedResourceSpec: true,
+  skipDeviceResourceSpec: true,
+  multiQuotaTree: false,
+};
+
+const BATCH_PRIORITY_MAX = 5999;
+
+/** The profile of Koordinator's own "mutating pod" test case. */
+function koordinatorProfile(spec: JsonObject = {}, name = 'test-profile'): ColocationProfileView {
+  return {
+    name,
+    annotations: {},
+    spec: {
+      namespaceSelector: { matchLabels: { 'enable-koordinator-colocation': 'true' } },
+      selector: { matchLabels: { 'koordinator-colocation-pod': 'true' } },
+      labels: { testLabelA: 'valueA' },
+      annotations: { testAnnotationA: 'valueA' },
+      schedulerName: 'koordinator-scheduler',
+      qosClass: 'BE',
+      priorityClassName: 'koordinator-batch',
+      koordinatorPriority: 1111,
+      patch: {
+        metadata: {
+          labels: { 'test-patch-label': 'patch-a' },
+          annotations: { 'test-patch-annotation': 'patch-b' },
+        },
+      },
+      ...spec,
+    },
+  };
+}
+
+const both = (cpu: string, memory: string): JsonObject => ({
+  limits: { cpu, memory },
+  requests: { cpu, memory },
+});
+
+function koordinatorPod(extra: JsonObject = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { namespace: 'default', name: 'test-pod-1', labels: { 'koordinator-colocation-pod': 'true' } },
+    spec: {
+      initContainers: [{ name: 'test-init-container-a', resources: both('500m', '1Gi') }],
+      containers: [{ name: 'test-container-a', resources: both('1', '4Gi') }],
+      overhead: { cpu: '1', memory: '2Gi' },
+      schedulerName: 'nonExistSchedulerName',
+      priority: BATCH_PRIORITY_MAX,
+      ...extra,
+    },
+  };
+}
+
+function state(profiles: ColocationProfileView[], fixture: StateFixture = {}): StateSnapshot {
+  return stateSnapshot({
+    namespaces: [{ name: 'default', labels: { 'enable-koordinator-colocation': 'true' } }],
+    priorityClasses: [{ name: 'koordinator-batch', value: 5999, preemptionPolicy: 'fakePreemptionPolicy' }],
+    colocationProfiles: profiles,
+    ...fixture,
+  });
+}
+
+function run(pod: KubeObject, snapshot: StateSnapshot, options: Partial<PodMutationOptions> = {}): Decision {
+  return podMutator({ ...OPTIONS, ...options })(
+    admissionRequest({ kind: 'Pod', resource: 'pods', namespace: 'default', object: pod }),
+    snapshot,
+  );
+}
+
+function mutated(decision: Decision): KubeObject {
+  assert.ok(decision.allowed && decision.mutated, JSON.stringify(decision));
+  return decision.mutated;
+}
+
+const batchCpuMemory = (cpu: string, memory: string): JsonObject => ({
+  limits: { 'kubernetes.io/batch-cpu': cpu, 'kubernetes.io/batch-memory': memory },
+  requests: { 'kubernetes.io/batch-cpu': cpu, 'kubernetes.io/batch-memory': memory },
+});
+
+describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
+  it('applies Koordinator’s "mutating pod" example: labels, patch, QoS, priority, scheduler, batch resources', () => {
+    const result = mutated(run(koordinatorPod(), state([koordinatorProfile()])));
+    assert.deepEqual(result.metadata.labels, {
+      'koordinator-colocation-pod': 'true',
+      testLabelA: 'valueA',
+      'test-patch-label': 'patch-a',
+      'koordinator.sh/qosClass': 'BE',
+      'koordinator.sh/priority': '1111',
+    });
+    assert.deepEqual(result.metadata.annotations, {
+      testAnnotationA: 'valueA',
+      'test-patch-annotation': 'patch-b',
+    });
+    assert.deepEqual(result.spec, {
+      initContainers: [{ name: 'test-init-container-a', resources: batchCpuMemory('500', '1Gi') }],
+      containers: [{ name: 'test-container-a', resources: batchCpuMemory('1k', '4Gi') }],
+      overhead: { 'kubernetes.io/batch-cpu': '1k', 'kubernetes.io/batch-memory': '2Gi' },
+      schedulerName: 'koordinator-scheduler',
+      priority: 5999,
+      priorityClassName: 'koordinator-batch',
+      preemptionPolicy: 'fakePreemptionPolicy',
+    });
+  });
+
+  it('sets a missing batch request to the limit, and never a limit from a request', () => {
+    const limitsOnly = koordinatorPod({
+      initContainers: [],
+      containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '4Gi' } } }],
+      overhead: null,
+    });
+    const fromLimit = mutated(run(limitsOnly, state([koordinatorProfile()])));
+    assert.deepEqual(
+      (fromLimit.spec as { containers: JsonObject[] }).containers[0]?.resources,
+      batchCpuMemory('1k', '4Gi'),
+    );
+
+    const requestsOnly = koordinatorPod({
+      initContainers: [],
+      containers: [{ name: 'a', resources: { requests: { cpu: '1', memory: '4Gi' } } }],
+      overhead: null,
+    });
+    const keptUnlimited = mutated(run(requestsOnly, state([koordinatorProfile()])));
+    assert.deepEqual((keptUnlimited.spec as { containers: JsonObject[] }).containers[0]?.resources, {
+      requests: { 'kubernetes.io/batch-cpu': '1k', 'kubernetes.io/batch-memory': '4Gi' },
+    });
+  });
+
+  it('translates to mid resources for koord-mid pods', () => {
+    const pod = koordinatorPod({ priority: 7500, initContainers: [], overhead: null });
+    const profile = koordinatorProfile({ qosClass: 'LS', priorityClassName: null, patch: null });
+    const result = mutated(run(pod, state([profile])));
+    assert.deepEqual((result.spec as { containers: JsonObject[] }).containers[0]?.resources, {
+      limits: { 'kubernetes.io/mid-cpu': '1k', 'kubernetes.io/mid-memory': '4Gi' },
+      requests: { 'kubernetes.io/mid-cpu': '1k', 'kubernetes.io/mid-memory': '4Gi' },
+    });
+  });
+
+  it('leaves koord-prod and koord-free pods’ cpu and memory alone', () => {
+    for (const priority of [9500, 3500]) {
+      const pod = koordinatorPod({ priority, initContainers: [], overhead: null });
+      const profile = koordinatorProfile({ qosClass: null, priorityClassName: null, patch: null });
+      const result = mutated(run(pod, state([profile])));
+      assert.deepEqual(
+        (result.spec as { containers: JsonObject[] }).containers[0]?.resources,
+        both('1', '4Gi'),
+      );
+    }
+  });
+
+  it('applies a 50% profile when the roll is at most 50, and skips it above', () => {
+    const profile = koordinatorProfile({ probability: '50%' });
+    const applied = mutated(run(koordinatorPod(), state([profile]), { roll: () => 50 }));
+    assert.equal((applied.metadata.labels as Record<string, string>)['koordinator.sh/qosClass'], 'BE');
+    const skipped = mutated(run(koordinatorPod(), state([profile]), { roll: () => 70 }));
+    assert.equal((skipped.metadata.labels as Record<string, string>)['koordinator.sh/qosClass'], undefined);
+    assert.equal((skipped.spec as JsonObject).schedulerName, 'nonExistSchedulerName');
+  });
+
+  it('keeps Koordinator’s quirk: a matching profile skipped by its roll still translates a batch pod’s resources', () => {
+    const skipped = mutated(
+      run(koordinatorPod(), state([koordinatorProfile({ probability: 50 })]), { roll: () => 70 }),
+    );
+    const container = (skipped.spec as { containers: JsonObject[] }).containers[0];
+    assert.deepEqual(container?.resources, batchCpuMemory('1k', '4Gi'));
+  });
+
+  it('never applies a 0% profile and always applies a 100% one, without rolling', () => {
+    const roll = (): number => assert.fail('no roll expected');
+    const never = mutated(run(koordinatorPod(), state([koordinatorProfile({ probability: 0 })]), { roll }));
+    assert.equal((never.metadata.labels as Record<string, string>).testLabelA, undefined);
+    const always = mutated(
+      run(koordinatorPod(), state([koordinatorProfile({ probability: '100%' })]), { roll }),
+    );
+    assert.equal((always.metadata.labels as Record<string, string>).testLabelA, 'valueA');
+  });
+
+  it('does not match pods whose labels or namespace the selectors exclude', () => {
+    const pod = koordinatorPod();
+    (pod.metadata.labels as Record<string, string>)['koordinator-colocation-pod'] = 'false';
+    const decision = run(pod, state([koordinatorProfile()]));
+    assert.deepEqual(mutated(decision), pod);
+
+    const otherNamespace = state([koordinatorProfile()], { namespaces: [{ name: 'default', labels: {} }] });
+    assert.deepEqual(mutated(run(koordinatorPod(), otherNamespace)), koordinatorPod());
+  });
+
+  it('skips the resource translation for a profile annotated skip-update-resources', () => {
+    const profile = koordinatorProfile();
+    const skipping = { ...profile, annotations: { 'config.koordinator.sh/skip-update-resources': '' } };
+    const result = mutated(run(koordinatorPod(), state([skipping])));
+    assert.deepEqual(
+      (result.spec as { containers: JsonObject[] }).containers[0]?.resources,
+      both('1', '4Gi'),
+    );
+    assert.equal((result.metadata.labels as Record<string, string>)['koordinator.sh/qosClass'], 'BE');
+    const gated = mutated(run(koordinatorPod(), state([profile]), { skipMutatingResources: true }));
+    assert.deepEqual((gated.spec as { containers: JsonObject[] }).containers[0]?.resources, both('1', '4Gi'));
+  });
+
+  it('applies profiles in name order, so the last name wins', () => {
+    const a = koordinatorProfile({ labels: { winner: 'a' }, patch: null }, 'a-profile');
+    const b = koordinatorProfile({ labels: { winner: 'b' }, patch: null }, 'b-profile');
+    for (const profiles of [
+      [a, b],
+      [b, a],
+    ]) {
+      const result = mutated(run(koordinatorPod(), state(profiles)));
+      assert.equal((result.metadata.labels as Record<string, string>).winner, 'b');
+    }
+  });
+
+  it('copies mapped keys (empty when the source is missing) and appends suffixes to existing labels only', () => {
+    const profile = koordinatorProfile({
+      labels: null,
+      annotations: null,
+      patch: null,
+      labelKeysMapping: { 'koordinator-colocation-pod': 'copied', absent: 'empty' },
+      annotationKeysMapping: { note: 'note-copy' },
+      labelSuffixes: { 'koordinator-colocation-pod': '-x', missing: '-y' },
+    });
+    const pod = koordinatorPod();
+    pod.metadata.annotations = { note: 'hello' };
+    const result = mutated(run(pod, state([profile])));
+    const labels = result.metadata.labels as Record<string, string>;
+    assert.equal(labels.copied, 'true');
+    assert.equal(labels.empty, '');
+    assert.equal(labels['koordinator-colocation-pod'], 'true-x');
+    assert.equal(labels.missing, undefined);
+    assert.equal((result.metadata.annotations as Record<string, string>)['note-copy'], 'hello');
+  });
+
+  describe('quirk decisions', () => {
+    it('an invalid selector matches nothing (Koordinator: everything), with a warning naming the profile and field', () => {
+      const profile = koordinatorProfile({
+        selector: { matchExpressions: [{ key: 'app', operator: 'Within', values: ['x'] }] },
+      });
+      const decision = run(koordinatorPod(), state([profile]));
+      assert.deepEqual(mutated(decision), koordinatorPod());
+      assert.match(
+        decision.warnings?.[0] ?? '',
+        /ClusterColocationProfile "test-profile": spec\.selector\.matchExpressions\[0\]\.operator: Unsupported value: "Within"/,
+      );
+    });
+
+    it('a namespace the watch has not seen matches by its name label only (Koordinator: always matches)', () => {
+      const byName = koordinatorProfile({
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } },
+      });
+      const byOtherLabel = koordinatorProfile();
+      const unseen = { namespaces: [] };
+      const matched = mutated(run(koordinatorPod(), state([byName], unseen)));
+      assert.equal((matched.metadata.labels as Record<string, string>).testLabelA, 'valueA');
+      assert.deepEqual(mutated(run(koordinatorPod(), state([byOtherLabel], unseen))), koordinatorPod());
+    });
+
+    it('a missing PriorityClass skips the profile with a warning instead of failing the pod (Koordinator: 500)', () => {
+      const decision = run(koordinatorPod(), state([koordinatorProfile()], { priorityClasses: [] }));
+      const result = mutated(decision);
+      assert.equal(
+        (result.metadata.labels as Record<string, string>).testLabelA,
+        undefined,
+        'nothing half-applied',
+      );
+      assert.match(
+        decision.warnings?.[0] ?? '',
+        /spec\.priorityClassName: Not found: no PriorityClass "koordinator-batch" exists/,
+      );
+    });
+
+    it('an invalid probability skips the profile with a warning (Koordinator: 500)', () => {
+      const decision = run(koordinatorPod(), state([koordinatorProfile({ probability: 'often' })]));
+      assert.equal((mutated(decision).metadata.labels as Record<string, string>).testLabelA, undefined);
+      assert.match(decision.warnings?.[0] ?? '', /spec\.probability: Invalid value: "often"/);
+    });
+  });
+
+  it('changes nothing without profiles, and on UPDATE', () => {
+    const pod = koordinatorPod();
+    assert.deepEqual(mutated(run(pod, state([]))), pod);
+    const update = podMutator(OPTIONS)(
+      admissionRequest({ kind: 'Pod', resource: 'pods', operation: 'UPDATE', object: pod, oldObject: pod }),
+      state([koordinatorProfile()]),
+    );
+    assert.deepEqual(update, { allowed: true });
+  });
+
+  it('refuses, naming the field, a pod whose cpu is not a quantity', () => {
+    const pod = koordinatorPod({
+      initContainers: [],
+      overhead: null,
+      containers: [{ name: 'a', resources: { requests: { cpu: 'lots' } } }],
+    });
+    const decision = run(pod, state([koordinatorProfile()]));
+    assert.equal(decision.allowed, false);
+    assert.match(
+      decision.allowed ? '' : decision.message,
+      /spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/,
+    );
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Koordinator §1.2 for a new pod: every matching ClusterColocationProfile, in name order, then the
+ * batch/mid resource translation of §1.3.
+ */
+import type { KubeObject } from '../../admission/types.js';
+import type { StateSnapshot } from '../../state.js';
+import { labelsOf } from '../../util/json.js';
+import { POD_PATCH_SCHEMA } from '../../util/strategic-merge-patch.js';
+import { translateBatchResources } from './batch-resources.js';
+import {
+  applyProfile,
+  probabilityPercent,
+  profileApplies,
+  profileMatches,
+  ProfileProblem,
+  SKIP_UPDATE_RESOURCES_ANNOTATION,
+  type ProfileTarget,
+} from './colocation-profile.js';
+
+export interface PodProfileOptions {
+  /** A uniform integer in 0..99 (Go's rand.Intn(100)); injectable so probability is testable. */
+  roll: () => number;
+  /** Gate ColocationProfileSkipMutatingResources. */
+  skipMutatingResources: boolean;
+}
+
+const POD_TARGET: ProfileTarget = { podSpecPath: ['spec'], patchSchema: POD_PATCH_SCHEMA };
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/**
+ * The pod with the profiles applied (a new object; `pod` is untouched) and a warning for each
+ * profile that could not be applied. Throws only for a pod whose cpu does not parse.
+ */
+export function applyProfilesToPod(
+  pod: KubeObject,
+  namespace: string,
+  state: StateSnapshot,
+  options: PodProfileOptions,
+): { pod: KubeObject; warnings: string[] } {
+  const profiles = state.colocationProfiles();
+  if (profiles.length === 0) return { pod, warnings: [] };
+  // Koordinator counts a failed namespace lookup as a match. The API server has already checked
+  // that the namespace exists, so a miss here only means the watch has not seen it yet; every
+  // namespace carries its name as a label, so matching on that alone is the closest true answer.
+  const namespaceLabels = state.namespace(namespace)?.labels ?? { [NAMESPACE_NAME_LABEL]: namespace };
+  const labels = labelsOf(pod);
+  const warnings: string[] = [];
+  const matched = profiles.filter((profile) => {
+    try {
+      return profileMatches(profile, labels, namespaceLabels);
+    } catch (error) {
+      // Koordinator counts an invalid selector as a match; that would apply the profile to every pod.
+      if (error instanceof ProfileProblem) warnings.push(error.message);
+      else throw error;
+      return false;
+    }
+  });
+  if (matched.length === 0) return { pod, warnings };
+
+  let result = pod;
+  let skipTranslation = options.skipMutatingResources;
+  for (const profile of matched) {
+    // Read before the dice, as in Koordinator: a profile that loses the roll still keeps resources.
+    if (Object.hasOwn(profile.annotations, SKIP_UPDATE_RESOURCES_ANNOTATION)) skipTranslation = true;
+    try {
+      if (!profileApplies(probabilityPercent(profile), options.roll)) continue;
+      result = applyProfile(result, profile, POD_TARGET, state) as KubeObject;
+    } catch (error) {
+      if (!(error instanceof ProfileProblem)) throw error;
+      warnings.push(error.message);
+    }
+  }
+  // As in Koordinator, translation runs once any profile matched, even when none won its roll: it
+  // follows the pod's own resulting class, so a pod that kept its class is translated only if that
+  // class was already batch or mid, which is what that class means.
+  if (!skipTranslation) {
+    if (result === pod) result = structuredClone(pod);
+    translateBatchResources(result);
+  }
+  return { pod: result, warnings };
+}

@@ -1,0 +1,193 @@
+/**
+ * One ClusterColocationProfile (Koordinator §1.2): whether it matches an object, whether the dice
+ * let it apply, and what applying it does. Pods and Reservations share this; they differ only in
+ * where the pod spec lives and whether namespaces are matched.
+ *
+ * A profile that cannot be applied as written (an invalid selector, probability or patch, or a
+ * PriorityClass that does not exist) is skipped with a warning naming the profile and the field.
+ * Koordinator fails the request (or, for a selector, applies the profile to everything); either
+ * way one typo in a cluster-scoped profile would refuse or rewrite every new pod in the cluster,
+ * which is exactly how an admission webhook wedges a cluster.
+ */
+import type { JsonObject, JsonValue } from '../../admission/types.js';
+import type { ColocationProfileView, StateSnapshot } from '../../state.js';
+import { asObject, stringsOf } from '../../util/json.js';
+import { parseLabelSelector, selectorMatches, selectsEverything } from '../../util/label-selector.js';
+import { strategicMergePatch, type PatchSchema } from '../../util/strategic-merge-patch.js';
+import { PRIORITY_LABEL, QOS_LABEL } from './priority-qos.js';
+
+/** On a profile: its matching pods keep cpu and memory (no batch/mid translation). Presence is enough. */
+export const SKIP_UPDATE_RESOURCES_ANNOTATION = 'config.koordinator.sh/skip-update-resources';
+
+/** A profile that cannot be applied; the message names the profile and the field. */
+export class ProfileProblem extends Error {}
+
+const problem = (profile: ColocationProfileView, detail: string): ProfileProblem =>
+  new ProfileProblem(`ClusterColocationProfile "${profile.name}": ${detail}; the profile was not applied`);
+
+/**
+ * Whether the profile selects an object with `labels` in a namespace with `namespaceLabels`
+ * (`undefined` for cluster-scoped objects, whose profiles' namespaceSelector is ignored).
+ * Throws a ProfileProblem for a selector that does not parse.
+ */
+export function profileMatches(
+  profile: ColocationProfileView,
+  labels: Readonly<Record<string, string>>,
+  namespaceLabels: Readonly<Record<string, string>> | undefined,
+): boolean {
+  if (namespaceLabels !== undefined) {
+    const parsed = parseLabelSelector(profile.spec.namespaceSelector, 'spec.namespaceSelector');
+    if (!parsed.ok) throw problem(profile, parsed.error);
+    if (!selectsEverything(parsed.selector) && !selectorMatches(parsed.selector, namespaceLabels))
+      return false;
+  }
+  const parsed = parseLabelSelector(profile.spec.selector, 'spec.selector');
+  if (!parsed.ok) throw problem(profile, parsed.error);
+  return selectorMatches(parsed.selector, labels);
+}
+
+/**
+ * spec.probability as a percent (absent: 100), read as intstr.GetScaledValueFromIntOrPercent
+ * reads it: an integer as is, "N%" as N. Throws a ProfileProblem for anything else.
+ */
+export function probabilityPercent(profile: ColocationProfileView): number {
+  const value = profile.spec.probability;
+  if (value === undefined || value === null) return 100;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string') {
+    const match = /^(-?\d+)%$/.exec(value);
+    if (match?.[1]) return Number(match[1]);
+  }
+  throw problem(
+    profile,
+    `spec.probability: Invalid value: ${JSON.stringify(value)}: must be an integer or a percentage such as "50%"`,
+  );
+}
+
+/**
+ * Whether the profile applies this time. `roll` is uniform in 0..99 (Go's rand.Intn(100)), so a
+ * profile of N% applies when roll <= N, as in Koordinator.
+ */
+export function profileApplies(percent: number, roll: () => number): boolean {
+  if (percent === 0) return false;
+  return percent === 100 || roll() <= percent;
+}
+
+/** Where the profile's pod-level settings go in the object it is applied to. */
+export interface ProfileTarget {
+  /** Path of the pod spec (schedulerName, priority): `['spec']` for a pod. */
+  podSpecPath: readonly string[];
+  /** The object's strategic-merge schema, for spec.patch. */
+  patchSchema: PatchSchema;
+  /** Only for objects that hold a pod template: skip the pod-spec settings when it is absent. */
+  podSpecOptional?: boolean;
+}
+
+function stringMap(profile: ColocationProfileView, field: string): Record<string, string> {
+  const value = profile.spec[field];
+  if (value === undefined || value === null) return {};
+  const map = asObject(value);
+  const strings = stringsOf(value);
+  if (!map || Object.keys(map).length !== Object.keys(strings).length) {
+    throw problem(profile, `spec.${field}: must be a map of strings`);
+  }
+  return strings;
+}
+
+function optionalString(profile: ColocationProfileView, field: string): string {
+  const value = profile.spec[field];
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw problem(profile, `spec.${field}: must be a string`);
+  return value;
+}
+
+/** The object at `path` under `root`, created when `create` is set; undefined when absent. */
+function objectAt(root: JsonObject, path: readonly string[], create: boolean): JsonObject | undefined {
+  let current = root;
+  for (const name of path) {
+    let next = asObject(current[name]);
+    if (!next) {
+      if (!create) return undefined;
+      next = {};
+      current[name] = next;
+    }
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * The object with the profile applied, in Koordinator's order (labels, annotations, key
+ * mappings, suffixes, schedulerName, qosClass, priorityClassName, koordinatorPriority, patch):
+ * later steps and later profiles win. Pure: `object` is not modified. Throws a ProfileProblem,
+ * leaving nothing half-applied.
+ */
+export function applyProfile(
+  object: JsonObject,
+  profile: ColocationProfileView,
+  target: ProfileTarget,
+  state: StateSnapshot,
+): JsonObject {
+  const result = structuredClone(object);
+  const metadata = objectAt(result, ['metadata'], true) as JsonObject;
+  const labels: Record<string, JsonValue> = asObject(metadata.labels) ?? {};
+  const annotations: Record<string, JsonValue> = asObject(metadata.annotations) ?? {};
+
+  Object.assign(labels, stringMap(profile, 'labels'));
+  Object.assign(annotations, stringMap(profile, 'annotations'));
+  for (const [from, to] of Object.entries(stringMap(profile, 'labelKeysMapping')))
+    labels[to] = labels[from] ?? '';
+  for (const [from, to] of Object.entries(stringMap(profile, 'annotationKeysMapping')))
+    annotations[to] = annotations[from] ?? '';
+  for (const [key, suffix] of Object.entries(stringMap(profile, 'labelSuffixes'))) {
+    const value = labels[key];
+    if (typeof value === 'string') labels[key] = value + suffix;
+  }
+
+  // A Reservation without a template has no pod spec to set (Koordinator checks spec.template != nil).
+  const podSpec = (): JsonObject | undefined =>
+    target.podSpecOptional && !objectAt(result, target.podSpecPath.slice(0, -1), false)
+      ? undefined
+      : objectAt(result, target.podSpecPath, true);
+  const schedulerName = optionalString(profile, 'schedulerName');
+  const schedulerSpec = schedulerName ? podSpec() : undefined;
+  if (schedulerSpec) schedulerSpec.schedulerName = schedulerName;
+
+  const qosClass = optionalString(profile, 'qosClass');
+  if (qosClass) labels[QOS_LABEL] = qosClass;
+
+  const priorityClassName = optionalString(profile, 'priorityClassName');
+  const prioritySpec = priorityClassName ? podSpec() : undefined;
+  if (prioritySpec) {
+    const priorityClass = state.priorityClass(priorityClassName);
+    if (!priorityClass) {
+      throw problem(
+        profile,
+        `spec.priorityClassName: Not found: no PriorityClass ${JSON.stringify(priorityClassName)} exists`,
+      );
+    }
+    prioritySpec.priorityClassName = priorityClassName;
+    prioritySpec.priority = priorityClass.value;
+    if (priorityClass.preemptionPolicy) prioritySpec.preemptionPolicy = priorityClass.preemptionPolicy;
+    else delete prioritySpec.preemptionPolicy;
+  }
+
+  const koordinatorPriority = profile.spec.koordinatorPriority;
+  if (koordinatorPriority !== undefined && koordinatorPriority !== null) {
+    if (typeof koordinatorPriority !== 'number' || !Number.isInteger(koordinatorPriority)) {
+      throw problem(profile, 'spec.koordinatorPriority: must be an integer');
+    }
+    labels[PRIORITY_LABEL] = String(koordinatorPriority);
+  }
+
+  if (Object.keys(labels).length > 0) metadata.labels = labels;
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+
+  const patch = profile.spec.patch;
+  if (patch === undefined || patch === null) return result;
+  try {
+    return strategicMergePatch(result, patch, target.patchSchema);
+  } catch (error) {
+    throw problem(profile, `spec.patch: ${(error as Error).message}`);
+  }
+}
