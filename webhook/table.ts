@@ -14,7 +14,7 @@ import {
   validateAutoscalingPolicyBinding,
   validateModel,
 } from './rules/kthena/index.js';
-import { validateTierMapping } from './rules/gpu-class/validate-tier-mapping.js';
+import { configMapValidator } from './rules/configmap/validate-configmap.js';
 import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
 import { nodeValidator } from './rules/node/validate-node.js';
 import { reservationMutator } from './rules/reservation/mutate-reservation.js';
@@ -140,6 +140,7 @@ type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'm
 /** Every webhook the operator can serve, before feature gates. */
 export function webhookTable(context: TableContext): WebhookEntry[] {
   const roll = context.roll ?? ((): number => randomInt(100));
+  const maxRatio = context.maxAmplificationRatio ?? DEFAULT_MAX_AMPLIFICATION_RATIO;
   const drafts: EntryDraft[] = [
     // Koordinator: pods, nodes, quotas, reservations, the SLO ConfigMap.
     {
@@ -217,7 +218,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Ignore',
       timeoutSeconds: 10,
       featureGate: 'NodeValidatingWebhook',
-      handler: nodeValidator(context.maxAmplificationRatio ?? DEFAULT_MAX_AMPLIFICATION_RATIO),
+      handler: nodeValidator({ maxRatio, sloConfigNamespace: context.koordinatorNamespace }),
     },
     {
       name: `validate-elasticquota.${NAME_SUFFIX}`,
@@ -239,8 +240,11 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       matchConditions: [{ name: 'managed-configmaps', expression: isWriteOfConfigMaps(context.configMaps) }],
       watchesOwnNamespace: true,
       featureGate: 'ConfigMapValidatingWebhook',
-      // Checks the gpu-tier-mapping; slo-controller-config is allowed unchecked until its rules land.
-      handler: validateTierMapping(context.namespace),
+      handler: configMapValidator({
+        operatorNamespace: context.namespace,
+        koordinatorNamespace: context.koordinatorNamespace,
+        maxAmplificationRatio: maxRatio,
+      }),
     },
     // KubeNexus: tenant tier -> GPU class.
     {

@@ -103,7 +103,7 @@ describe('amplifyNodeStatus', () => {
 });
 
 describe('nodeValidator', () => {
-  const validate = nodeValidator(10);
+  const validate = nodeValidator({ maxRatio: 10, sloConfigNamespace: 'koordinator-system' });
   const update = (annotations: Record<string, string>): Decision =>
     validate({ ...statusUpdate(node(annotations, null), node({}, null)), subResource: undefined }, state);
 
@@ -125,4 +125,59 @@ describe('nodeValidator', () => {
       assert.match(decision.message, message);
     });
   }
+});
+
+describe('nodeValidator: slo-controller-config node strategies (Koordinator §4)', () => {
+  const validate = nodeValidator({ maxRatio: 10, sloConfigNamespace: 'koordinator-system' });
+  const strategies = JSON.stringify({
+    clusterStrategy: { enable: true },
+    nodeStrategies: [
+      { name: 'pool-a', nodeSelector: { matchLabels: { pool: 'a' } } },
+      { name: 'gpu', nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] } },
+    ],
+  });
+  const withConfig = stateSnapshot({
+    configMaps: [
+      {
+        namespace: 'koordinator-system',
+        name: 'slo-controller-config',
+        uid: 'u',
+        resourceVersion: '1',
+        data: { 'resource-threshold-config': strategies },
+      },
+    ],
+  });
+  const labelled = (labels: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1', labels },
+  });
+  const review = (
+    after: Record<string, string>,
+    before: Record<string, string> | null,
+    operation: 'UPDATE' | 'CREATE' = 'UPDATE',
+  ): AdmissionRequest => ({
+    ...statusUpdate(labelled(after), labelled(before ?? {}), operation),
+    subResource: undefined,
+    oldObject: before ? labelled(before) : null,
+  });
+
+  it('refuses a label change that puts the node under two strategies of one key, naming them', () => {
+    const decision = validate(review({ pool: 'a', gpu: 'true' }, { pool: 'a' }), withConfig);
+    assert.ok(!decision.allowed);
+    assert.equal(
+      decision.message,
+      'node "n1" matches 2 node strategies of slo-controller-config data[resource-threshold-config]: [pool-a gpu]; a node may match at most one',
+    );
+  });
+
+  it('allows one strategy, unchanged labels, no config, and warns on CREATE as Koordinator only logs', () => {
+    assert.equal(validate(review({ pool: 'a' }, {}), withConfig).allowed, true);
+    const unchanged = { pool: 'a', gpu: 'true' };
+    assert.deepEqual(validate(review(unchanged, unchanged), withConfig), { allowed: true });
+    assert.equal(validate(review({ pool: 'a', gpu: 'true' }, { pool: 'a' }), state).allowed, true);
+    const created = validate(review({ pool: 'a', gpu: 'true' }, null, 'CREATE'), withConfig);
+    assert.equal(created.allowed, true);
+    assert.match(created.warnings?.[0] ?? '', /matches 2 node strategies/);
+  });
 });

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Decision } from '../../../../../webhook/admission/types.js';
+import { configMapValidator } from '../../../../../webhook/rules/configmap/validate-configmap.js';
+import { admissionRequest } from '../../../../harness/requests.js';
+import { stateSnapshot } from '../../../../harness/state.js';
+
+const validate = configMapValidator({
+  operatorNamespace: 'admission-system',
+  koordinatorNamespace: 'koordinator-system',
+  maxAmplificationRatio: 10,
+});
+
+const write = (namespace: string, name: string, data: Record<string, string>, withName = true): Decision =>
+  validate(
+    admissionRequest({
+      kind: 'ConfigMap',
+      resource: 'configmaps',
+      namespace,
+      ...(withName ? { name } : {}),
+      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data },
+    }),
+    stateSnapshot(),
+  );
+
+describe('/validate-configmap dispatch', () => {
+  it('checks slo-controller-config in the Koordinator namespace, naming the key, path and bound', () => {
+    const bad = { 'system-config': '{"clusterStrategy":{"watermarkScaleFactor":500}}' };
+    const decision = write('koordinator-system', 'slo-controller-config', bad);
+    assert.ok(!decision.allowed);
+    assert.match(
+      decision.message,
+      /data\[system-config\]: clusterStrategy\.watermarkScaleFactor: Invalid value: 500: must be at most 400/,
+    );
+    const good = { 'system-config': '{"clusterStrategy":{"watermarkScaleFactor":150}}' };
+    assert.equal(write('koordinator-system', 'slo-controller-config', good).allowed, true);
+  });
+
+  it('checks the tier mapping in the operator namespace, also when the request carries no name', () => {
+    const decision = write('admission-system', 'gpu-tier-mapping', { 'tiers.yaml': ': not yaml' }, false);
+    assert.equal(decision.allowed, false);
+  });
+
+  it('leaves ConfigMaps of the same names elsewhere alone', () => {
+    const bad = { 'system-config': '{"clusterStrategy":{"watermarkScaleFactor":500}}' };
+    assert.equal(write('default', 'slo-controller-config', bad).allowed, true);
+    assert.equal(write('default', 'gpu-tier-mapping', { 'tiers.yaml': ': not yaml' }).allowed, true);
+  });
+});

@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type FieldError, FieldPath } from '../../../../../webhook/rules/field-errors.js';
+import type { Decoding } from '../../../../../webhook/rules/slo-config/go-decode.js';
+import { parseJsonText } from '../../../../../webhook/rules/slo-config/json-text.js';
+import {
+  LABEL_SELECTOR,
+  type LabelSelectorJson,
+  type NodeStrategy,
+  labelsText,
+  nodeStrategiesOf,
+  overlappingStrategies,
+  strategiesMatching,
+  strategyList,
+  virtualNodes,
+} from '../../../../../webhook/rules/slo-config/node-selectors.js';
+
+function selector(json: unknown): LabelSelectorJson {
+  const parsed = parseJsonText(JSON.stringify(json));
+  assert.ok(parsed.ok);
+  const out: Decoding = { typeErrors: [], tagErrors: [] };
+  const decoded = LABEL_SELECTOR(parsed.value, FieldPath.root(), out);
+  assert.deepEqual(out.typeErrors, []);
+  assert.ok(decoded);
+  return decoded;
+}
+
+function strategies(entries: { name?: string; nodeSelector?: unknown }[]): {
+  strategies: NodeStrategy[] | undefined;
+  errors: string[];
+} {
+  const errors: FieldError[] = [];
+  const result = nodeStrategiesOf(
+    entries.map((entry) => ({
+      ...(entry.name === undefined ? {} : { name: entry.name }),
+      ...(entry.nodeSelector === undefined ? {} : { nodeSelector: selector(entry.nodeSelector) }),
+    })),
+    FieldPath.of('nodeStrategies'),
+    errors,
+  );
+  return { strategies: result, errors: errors.map(String) };
+}
+
+function valid(entries: { name?: string; nodeSelector?: unknown }[]): NodeStrategy[] {
+  const result = strategies(entries);
+  assert.deepEqual(result.errors, []);
+  assert.ok(result.strategies);
+  return result.strategies;
+}
+
+function matches(nodeSelector: unknown, labels: Record<string, string>): boolean {
+  return strategiesMatching(valid([{ name: 's', nodeSelector }]), labels).length === 1;
+}
+
+describe('node strategy selectors', () => {
+  it('match as Kubernetes label selectors do', () => {
+    assert.ok(matches({ matchLabels: { pool: 'a' } }, { pool: 'a', other: 'x' }));
+    assert.ok(!matches({ matchLabels: { pool: 'a' } }, { pool: 'b' }));
+    const expression = (operator: string, values?: string[]): unknown => ({
+      matchExpressions: [{ key: 'pool', operator, ...(values ? { values } : {}) }],
+    });
+    assert.ok(matches(expression('In', ['a', 'b']), { pool: 'b' }));
+    assert.ok(!matches(expression('In', ['a', 'b']), {}));
+    assert.ok(matches(expression('NotIn', ['a']), { pool: 'b' }));
+    assert.ok(matches(expression('NotIn', ['a']), {}), 'NotIn matches when the key is absent');
+    assert.ok(!matches(expression('NotIn', ['a']), { pool: 'a' }));
+    assert.ok(matches(expression('Exists'), { pool: '' }));
+    assert.ok(!matches(expression('Exists'), {}));
+    assert.ok(matches(expression('DoesNotExist'), {}));
+    assert.ok(!matches(expression('DoesNotExist'), { pool: 'a' }));
+  });
+
+  it('AND matchLabels and every expression', () => {
+    const nodeSelector = {
+      matchLabels: { zone: 'z1' },
+      matchExpressions: [{ key: 'pool', operator: 'In', values: ['a'] }],
+    };
+    assert.ok(matches(nodeSelector, { zone: 'z1', pool: 'a' }));
+    assert.ok(!matches(nodeSelector, { zone: 'z1' }));
+  });
+
+  it('never read inherited properties as labels', () => {
+    assert.ok(!matches({ matchExpressions: [{ key: 'constructor', operator: 'Exists' }] }, {}));
+    assert.ok(matches({ matchExpressions: [{ key: 'toString', operator: 'DoesNotExist' }] }, {}));
+  });
+
+  it('are required and must not be empty', () => {
+    const result = strategies([
+      { name: 'a' },
+      { name: 'b', nodeSelector: {} },
+      { name: 'c', nodeSelector: { matchLabels: {}, matchExpressions: [] } },
+    ]);
+    assert.equal(result.strategies, undefined);
+    const required =
+      'Required value: a node strategy needs a nodeSelector with matchLabels or matchExpressions';
+    assert.deepEqual(result.errors, [
+      `nodeStrategies[0].nodeSelector: ${required}`,
+      `nodeStrategies[1].nodeSelector: ${required}`,
+      `nodeStrategies[2].nodeSelector: ${required}`,
+    ]);
+  });
+
+  it('must convert as apimachinery converts them, every reason reported', () => {
+    const result = strategies([
+      {
+        nodeSelector: {
+          matchLabels: { 'bad key': 'v', ok: 'bad value!' },
+          matchExpressions: [
+            { key: 'a', operator: 'In' },
+            { key: 'b', operator: 'NotIn', values: [] },
+            { key: 'c', operator: 'Exists', values: ['x'] },
+            { key: 'd', operator: 'in', values: ['x'] },
+            { key: '', operator: 'DoesNotExist' },
+            { key: 'e', operator: 'In', values: ['ok', '-bad'] },
+          ],
+        },
+      },
+    ]);
+    assert.equal(result.strategies, undefined);
+    const at = 'nodeStrategies[0].nodeSelector';
+    const valueRule =
+      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+    assert.deepEqual(result.errors, [
+      `${at}.matchLabels[bad key]: Invalid value: "bad key": the name ${valueRule}`,
+      `${at}.matchLabels[ok]: Invalid value: "bad value!": ${valueRule}`,
+      `${at}.matchExpressions[0].values: Required value: operator In needs at least one value`,
+      `${at}.matchExpressions[1].values: Required value: operator NotIn needs at least one value`,
+      `${at}.matchExpressions[2].values: Forbidden: must be empty for operator Exists`,
+      `${at}.matchExpressions[3].operator: Invalid value: "in": must be In, NotIn, Exists or DoesNotExist`,
+      `${at}.matchExpressions[4].key: Invalid value: "": the name must not be empty`,
+      `${at}.matchExpressions[5].values[1]: Invalid value: "-bad": ${valueRule}`,
+    ]);
+  });
+
+  it('are named by name, or by path when unnamed', () => {
+    const named = valid([
+      { name: 'a', nodeSelector: { matchLabels: { x: '1' } } },
+      { nodeSelector: { matchLabels: { x: '2' } } },
+    ]);
+    assert.equal(strategyList(named), '[a nodeStrategies[1]]');
+  });
+});
+
+describe('virtualNodes', () => {
+  it('gives matchLabels to every node and cycles each expression through its values', () => {
+    assert.deepEqual(
+      virtualNodes(
+        selector({
+          matchLabels: { zone: 'z1' },
+          matchExpressions: [
+            { key: 'pool', operator: 'In', values: ['a', 'b'] },
+            { key: 'gpu', operator: 'Exists' },
+            { key: 'arch', operator: 'NotIn', values: ['x', 'y', 'z'] },
+          ],
+        }),
+      ),
+      // Koordinator builds 2 x 3 = 6; node i takes values[i % len], which repeat every lcm(2, 3) = 6.
+      [
+        { zone: 'z1', pool: 'a', arch: 'x' },
+        { zone: 'z1', pool: 'b', arch: 'y' },
+        { zone: 'z1', pool: 'a', arch: 'z' },
+        { zone: 'z1', pool: 'b', arch: 'x' },
+        { zone: 'z1', pool: 'a', arch: 'y' },
+        { zone: 'z1', pool: 'b', arch: 'z' },
+      ],
+    );
+  });
+
+  it('builds only the distinct nodes of the product (they repeat every lcm of the value counts)', () => {
+    const nodes = virtualNodes(
+      selector({
+        matchExpressions: [
+          { key: 'a', operator: 'In', values: ['1', '2'] },
+          { key: 'b', operator: 'In', values: ['1', '2'] },
+        ],
+      }),
+    );
+    assert.deepEqual(nodes, [
+      { a: '1', b: '1' },
+      { a: '2', b: '2' },
+    ]);
+  });
+
+  it('lets an expression override a matchLabels label of the same key', () => {
+    assert.deepEqual(
+      virtualNodes(
+        selector({
+          matchLabels: { pool: 'a' },
+          matchExpressions: [{ key: 'pool', operator: 'In', values: ['b'] }],
+        }),
+      ),
+      [{ pool: 'b' }],
+    );
+  });
+
+  it('gives one empty node for a selector of Exists/DoesNotExist only', () => {
+    assert.deepEqual(virtualNodes(selector({ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] })), [
+      {},
+    ]);
+  });
+
+  it('stops at 1000 distinct nodes however many values a crafted selector has', () => {
+    const primes = [7, 11, 13, 17, 19];
+    const expressions = primes.map((count, index) => ({
+      key: `k${index}`,
+      operator: 'In',
+      values: Array.from({ length: count }, (_, value) => `v${value}`),
+    }));
+    assert.equal(virtualNodes(selector({ matchExpressions: expressions })).length, 1000);
+  });
+});
+
+describe('overlappingStrategies', () => {
+  it('finds a strategy whose selector another one contains', () => {
+    const overlaps = overlappingStrategies(
+      valid([
+        { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
+        { name: 'b', nodeSelector: { matchLabels: { pool: 'x', zone: 'z1' } } },
+      ]),
+    );
+    assert.equal(overlaps.length, 1);
+    assert.equal(strategyList(overlaps[0]?.strategies ?? []), '[a b]');
+    assert.equal(labelsText(overlaps[0]?.labels ?? {}), '{pool=x,zone=z1}');
+  });
+
+  it('finds an In value shared with another strategy', () => {
+    const overlaps = overlappingStrategies(
+      valid([
+        {
+          name: 'a',
+          nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'In', values: ['x', 'y'] }] },
+        },
+        {
+          name: 'b',
+          nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'In', values: ['y', 'z'] }] },
+        },
+      ]),
+    );
+    assert.deepEqual(
+      overlaps.map((overlap) => [strategyList(overlap.strategies), labelsText(overlap.labels)]),
+      [['[a b]', '{pool=y}']],
+    );
+  });
+
+  it('reports each set of overlapping strategies once', () => {
+    const overlaps = overlappingStrategies(
+      valid([
+        { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
+        { name: 'b', nodeSelector: { matchLabels: { pool: 'x' } } },
+        { name: 'c', nodeSelector: { matchLabels: { pool: 'x' } } },
+        { name: 'd', nodeSelector: { matchLabels: { pool: 'y' } } },
+      ]),
+    );
+    assert.deepEqual(
+      overlaps.map((overlap) => strategyList(overlap.strategies)),
+      ['[a b c]'],
+    );
+  });
+
+  it('finds none between disjoint selectors', () => {
+    assert.deepEqual(
+      overlappingStrategies(
+        valid([
+          { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
+          { name: 'b', nodeSelector: { matchLabels: { pool: 'y' } } },
+          {
+            name: 'c',
+            nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: ['x', 'y'] }] },
+          },
+        ]),
+      ),
+      [],
+    );
+  });
+
+  it('like Koordinator, does not see overlaps its virtual nodes cannot show (real nodes are checked later)', () => {
+    // A node labelled both pool=x and zone=z1 would match both, but neither selector names the other's label.
+    assert.deepEqual(
+      overlappingStrategies(
+        valid([
+          { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
+          { name: 'b', nodeSelector: { matchLabels: { zone: 'z1' } } },
+        ]),
+      ),
+      [],
+    );
+  });
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sloConfigStrategyConflicts } from '../../../../../webhook/rules/slo-config/node-strategy-conflicts.js';
+
+const strategies = (key: 'nodeStrategies' | 'nodeConfigs', extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    ...extra,
+    [key]: [
+      { name: 'gpu', nodeSelector: { matchLabels: { gpu: 'true' } } },
+      {
+        name: 'zone-a',
+        nodeSelector: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
+      },
+      {
+        name: 'not-b',
+        nodeSelector: { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['b'] }] },
+      },
+    ],
+  });
+
+describe('sloConfigStrategyConflicts', () => {
+  it('names the node, the key and the strategies its labels match', () => {
+    assert.equal(
+      sloConfigStrategyConflicts({ 'resource-threshold-config': strategies('nodeStrategies') }, 'n1', {
+        gpu: 'true',
+        zone: 'b',
+      }),
+      undefined,
+    );
+    assert.equal(
+      sloConfigStrategyConflicts({ 'resource-threshold-config': strategies('nodeStrategies') }, 'n1', {
+        gpu: 'true',
+      }),
+      'node "n1" matches 2 node strategies of slo-controller-config data[resource-threshold-config]: [gpu not-b]; a node may match at most one',
+    );
+    assert.equal(
+      sloConfigStrategyConflicts({ 'resource-threshold-config': strategies('nodeStrategies') }, 'n1', {
+        gpu: 'true',
+        zone: 'a',
+      }),
+      'node "n1" matches 3 node strategies of slo-controller-config data[resource-threshold-config]: [gpu zone-a not-b]; a node may match at most one',
+    );
+  });
+
+  it('allows a node matching one strategy or none', () => {
+    const data = { 'cpu-burst-config': strategies('nodeStrategies') };
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { zone: 'b' }), undefined);
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { zone: 'c' }), undefined);
+  });
+
+  it('allows anything when there is no ConfigMap or no key', () => {
+    assert.equal(sloConfigStrategyConflicts(undefined, 'n1', { gpu: 'true' }), undefined);
+    assert.equal(sloConfigStrategyConflicts({}, 'n1', { gpu: 'true' }), undefined);
+    assert.equal(sloConfigStrategyConflicts({ 'cpu-burst-config': '' }, 'n1', { gpu: 'true' }), undefined);
+  });
+
+  it('consults every key with node strategies, Koordinator’s five and the three extra, joining conflicts', () => {
+    const data = {
+      'colocation-config': strategies('nodeConfigs'),
+      'resource-threshold-config': strategies('nodeStrategies'),
+      'resource-qos-config': strategies('nodeStrategies'),
+      'system-config': strategies('nodeStrategies'),
+      'cpu-burst-config': strategies('nodeStrategies'),
+      'host-application-config': strategies('nodeConfigs'),
+      'cpu-normalization-config': strategies('nodeConfigs'),
+      'resource-amplification-config': strategies('nodeConfigs'),
+    };
+    const message = sloConfigStrategyConflicts(data, 'n1', { gpu: 'true' }) ?? '';
+    assert.deepEqual(
+      message
+        .split('; a node may match at most one')
+        .filter(Boolean)
+        .map((part) => /data\[([a-z-]+)\]/.exec(part)?.[1]),
+      Object.keys(data),
+    );
+  });
+
+  it('skips keys that do not parse or decode, and keys whose selectors do not convert', () => {
+    const badSelector = JSON.stringify({
+      nodeStrategies: [
+        { name: 'gpu', nodeSelector: { matchLabels: { gpu: 'true' } } },
+        {
+          name: 'all',
+          nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'Exists', values: ['x'] }] },
+        },
+      ],
+    });
+    const data = {
+      'colocation-config': '{',
+      'resource-threshold-config': strategies('nodeStrategies', { clusterStrategy: { enable: 'yes' } }),
+      'cpu-burst-config': badSelector,
+      'system-config': JSON.stringify({
+        nodeStrategies: [{ name: 'x' }, { name: 'y', nodeSelector: { matchLabels: { gpu: 'true' } } }],
+      }),
+    };
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { gpu: 'true' }), undefined);
+  });
+
+  it('still consults a key whose values break bounds: only its init must succeed', () => {
+    const data = {
+      'cpu-burst-config': strategies('nodeStrategies', { clusterStrategy: { cpuBurstPercent: 0 } }),
+    };
+    assert.match(sloConfigStrategyConflicts(data, 'n1', { gpu: 'true' }) ?? '', /data\[cpu-burst-config\]/);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * /validate-configmap: the ConfigMaps whose content rules depend on, each checked by its own
+ * rule: the operator's gpu-tier-mapping and Koordinator's slo-controller-config. The webhook's
+ * matchConditions already keep every other ConfigMap from calling us; this dispatch is the
+ * second line.
+ */
+import { allow } from '../../admission/decisions.js';
+import { GPU_TIER_MAPPING_NAME, SLO_CONFIG_NAME } from '../../names.js';
+import type { Rule } from '../../state.js';
+import { validateTierMapping } from '../gpu-class/validate-tier-mapping.js';
+import { sloConfigValidator } from '../slo-config/validate-slo-config.js';
+
+export interface ConfigMapRuleOptions {
+  /** The operator's namespace (gpu-tier-mapping). */
+  operatorNamespace: string;
+  /** Koordinator's namespace (slo-controller-config). */
+  koordinatorNamespace: string;
+  maxAmplificationRatio: number;
+}
+
+export function configMapValidator(options: ConfigMapRuleOptions): Rule {
+  const tierMapping = validateTierMapping(options.operatorNamespace);
+  const sloConfig = sloConfigValidator({
+    namespace: options.koordinatorNamespace,
+    name: SLO_CONFIG_NAME,
+    maxAmplificationRatio: options.maxAmplificationRatio,
+  });
+  return (request, state) => {
+    const object = request.object ?? request.oldObject;
+    const name = request.name || (typeof object?.metadata.name === 'string' ? object.metadata.name : '');
+    if (request.namespace === options.operatorNamespace && name === GPU_TIER_MAPPING_NAME)
+      return tierMapping(request, state);
+    if (request.namespace === options.koordinatorNamespace && name === SLO_CONFIG_NAME)
+      return sloConfig(request, state);
+    return allow();
+  };
+}

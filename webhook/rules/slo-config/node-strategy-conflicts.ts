@@ -1,0 +1,31 @@
+/**
+ * The node side of the one-strategy-per-node rule (spec §4, `pkg/webhook/node/plugins/sloconfig`):
+ * a node whose labels would match two node strategies of one slo-controller-config key is refused.
+ * Every key is parsed, changed or not; a key whose value does not decode, or whose selectors do not
+ * convert, is skipped, as Koordinator only consults checkers whose init succeeded. Beyond
+ * Koordinator's five keys, the three whose nodeConfigs it leaves unchecked are consulted too.
+ */
+import { strategiesMatching, strategyList } from './node-selectors.js';
+import { sloConfigCheckers } from './slo-config-keys.js';
+
+/** Why a node with `labels` conflicts with the config's node strategies, or undefined when it does not. */
+export function sloConfigStrategyConflicts(
+  configData: Readonly<Record<string, string>> | undefined,
+  nodeName: string,
+  labels: Readonly<Record<string, string>>,
+): string | undefined {
+  if (!configData) return undefined;
+  const conflicts: string[] = [];
+  for (const checker of sloConfigCheckers()) {
+    const text = configData[checker.key] ?? '';
+    if (text === '') continue;
+    const strategies = checker.strategiesOf(text);
+    if (!strategies || strategies.length < 2) continue;
+    const matching = strategiesMatching(strategies, labels);
+    if (matching.length < 2) continue;
+    conflicts.push(
+      `node ${JSON.stringify(nodeName)} matches ${matching.length} node strategies of slo-controller-config data[${checker.key}]: ${strategyList(matching)}; a node may match at most one`,
+    );
+  }
+  return conflicts.length > 0 ? conflicts.join('; ') : undefined;
+}
