@@ -146,3 +146,46 @@ describe('ClusterColocationProfile', () => {
     assert.deepEqual(web.spec.containers[0]?.resources.requests, { cpu: '1', memory: '1Gi' });
   });
 });
+
+describe('Reservation', () => {
+  it('gets the matching profile’s labels and pod-template settings, and ttl 24h by default', async (t) => {
+    await installCrds(
+      'clustercolocationprofiles.config.koordinator.sh',
+      'reservations.scheduling.koordinator.sh',
+    );
+    const suffix = uniqueSuffix();
+    const profile = `reserve-${suffix}`;
+    const reservation = `rsv-${suffix}`;
+    t.after(async () => {
+      await kubectl(['delete', 'reservation', reservation, '--ignore-not-found']);
+      await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']);
+    });
+    await freshOperator(t);
+    await kubectl(
+      ['create', '-f', '-'],
+      `apiVersion: config.koordinator.sh/v1alpha1\nkind: ClusterColocationProfile\nmetadata: {name: ${profile}}\nspec:\n  selector: {matchLabels: {reserve-for: ${suffix}}}\n  qosClass: LS\n  schedulerName: koord-scheduler\n`,
+    );
+    const manifest = [
+      'apiVersion: scheduling.koordinator.sh/v1alpha1',
+      'kind: Reservation',
+      `metadata: {name: ${reservation}, labels: {reserve-for: "${suffix}"}}`,
+      'spec:',
+      '  template: {spec: {containers: [{name: main, image: registry.invalid/app:1}]}}',
+      '  owners: [{labelSelector: {matchLabels: {app: web}}}]',
+      '',
+    ].join('\n');
+    await waitFor('the profile to reach the operator', async () => {
+      const { stdout } = await kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], manifest);
+      return stdout.includes('koord-scheduler') ? true : undefined;
+    });
+    await kubectl(['create', '-f', '-'], manifest);
+    const stored = JSON.parse((await kubectl(['get', 'reservation', reservation, '-o', 'json'])).stdout) as {
+      metadata: { labels: Record<string, string> };
+      spec: { ttl?: string; allocateOnce?: boolean; template: { spec: { schedulerName?: string } } };
+    };
+    assert.equal(stored.metadata.labels['koordinator.sh/qosClass'], 'LS');
+    assert.equal(stored.spec.template.spec.schedulerName, 'koord-scheduler');
+    assert.equal(stored.spec.ttl, '24h');
+    assert.equal(stored.spec.allocateOnce, true);
+  });
+});
