@@ -86,6 +86,8 @@ export interface WebhookOverride {
 const NAME_SUFFIX = 'admission-operator.io';
 export const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+/** Koordinator's opt-in label for pod UPDATE mutation. */
+const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
 
 const core = (resources: string[], operations: ResourceRule['operations'], scope: Scope): ResourceRule => ({
   apiGroups: [''],
@@ -150,6 +152,17 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       rules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
+      // Koordinator registers UPDATE only for pods that opt in with this label (its objectSelector);
+      // a matchCondition says the same in one entry, so other pod updates never wait on us.
+      matchConditions: [
+        {
+          name: 'create-or-opted-in-update',
+          expression:
+            "request.operation == 'CREATE' || (has(object.metadata.labels) && " +
+            `'${MUTATING_UPDATE_LABEL}' in object.metadata.labels && ` +
+            `object.metadata.labels['${MUTATING_UPDATE_LABEL}'] == 'true')`,
+        },
+      ],
       reinvocationPolicy: 'Never',
       featureGate: 'PodMutatingWebhook',
       handler: podMutator({

@@ -80,6 +80,15 @@ describe('webhook table', () => {
     const configMap = table.find((entry) => entry.path === '/validate-configmap');
     assert.match(configMap?.matchConditions[0]?.expression ?? '', /'gpu-tier-mapping'/);
   });
+  it('calls /mutate-pod on UPDATE only for pods that opt in, as Koordinator’s objectSelector does', () => {
+    const pod = webhookTable(context).find((entry) => entry.path === '/mutate-pod');
+    assert.deepEqual(pod?.rules[0]?.operations, ['CREATE', 'UPDATE']);
+    assert.match(pod?.matchConditions[0]?.expression ?? '', /request\.operation == 'CREATE' \|\|/);
+    assert.match(
+      pod?.matchConditions[0]?.expression ?? '',
+      /'pod\.koordinator\.sh\/mutating-update'\] == 'true'/,
+    );
+  });
 
   it('drops gated-off webhooks', () => {
     const gates = parseFeatureGates('NodeValidatingWebhook=false,GpuClassMutatingWebhook=false');
