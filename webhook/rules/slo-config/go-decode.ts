@@ -5,7 +5,7 @@
  * - Type errors are what Go's decoder refuses (a string where an `*int64` goes, `1.5` or `1e2` for an
  *   integer, an int64 out of range, an unparsable duration or quantity). They are collected, one per
  *   bad value, rather than stopping at the first.
- * - Unknown keys are ignored; `null` is the same as absent (Go leaves a nil pointer); a key matches a
+ * - Unknown keys are ignored (and collected, when asked, to warn about typos); `null` is the same as absent (Go leaves a nil pointer); a key matches a
  *   field case-insensitively when no field has its exact name, the last matching key winning.
  * - Tags (`min=0,max=100,gtfield=memoryEvictLowerPercent`) run after decoding with go-playground's
  *   semantics: every tagged field is `omitempty` (absent, null and "" are skipped, an explicit 0 is
@@ -24,6 +24,8 @@ import { type JsonNode, nodeText } from './json-text.js';
 export interface Decoding {
   typeErrors: FieldError[];
   tagErrors: FieldError[];
+  /** Keys no field takes: Go drops them silently, which hides typos, so they are collected for warnings. */
+  unknownFields?: FieldPath[];
 }
 
 export type Decoder<T> = (node: JsonNode | undefined, path: FieldPath, out: Decoding) => T | undefined;
@@ -260,6 +262,7 @@ export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
     for (const [key, value] of node.entries) {
       const name = Object.hasOwn(fields, key) ? key : folded.get(key.toLowerCase());
       if (name !== undefined) chosen.set(name, value);
+      else out.unknownFields?.push(path.child(key));
     }
     // As go-playground walks a struct: each field's own tags, then what is nested in it.
     const decoded: Record<string, unknown> = {};
@@ -270,6 +273,7 @@ export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
       const value = fields[name]?.(chosen.get(name), path.child(name), {
         typeErrors: out.typeErrors,
         tagErrors: inner,
+        ...(out.unknownFields ? { unknownFields: out.unknownFields } : {}),
       });
       if (value !== undefined) decoded[name] = value;
     }

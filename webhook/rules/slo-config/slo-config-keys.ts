@@ -48,6 +48,8 @@ export interface KeyContext {
 /** A key's result. `strategies` is set when every node strategy's selector converted. */
 export interface KeyOutcome {
   problems: string[];
+  /** Keys the slo-controller would ignore (likely typos), as `data[key]: path`. */
+  unknownFields?: string[];
   strategies?: NodeStrategy[];
 }
 
@@ -97,9 +99,10 @@ function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
     key,
     strategiesField,
     check(text, context) {
-      const out: Decoding = { typeErrors: [], tagErrors: [] };
+      const out: Decoding = { typeErrors: [], tagErrors: [], unknownFields: [] };
       const decoded = decode(definition, text, out);
       if (!decoded.ok) return { problems: decoded.problems };
+      const unknownFields = (out.unknownFields ?? []).map((path) => `data[${key}]: ${path.toString()}`);
       const errors: (FieldError | string)[] = [];
       const selectorErrors: FieldError[] = [];
       const strategies = strategiesIn(decoded.config, selectorErrors);
@@ -114,6 +117,7 @@ function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
       }
       return {
         problems: errors.map((error) => problemText(key, error)),
+        ...(unknownFields.length > 0 ? { unknownFields } : {}),
         ...(strategies ? { strategies } : {}),
       };
     },

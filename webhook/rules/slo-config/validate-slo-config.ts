@@ -34,23 +34,35 @@ export function sloConfigProblems(
   nodes: Iterable<NodeLabels>,
   limits: SloConfigLimits = {},
 ): string[] {
+  return reviewSloConfig(newData, oldData, nodes, limits).problems;
+}
+
+/** The problems, and the keys of the checked values that the slo-controller would silently ignore. */
+export function reviewSloConfig(
+  newData: Readonly<Record<string, string>>,
+  oldData: Readonly<Record<string, string>> | null,
+  nodes: Iterable<NodeLabels>,
+  limits: SloConfigLimits = {},
+): { problems: string[]; unknownFields: string[] } {
   const checked = (key: string): boolean => {
     const value = newData[key] ?? '';
     return value !== '' && (oldData === null || value !== (oldData[key] ?? ''));
   };
   const context: KeyContext = { data: newData, checked };
   const problems: string[] = [];
+  const unknownFields: string[] = [];
   const withStrategies: { checker: KeyChecker; strategies: NodeStrategy[] }[] = [];
   for (const checker of sloConfigCheckers(limits.maxAmplificationRatio)) {
     if (!checked(checker.key)) continue;
     const outcome = checker.check(newData[checker.key] ?? '', context);
     problems.push(...outcome.problems);
+    unknownFields.push(...(outcome.unknownFields ?? []));
     if (outcome.strategies && outcome.strategies.length > 1) {
       withStrategies.push({ checker, strategies: outcome.strategies });
     }
   }
   if (withStrategies.length > 0) problems.push(...nodeConflicts(withStrategies, nodes));
-  return [...new Set(problems)];
+  return { problems: [...new Set(problems)], unknownFields: [...new Set(unknownFields)] };
 }
 
 /** ExistNodeConfict: real nodes that match more than one strategy of a key, grouped by strategies. */
@@ -109,12 +121,20 @@ export function sloConfigValidator(options: SloConfigValidatorOptions): Rule {
       request.operation === 'UPDATE' && request.oldObject ? stringsOf(request.oldObject.data) : null;
     // The node list is read only when some key has more than one node strategy.
     const nodes: Iterable<NodeLabels> = { [Symbol.iterator]: () => nodesOf(state)[Symbol.iterator]() };
-    const problems = sloConfigProblems(stringsOf(object.data), oldData, nodes, limits);
-    if (problems.length === 0) return allow();
-    return deny(
-      `ConfigMap ${options.namespace}/${options.name} is not a valid SLO configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
-      400,
-      'BadRequest',
+    const { problems, unknownFields } = reviewSloConfig(stringsOf(object.data), oldData, nodes, limits);
+    const source = `ConfigMap ${options.namespace}/${options.name}`;
+    // Go's decoder drops unknown keys without a word, so a misspelt setting would silently not apply.
+    const warnings = unknownFields.map(
+      (field) => `${source} ${field}: unknown field, ignored by the slo-controller`,
     );
+    if (problems.length === 0) return allow(warnings.length > 0 ? warnings : undefined);
+    return {
+      ...deny(
+        `${source} is not a valid SLO configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+        400,
+        'BadRequest',
+      ),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   };
 }

@@ -199,6 +199,25 @@ describe('sloConfigValidator', () => {
     assert.deepEqual(sloConfigProblems({ 'colocation-config': 'null' }, null, []), []);
   });
 
+  it('warns about fields the slo-controller would ignore (likely typos), refused or not', () => {
+    const typo = JSON.stringify({
+      clusterStrategy: { cpuSupressThresholdPercent: 65, CPUSuppressMinPercent: 10 },
+      nodeStrategies: [{ name: 'a', nodeSelector: { matchLabels: { a: 'b' } }, extra: 1 }],
+    });
+    const allowed = rule(review('CREATE', { 'resource-threshold-config': typo }), state);
+    assert.equal(allowed.allowed, true);
+    assert.deepEqual(allowed.warnings, [
+      `ConfigMap ${NAMESPACE}/${NAME} data[resource-threshold-config]: clusterStrategy.cpuSupressThresholdPercent: unknown field, ignored by the slo-controller`,
+      `ConfigMap ${NAMESPACE}/${NAME} data[resource-threshold-config]: nodeStrategies[0].extra: unknown field, ignored by the slo-controller`,
+    ]);
+    const both = JSON.stringify({ clusterStrategy: { memoryEvictThresholdPercent: 120, typo: true } });
+    const refused = rule(review('CREATE', { 'resource-threshold-config': both }), state);
+    refusal(refused);
+    assert.match(refused.warnings?.[0] ?? '', /clusterStrategy\.typo: unknown field/);
+    const extensions = JSON.stringify({ extensions: { anything: { goes: 1 } } });
+    assert.equal(rule(review('CREATE', { 'colocation-config': extensions }), state).warnings, undefined);
+  });
+
   it('ignores keys it does not know', () => {
     assert.deepEqual(sloConfigProblems({ 'my-extension-config': '{not json' }, null, []), []);
   });
