@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: speed and memory against their targets, measured, never asserted in tests.
  *
+ *   rules    rules in process against a large state: profiles on pods, slo-config and node checks
  *   server   the admission server alone over HTTPS: a burst of concurrent reviews (p50, p99, rate)
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
@@ -25,6 +26,7 @@ import { mutate } from '../../webhook/admission/decisions.js';
 import { enabledWebhooks } from '../../webhook/table.js';
 import { parseFeatureGates } from '../../webhook/feature-gates.js';
 import type { WebhookEntry } from '../../webhook/table.js';
+import type { AdmissionRequest, KubeObject } from '../../webhook/admission/types.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { stateSnapshot } from '../harness/state.js';
 import {
@@ -306,8 +308,137 @@ async function benchCluster(): Promise<void> {
   }
 }
 
+/** Mean time of one call, after a warm-up, in microseconds. */
+function microsPerCall(calls: number, call: () => unknown): number {
+  for (let i = 0; i < Math.min(200, calls); i++) call();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) call();
+  return Number(process.hrtime.bigint() - started) / 1000 / calls;
+}
+
+function benchRules(): void {
+  // 200 profiles, one matching: every pod create evaluates all selectors, then applies one profile.
+  const profiles = Array.from({ length: 200 }, (_, i) => ({
+    name: `profile-${String(i).padStart(3, '0')}`,
+    annotations: {},
+    spec: {
+      selector: { matchLabels: { app: i === 150 ? 'batch' : `app-${i}` } },
+      qosClass: 'BE',
+      priorityClassName: 'koord-batch',
+      labels: { colocated: 'true' },
+      patch: { spec: { tolerations: [{ key: 'batch', operator: 'Exists' }] } },
+    },
+  }));
+  const nodes = Array.from({ length: 5000 }, (_, i) => ({
+    name: `node-${i}`,
+    labels: { pool: `pool-${i % 50}`, zone: `zone-${i % 3}` },
+  }));
+  const strategies = JSON.stringify({
+    clusterStrategy: { enable: true, cpuSuppressThresholdPercent: 65 },
+    nodeStrategies: Array.from({ length: 50 }, (_, i) => ({
+      name: `pool-${i}`,
+      nodeSelector: { matchLabels: { pool: `pool-${i}` } },
+      cpuSuppressThresholdPercent: 60,
+    })),
+  });
+  const state = stateSnapshot({
+    colocationProfiles: profiles,
+    priorityClasses: [{ name: 'koord-batch', value: 5500 }],
+    namespaces: [{ name: 'bench', labels: {} }],
+    nodes,
+    configMaps: [
+      {
+        namespace: 'koordinator-system',
+        name: 'slo-controller-config',
+        uid: 'u',
+        resourceVersion: '1',
+        data: { 'resource-threshold-config': strategies },
+      },
+    ],
+  });
+  const table = enabledWebhooks({
+    namespace: 'admission-system',
+    excludedNamespaces: [],
+    tierLabelKey: 'tier',
+    gpuResourceNames: [],
+    configMaps: [],
+    koordinatorNamespace: 'koordinator-system',
+    gates: parseFeatureGates(''),
+  });
+  const handler = (path: string): WebhookEntry['handler'] => {
+    const entry = table.find((each) => each.path === path);
+    if (!entry) throw new Error(`no webhook at ${path}`);
+    return entry.handler;
+  };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'bench', labels: { app: 'batch' } },
+    spec: {
+      containers: Array.from({ length: 10 }, (_, i) => ({
+        name: `c${i}`,
+        image: 'x',
+        resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '2Gi' } },
+      })),
+    },
+  };
+  const review = (
+    resource: string,
+    object: KubeObject,
+    oldObject: KubeObject | null = null,
+  ): AdmissionRequest => ({
+    uid: 'u',
+    kind: { group: '', version: 'v1', kind: resource },
+    resource: { group: '', version: 'v1', resource },
+    namespace: typeof object.metadata.namespace === 'string' ? object.metadata.namespace : '',
+    name: typeof object.metadata.name === 'string' ? object.metadata.name : '',
+    operation: oldObject ? 'UPDATE' : 'CREATE',
+    userInfo: {},
+    object,
+    oldObject,
+    dryRun: false,
+  });
+  const mutatePod = handler('/mutate-pod');
+  const podReview = review('pods', pod);
+  record(
+    '/mutate-pod, 200 profiles, 10 containers (per call)',
+    microsPerCall(2000, () => mutatePod(podReview, state)),
+    'µs',
+    1000,
+  );
+
+  const validateConfigMap = handler('/validate-configmap');
+  const configReview = review('configmaps', {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'slo-controller-config', namespace: 'koordinator-system' },
+    data: { 'resource-threshold-config': strategies },
+  });
+  record(
+    'slo-config, 50 node strategies × 5000 nodes (per call)',
+    microsPerCall(20, () => validateConfigMap(configReview, state)) / 1000,
+    'ms',
+    100,
+  );
+
+  const validateNode = handler('/validate-node');
+  const node = (labels: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n', labels },
+  });
+  const relabel = review('nodes', node({ pool: 'pool-1' }), node({ pool: 'pool-2' }));
+  record(
+    '/validate-node relabel vs 50 strategies (per call)',
+    microsPerCall(500, () => validateNode(relabel, state)),
+    'µs',
+    100,
+  );
+}
+
 const suites = process.argv.slice(2);
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
+if (want('rules')) benchRules();
 if (want('server')) await benchServer();
 if (want('cluster')) {
   const { startedNow } = await startCluster((line) => {

@@ -12,7 +12,12 @@
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { ColocationProfileView, StateSnapshot } from '../../state.js';
 import { asObject, stringsOf } from '../../util/json.js';
-import { parseLabelSelector, selectorMatches, selectsEverything } from '../../util/label-selector.js';
+import {
+  parseLabelSelector,
+  selectorMatches,
+  selectsEverything,
+  type SelectorParse,
+} from '../../util/label-selector.js';
 import { strategicMergePatch, type PatchSchema } from '../../util/strategic-merge-patch.js';
 import { PRIORITY_LABEL, QOS_LABEL } from './priority-qos.js';
 
@@ -35,15 +40,37 @@ export function profileMatches(
   labels: Readonly<Record<string, string>>,
   namespaceLabels: Readonly<Record<string, string>> | undefined,
 ): boolean {
+  const { namespaceSelector, selector } = selectorsOf(profile);
   if (namespaceLabels !== undefined) {
-    const parsed = parseLabelSelector(profile.spec.namespaceSelector, 'spec.namespaceSelector');
-    if (!parsed.ok) throw problem(profile, parsed.error);
-    if (!selectsEverything(parsed.selector) && !selectorMatches(parsed.selector, namespaceLabels))
-      return false;
+    if (!namespaceSelector.ok) throw problem(profile, namespaceSelector.error);
+    const everything = selectsEverything(namespaceSelector.selector);
+    if (!everything && !selectorMatches(namespaceSelector.selector, namespaceLabels)) return false;
   }
-  const parsed = parseLabelSelector(profile.spec.selector, 'spec.selector');
-  if (!parsed.ok) throw problem(profile, parsed.error);
-  return selectorMatches(parsed.selector, labels);
+  if (!selector.ok) throw problem(profile, selector.error);
+  return selectorMatches(selector.selector, labels);
+}
+
+interface ProfileSelectors {
+  namespaceSelector: SelectorParse;
+  selector: SelectorParse;
+}
+
+/**
+ * Every pod create evaluates every profile, so selectors are parsed once per profile version: the
+ * store hands out a new view object whenever a profile changes.
+ */
+const parsedSelectors = new WeakMap<ColocationProfileView, ProfileSelectors>();
+
+function selectorsOf(profile: ColocationProfileView): ProfileSelectors {
+  let parsed = parsedSelectors.get(profile);
+  if (!parsed) {
+    parsed = {
+      namespaceSelector: parseLabelSelector(profile.spec.namespaceSelector, 'spec.namespaceSelector'),
+      selector: parseLabelSelector(profile.spec.selector, 'spec.selector'),
+    };
+    parsedSelectors.set(profile, parsed);
+  }
+  return parsed;
 }
 
 /**
