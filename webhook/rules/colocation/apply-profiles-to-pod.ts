@@ -27,18 +27,27 @@ export interface PodProfileOptions {
 const POD_TARGET: ProfileTarget = { podSpecPath: ['spec'], patchSchema: POD_PATCH_SCHEMA };
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
+export interface PodProfileResult {
+  pod: KubeObject;
+  /** The profiles applied, in order. */
+  applied: string[];
+  /** One per profile that could not be applied, naming it and the field. */
+  warnings: string[];
+}
+
 /**
- * The pod with the profiles applied (a new object; `pod` is untouched) and a warning for each
- * profile that could not be applied. Throws only for a pod whose cpu does not parse.
+ * The pod with the profiles applied (a new object; `pod` is untouched), which ones applied, and a
+ * warning for each that could not be. Throws only for a pod whose cpu does not parse.
  */
 export function applyProfilesToPod(
   pod: KubeObject,
   namespace: string,
   state: StateSnapshot,
   options: PodProfileOptions,
-): { pod: KubeObject; warnings: string[] } {
+): PodProfileResult {
   const profiles = state.colocationProfiles();
-  if (profiles.length === 0) return { pod, warnings: [] };
+  const applied: string[] = [];
+  if (profiles.length === 0) return { pod, applied, warnings: [] };
   // Koordinator counts a failed namespace lookup as a match. The API server has already checked
   // that the namespace exists, so a miss here only means the watch has not seen it yet; every
   // namespace carries its name as a label, so matching on that alone is the closest true answer.
@@ -55,7 +64,7 @@ export function applyProfilesToPod(
       return false;
     }
   });
-  if (matched.length === 0) return { pod, warnings };
+  if (matched.length === 0) return { pod, applied, warnings };
 
   let result = pod;
   let skipTranslation = options.skipMutatingResources;
@@ -65,6 +74,7 @@ export function applyProfilesToPod(
     try {
       if (!profileApplies(probabilityPercent(profile), options.roll)) continue;
       result = applyProfile(result, profile, POD_TARGET, state) as KubeObject;
+      applied.push(profile.name);
     } catch (error) {
       if (!(error instanceof ProfileProblem)) throw error;
       warnings.push(error.message);
@@ -77,5 +87,5 @@ export function applyProfilesToPod(
     if (result === pod) result = structuredClone(pod);
     translateBatchResources(result);
   }
-  return { pod: result, warnings };
+  return { pod: result, applied, warnings };
 }

@@ -218,3 +218,19 @@ export function applyProfile(
     throw problem(profile, `spec.patch: ${(error as Error).message}`);
   }
 }
+
+/**
+ * What the decision's log line and admission_rule_outcomes_total record: which profiles applied,
+ * and reason invalid-profile when one had to be skipped, which admins can alert on.
+ */
+export function profileAudit(
+  applied: readonly string[],
+  warnings: readonly string[],
+): Record<string, string> | undefined {
+  if (applied.length === 0 && warnings.length === 0) return undefined;
+  return {
+    action: applied.length > 0 ? 'profiles-applied' : 'profiles-skipped',
+    reason: warnings.length > 0 ? 'invalid-profile' : '',
+    profiles: applied.join(','),
+  };
+}

@@ -7,6 +7,7 @@
 import { allow, deny, mutate } from '../../admission/decisions.js';
 import type { Rule } from '../../state.js';
 import { applyProfilesToPod, type PodProfileOptions } from '../colocation/apply-profiles-to-pod.js';
+import { profileAudit } from '../colocation/colocation-profile.js';
 import { applyExtendedResourceSpec } from '../colocation/extended-resource-spec.js';
 import { applyDeviceResourceSpec } from '../device/device-resource-spec.js';
 import { applyMultiQuotaTreeAffinity } from '../quota/multi-quota-tree-affinity.js';
@@ -34,12 +35,14 @@ export function podMutator(options: PodMutationOptions): Rule {
       (typeof request.object.metadata.namespace === 'string' && request.object.metadata.namespace) ||
       (request.namespace ?? '');
     try {
-      const { pod, warnings } = applyProfilesToPod(request.object, namespace, state, options);
+      const { pod, applied, warnings } = applyProfilesToPod(request.object, namespace, state, options);
       const mutated = pod === request.object ? structuredClone(pod) : pod;
       if (!options.skipExtendedResourceSpec) applyExtendedResourceSpec(mutated);
       if (options.multiQuotaTree) applyMultiQuotaTreeAffinity(mutated, namespace, state);
       if (!options.skipDeviceResourceSpec) applyDeviceResourceSpec(mutated);
-      return mutate(mutated, warnings.length > 0 ? warnings : undefined);
+      const decision = mutate(mutated, warnings.length > 0 ? warnings : undefined);
+      const audit = profileAudit(applied, warnings);
+      return audit ? { ...decision, audit } : decision;
     } catch (error) {
       return deny((error as Error).message, 400, 'BadRequest');
     }

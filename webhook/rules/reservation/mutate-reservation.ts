@@ -20,6 +20,7 @@ import {
   probabilityPercent,
   profileApplies,
   profileMatches,
+  profileAudit,
   ProfileProblem,
   type ProfileTarget,
 } from '../colocation/colocation-profile.js';
@@ -36,6 +37,7 @@ export function reservationMutator(roll: () => number): Rule {
   return (request, state) => {
     if (request.operation !== 'CREATE' || !request.object) return allow();
     const warnings: string[] = [];
+    const applied: string[] = [];
     let reservation: KubeObject = structuredClone(request.object);
     const labels = labelsOf(reservation);
     for (const profile of state.colocationProfiles()) {
@@ -43,6 +45,7 @@ export function reservationMutator(roll: () => number): Rule {
         if (!profileMatches(profile, labels, undefined)) continue;
         if (!profileApplies(probabilityPercent(profile), roll)) continue;
         reservation = applyProfile(reservation, profile, RESERVATION_TARGET, state) as KubeObject;
+        applied.push(profile.name);
       } catch (error) {
         if (!(error instanceof ProfileProblem)) throw error;
         warnings.push(error.message);
@@ -51,6 +54,8 @@ export function reservationMutator(roll: () => number): Rule {
     const spec = asObject(reservation.spec);
     if (spec && (spec.ttl ?? null) === null && (spec.expires ?? null) === null)
       spec.ttl = DEFAULT_RESERVATION_TTL;
-    return mutate(reservation, warnings.length > 0 ? warnings : undefined);
+    const decision = mutate(reservation, warnings.length > 0 ? warnings : undefined);
+    const audit = profileAudit(applied, warnings);
+    return audit ? { ...decision, audit } : decision;
   };
 }

@@ -215,8 +215,13 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       [a, b],
       [b, a],
     ]) {
-      const result = mutated(run(koordinatorPod(), state(profiles)));
-      assert.equal((result.metadata.labels as Record<string, string>).winner, 'b');
+      const decision = run(koordinatorPod(), state(profiles));
+      assert.equal((mutated(decision).metadata.labels as Record<string, string>).winner, 'b');
+      assert.deepEqual(decision.audit, {
+        action: 'profiles-applied',
+        reason: '',
+        profiles: 'a-profile,b-profile',
+      });
     }
   });
 
@@ -266,6 +271,12 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
 
     it('a missing PriorityClass skips the profile with a warning instead of failing the pod (Koordinator: 500)', () => {
       const decision = run(koordinatorPod(), state([koordinatorProfile()], { priorityClasses: [] }));
+      // Counted as reason invalid-profile in admission_rule_outcomes_total, for alerting.
+      assert.deepEqual(decision.audit, {
+        action: 'profiles-skipped',
+        reason: 'invalid-profile',
+        profiles: '',
+      });
       const result = mutated(decision);
       assert.equal(
         (result.metadata.labels as Record<string, string>).testLabelA,
