@@ -163,7 +163,17 @@ describe('Reservation', () => {
     await freshOperator(t);
     await kubectl(
       ['create', '-f', '-'],
-      `apiVersion: config.koordinator.sh/v1alpha1\nkind: ClusterColocationProfile\nmetadata: {name: ${profile}}\nspec:\n  selector: {matchLabels: {reserve-for: ${suffix}}}\n  qosClass: LS\n  schedulerName: koord-scheduler\n`,
+      [
+        'apiVersion: config.koordinator.sh/v1alpha1',
+        'kind: ClusterColocationProfile',
+        `metadata: {name: ${profile}}`,
+        'spec:',
+        // Quoted: a suffix of digits would otherwise be a YAML integer, which a label selector refuses.
+        `  selector: {matchLabels: {reserve-for: "${suffix}"}}`,
+        '  qosClass: LS',
+        '  schedulerName: koord-scheduler',
+        '',
+      ].join('\n'),
     );
     const manifest = [
       'apiVersion: scheduling.koordinator.sh/v1alpha1',
