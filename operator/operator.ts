@@ -66,9 +66,13 @@ export async function runOperator(
   overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
   const metrics = new OperatorMetrics();
+  // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = [
     { namespace: options.namespace, name: GPU_TIER_MAPPING_NAME },
     { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
+    ...(options.featureGates.EnablePodEnhancedValidator
+      ? [{ namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
+      : []),
   ];
   // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
   const buildWebhooks = (mapping: TierMapping): readonly WebhookEntry[] => {
@@ -89,10 +93,7 @@ export async function runOperator(
 
   const store = new StateStore({
     kubeConfig,
-    // Read, not validated: the enhanced-validator rules live where Koordinator keeps them.
-    configMaps: options.featureGates.EnablePodEnhancedValidator
-      ? [...configMaps, { namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
-      : configMaps,
+    configMaps,
     tierMappingNamespace: options.namespace,
     logger,
     metrics,

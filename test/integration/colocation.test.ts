@@ -199,3 +199,50 @@ describe('Reservation', () => {
     assert.equal(stored.spec.allocateOnce, true);
   });
 });
+
+describe('enhanced pod validation', () => {
+  it('with its gate on, refuses bad rules when written and pods missing the required labels', async (t) => {
+    await freshOperator(t, { args: ['--feature-gates=EnablePodEnhancedValidator=true'] });
+    await kubectl(['create', 'namespace', 'koordinator-system']).catch(() => undefined);
+    t.after(async () => {
+      await kubectl([
+        'delete',
+        'configmap',
+        'pod-enhanced-validator-config',
+        '-n',
+        'koordinator-system',
+        '--ignore-not-found',
+      ]);
+    });
+    const config = (rules: string): string =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata: {name: pod-enhanced-validator-config, namespace: koordinator-system}',
+        'data:',
+        '  enable: "true"',
+        `  rules: '${rules}'`,
+        '',
+      ].join('\n');
+    await assert.rejects(
+      kubectl(['apply', '-f', '-'], config('[{"name": "team", "requiredLabels": "team"}]')),
+      /pod-enhanced-validator-config data\[rules\]\[0\]: must be/,
+    );
+    const namespace = await podReadyNamespace(t, 'enhanced');
+    await kubectl(['apply', '-f', '-'], config(`[{"name": "team", "requiredLabels": ["team"]}]`));
+    // The operator reads the rules through its watch; refusal shows it has.
+    await waitFor('the rules to reach the operator', () =>
+      kubectl(['create', '-n', namespace, '-f', '-'], pod({}, '100m')).then(
+        () => undefined,
+        (error: unknown) =>
+          /required label 'team' is missing/.test((error as { stderr?: string }).stderr ?? '')
+            ? true
+            : undefined,
+      ),
+    );
+    assert.match(
+      (await kubectl(['create', '-n', namespace, '-f', '-'], pod({ team: 'a' }, '100m'))).stdout,
+      /created/,
+    );
+  });
+});

@@ -1,19 +1,21 @@
 /**
  * /validate-configmap: the ConfigMaps whose content rules depend on, each checked by its own
- * rule: the operator's gpu-tier-mapping and Koordinator's slo-controller-config. The webhook's
+ * rule: the operator's gpu-tier-mapping, Koordinator's slo-controller-config and (with its gate)
+ * pod-enhanced-validator-config. The webhook's
  * matchConditions already keep every other ConfigMap from calling us; this dispatch is the
  * second line.
  */
 import { allow } from '../../admission/decisions.js';
-import { GPU_TIER_MAPPING_NAME, SLO_CONFIG_NAME } from '../../names.js';
+import { GPU_TIER_MAPPING_NAME, POD_ENHANCED_VALIDATOR_CONFIG_NAME, SLO_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { validateTierMapping } from '../gpu-class/validate-tier-mapping.js';
+import { enhancedValidatorConfigValidator } from '../pod/enhanced-validator-config.js';
 import { sloConfigValidator } from '../slo-config/validate-slo-config.js';
 
 export interface ConfigMapRuleOptions {
   /** The operator's namespace (gpu-tier-mapping). */
   operatorNamespace: string;
-  /** Koordinator's namespace (slo-controller-config). */
+  /** Koordinator's namespace (slo-controller-config, pod-enhanced-validator-config). */
   koordinatorNamespace: string;
   maxAmplificationRatio: number;
 }
@@ -25,6 +27,7 @@ export function configMapValidator(options: ConfigMapRuleOptions): Rule {
     name: SLO_CONFIG_NAME,
     maxAmplificationRatio: options.maxAmplificationRatio,
   });
+  const enhancedValidatorConfig = enhancedValidatorConfigValidator(options.koordinatorNamespace);
   return (request, state) => {
     const object = request.object ?? request.oldObject;
     const name = request.name || (typeof object?.metadata.name === 'string' ? object.metadata.name : '');
@@ -32,6 +35,8 @@ export function configMapValidator(options: ConfigMapRuleOptions): Rule {
       return tierMapping(request, state);
     if (request.namespace === options.koordinatorNamespace && name === SLO_CONFIG_NAME)
       return sloConfig(request, state);
+    if (request.namespace === options.koordinatorNamespace && name === POD_ENHANCED_VALIDATOR_CONFIG_NAME)
+      return enhancedValidatorConfig(request, state);
     return allow();
   };
 }

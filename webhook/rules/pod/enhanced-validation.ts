@@ -7,51 +7,24 @@
  *
  * Koordinator reloads the ConfigMap every 5 minutes and keeps the previous rules when it does not
  * parse. Rules here are pure, so they read the ConfigMap as the watch last saw it: an edit applies
- * at once, and rules that do not parse are not enforced (with a warning on every pod) rather than
+ * at once. /validate-configmap refuses rules that do not parse; should some get in anyway (written
+ * while the operator was down), they are not enforced, with a warning on every pod, rather than
  * replaced by rules the admin may no longer see anywhere.
  */
 import type { AdmissionRequest, Decision } from '../../admission/types.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
 import type { StateSnapshot } from '../../state.js';
 import { labelsOf } from '../../util/json.js';
+import { parseLabelRules, type LabelRule } from './enhanced-validator-config.js';
 
 export const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-validation';
 
-interface LabelRule {
-  name: string;
-  requiredLabels: string[];
-  namespaceWhitelist: string[];
-}
-
-type RulesRead = { ok: true; enabled: boolean; rules: LabelRule[] } | { ok: false; problem: string };
-
-const isStrings = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
+type RulesRead = { ok: true; enabled: boolean; rules: readonly LabelRule[] } | { ok: false; problem: string };
 
 function readRules(data: Readonly<Record<string, string>> | undefined): RulesRead {
   if (data?.enable?.trim().toLowerCase() !== 'true') return { ok: true, enabled: false, rules: [] };
-  const text = data.rules;
-  if (text === undefined || text.trim() === '') return { ok: true, enabled: true, rules: [] };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problem: `data[rules]: not valid JSON: ${(error as Error).message}` };
-  }
-  if (!Array.isArray(parsed)) return { ok: false, problem: 'data[rules]: must be a JSON array of rules' };
-  const rules: LabelRule[] = [];
-  for (const [index, item] of (parsed as unknown[]).entries()) {
-    const rule = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-    const { name = '', requiredLabels = [], namespaceWhitelist = [] } = rule;
-    if (typeof name !== 'string' || !isStrings(requiredLabels) || !isStrings(namespaceWhitelist)) {
-      return {
-        ok: false,
-        problem: `data[rules][${index}]: must be {"name": string, "requiredLabels": [string], "namespaceWhitelist": [string]}`,
-      };
-    }
-    rules.push({ name, requiredLabels, namespaceWhitelist });
-  }
-  return { ok: true, enabled: true, rules };
+  const parsed = parseLabelRules(data.rules);
+  return parsed.ok ? { ok: true, enabled: true, rules: parsed.rules } : parsed;
 }
 
 /** A refusal for the first rule the pod breaks, a warning when the rules do not parse, else undefined. */

@@ -41,6 +41,21 @@ describe('/validate-configmap dispatch', () => {
     assert.equal(decision.allowed, false);
   });
 
+  it('refuses pod-enhanced-validator-config rules that do not parse, enabled or not, naming the rule', () => {
+    const name = 'pod-enhanced-validator-config';
+    const decision = write('koordinator-system', name, {
+      enable: 'false',
+      rules: '[{"name": "x", "requiredLabels": "team"}]',
+    });
+    assert.ok(!decision.allowed);
+    assert.equal(
+      decision.message,
+      'ConfigMap koordinator-system/pod-enhanced-validator-config data[rules][0]: must be {"name": string, "requiredLabels": [string], "namespaceWhitelist": [string]}',
+    );
+    const good = { enable: 'true', rules: '[{"name": "x", "requiredLabels": ["team"]}]' };
+    assert.equal(write('koordinator-system', name, good).allowed, true);
+  });
+
   it('leaves ConfigMaps of the same names elsewhere alone', () => {
     const bad = { 'system-config': '{"clusterStrategy":{"watermarkScaleFactor":500}}' };
     assert.equal(write('default', 'slo-controller-config', bad).allowed, true);

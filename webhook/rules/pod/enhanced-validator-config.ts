@@ -1,0 +1,66 @@
+/**
+ * The rules of pod-enhanced-validator-config (Koordinator §2.5): what they look like, read from
+ * the ConfigMap, and a write-time check so a bad edit is refused with its path rather than
+ * leaving the rules unenforced.
+ *
+ *   enable: "true"
+ *   rules: '[{"name": "team-label", "requiredLabels": ["team"], "namespaceWhitelist": ["kube-system"]}]'
+ */
+import { allow, deny } from '../../admission/decisions.js';
+import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
+import type { Rule } from '../../state.js';
+import { stringsOf } from '../../util/json.js';
+
+export interface LabelRule {
+  name: string;
+  requiredLabels: string[];
+  namespaceWhitelist: string[];
+}
+
+export type LabelRulesParse = { ok: true; rules: readonly LabelRule[] } | { ok: false; problem: string };
+
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** The `rules` key; absent or blank means no rules. */
+export function parseLabelRules(text: string | undefined): LabelRulesParse {
+  if (text === undefined || text.trim() === '') return { ok: true, rules: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `data[rules]: not valid JSON: ${(error as Error).message}` };
+  }
+  if (!Array.isArray(parsed)) return { ok: false, problem: 'data[rules]: must be a JSON array of rules' };
+  const rules: LabelRule[] = [];
+  for (const [index, item] of (parsed as unknown[]).entries()) {
+    const rule = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const { name = '', requiredLabels = [], namespaceWhitelist = [] } = rule;
+    if (typeof name !== 'string' || !isStrings(requiredLabels) || !isStrings(namespaceWhitelist)) {
+      return {
+        ok: false,
+        problem: `data[rules][${index}]: must be {"name": string, "requiredLabels": [string], "namespaceWhitelist": [string]}`,
+      };
+    }
+    rules.push({ name, requiredLabels, namespaceWhitelist });
+  }
+  return { ok: true, rules };
+}
+
+/**
+ * /validate-configmap for pod-enhanced-validator-config: rules that do not parse are refused,
+ * whether or not `enable` is on yet. DELETE is allowed (no rules then apply).
+ */
+export function enhancedValidatorConfigValidator(namespace: string): Rule {
+  return (request) => {
+    const object = request.object;
+    if (request.operation === 'DELETE' || !object) return allow();
+    const parsed = parseLabelRules(stringsOf(object.data).rules);
+    if (parsed.ok) return allow();
+    return deny(
+      `ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME} ${parsed.problem}`,
+      400,
+      'BadRequest',
+    );
+  };
+}
