@@ -6,6 +6,8 @@ export const GPU_TIER_MAPPING_NAME = 'gpu-tier-mapping';
 export const SLO_CONFIG_NAME = 'slo-controller-config';
 /** Koordinator's ConfigMap of pod label requirements (gate EnablePodEnhancedValidator), beside the SLO config. */
 export const POD_ENHANCED_VALIDATOR_CONFIG_NAME = 'pod-enhanced-validator-config';
+/** The label the API server puts on every namespace, holding its name. */
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 /** KubeNexus's namespace label naming a tenant's tier. */
 export const DEFAULT_TIER_LABEL_KEY = 'tenant.kubenexus.io/tier';
 /** GPU resources that send a pod to the GPU-class webhook, as KubeNexus counts them. */

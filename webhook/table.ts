@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
+import { NAMESPACE_NAME_LABEL } from './names.js';
 import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
 import {
   mutateAutoscalingPolicy,
@@ -85,7 +86,6 @@ export interface WebhookOverride {
 
 const NAME_SUFFIX = 'admission-operator.io';
 export const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
-const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 /** Koordinator's opt-in label for pod UPDATE mutation. */
 const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
 

@@ -31,6 +31,9 @@ export interface StateFixture {
   reservations?: ReservationView[];
 }
 
+// As the store orders them (and the API server lists them): by bytes, not by locale.
+const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
   const key = (namespace: string, name: string): string => `${namespace}/${name}`;
   const namespaces = new Map((fixture.namespaces ?? []).map((ns) => [ns.name, ns]));
@@ -49,15 +52,13 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     quotaBoundTo: (namespace) => [...quotas.values()].find((quota) => quota.namespaces.includes(namespace)),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
     colocationProfiles: () =>
-      [...(fixture.colocationProfiles ?? [])].sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      ),
+      [...(fixture.colocationProfiles ?? [])].sort((a, b) => byteOrder(a.name, b.name)),
     priorityClass: (name) => fixture.priorityClasses?.find((pc) => pc.name === name),
     nodes: () => fixture.nodes ?? [],
     elasticQuotaProfiles: (treeId) =>
       (fixture.elasticQuotaProfiles ?? [])
         .filter((profile) => profile.treeId === treeId)
-        .sort((a, b) => key(a.namespace, a.name).localeCompare(key(b.namespace, b.name))),
+        .sort((a, b) => byteOrder(key(a.namespace, a.name), key(b.namespace, b.name))),
     reservation: (name) => fixture.reservations?.find((reservation) => reservation.name === name),
   };
 }

@@ -3,6 +3,7 @@
  * batch/mid resource translation of §1.3.
  */
 import type { KubeObject } from '../../admission/types.js';
+import { NAMESPACE_NAME_LABEL } from '../../names.js';
 import type { StateSnapshot } from '../../state.js';
 import { labelsOf } from '../../util/json.js';
 import { POD_PATCH_SCHEMA } from '../../util/strategic-merge-patch.js';
@@ -25,7 +26,6 @@ export interface PodProfileOptions {
 }
 
 const POD_TARGET: ProfileTarget = { podSpecPath: ['spec'], patchSchema: POD_PATCH_SCHEMA };
-const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 export interface PodProfileResult {
   pod: KubeObject;

@@ -21,10 +21,23 @@ export const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-
 
 type RulesRead = { ok: true; enabled: boolean; rules: readonly LabelRule[] } | { ok: false; problem: string };
 
+const DISABLED: RulesRead = { ok: true, enabled: false, rules: [] };
+
+/**
+ * Every pod create and update reads the rules, so each ConfigMap version is parsed once: the store
+ * hands out a new data object whenever the ConfigMap changes.
+ */
+const parsedRules = new WeakMap<Readonly<Record<string, string>>, RulesRead>();
+
 function readRules(data: Readonly<Record<string, string>> | undefined): RulesRead {
-  if (data?.enable?.trim().toLowerCase() !== 'true') return { ok: true, enabled: false, rules: [] };
-  const parsed = parseLabelRules(data.rules);
-  return parsed.ok ? { ok: true, enabled: true, rules: parsed.rules } : parsed;
+  if (!data) return DISABLED;
+  let read = parsedRules.get(data);
+  if (!read) {
+    const parsed = data.enable?.trim().toLowerCase() === 'true' ? parseLabelRules(data.rules) : undefined;
+    read = !parsed ? DISABLED : parsed.ok ? { ok: true, enabled: true, rules: parsed.rules } : parsed;
+    parsedRules.set(data, read);
+  }
+  return read;
 }
 
 /** A refusal for the first rule the pod breaks, a warning when the rules do not parse, else undefined. */
