@@ -12,6 +12,7 @@ import {
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
+import { MetricsServer } from '../webhook/server/metrics-server.js';
 import { OperatorMetrics } from '../webhook/server/metrics.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
@@ -35,6 +36,8 @@ export interface RunOverrides {
 
 export interface RunningOperator {
   port: number;
+  /** The metrics port, when the metrics server runs. */
+  metricsPort: number | undefined;
   metrics: OperatorMetrics;
   stop: () => Promise<void>;
 }
@@ -178,7 +181,6 @@ export async function runOperator(
       },
       metrics,
       logger,
-      debug: { '/elasticQuota': () => store.quotaDebugView() },
       reserve: (reservation) => {
         store.reserve(reservation);
       },
@@ -191,6 +193,14 @@ export async function runOperator(
     privateKeyPem: material.servingKeyPem,
   });
   handshakeTarget.port = port;
+  const metricsServer = new MetricsServer({
+    metrics,
+    logger,
+    debug: { '/elasticQuota': () => store.quotaDebugView() },
+  });
+  const metricsPort = options.metricsAddress
+    ? await metricsServer.listen(options.metricsAddress.port, options.metricsAddress.host)
+    : undefined;
   certificates.on('material', (next) => {
     server.setCertificate({ certificatePem: next.servingCertPem, privateKeyPem: next.servingKeyPem });
     configurations.setCaBundle(next.caBundlePem);
@@ -201,11 +211,12 @@ export async function runOperator(
 
   return {
     port,
+    metricsPort,
     metrics,
     stop: async () => {
       // Stop taking requests first; a normal stop never deletes the webhook configurations.
       await server.close(options.shutdownGraceMs);
-      await Promise.all([certificates.stop(), configurations.stop(), store.stop()]);
+      await Promise.all([metricsServer.close(), certificates.stop(), configurations.stop(), store.stop()]);
     },
   };
 }

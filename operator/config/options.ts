@@ -16,6 +16,8 @@ export interface OperatorOptions {
   /** The port written into webhook URLs (URL mode); replicas on one host share it. */
   webhookPort: number;
   bindAddress: string;
+  /** Where metrics and debug views are served over plain HTTP; undefined when turned off. */
+  metricsAddress: { host: string; port: number } | undefined;
   serviceName: string;
   secretName: string;
   /** A cluster-scoped ClusterRole whose deletion garbage-collects the webhook configurations ('' for none). */
@@ -54,6 +56,11 @@ const FLAGS = {
     default: '',
   },
   'bind-address': { description: 'address the admission server listens on', default: '0.0.0.0' },
+  'metrics-bind-address': {
+    description:
+      'host:port of the plain-HTTP server for /metrics and debug views (e.g. :8080, 127.0.0.1:8080); 0 turns it off',
+    default: ':8080',
+  },
   'service-name': {
     description: 'Service in front of the operator (in-cluster webhook endpoint)',
     default: 'admission-operator',
@@ -129,6 +136,19 @@ export function usage(): string {
 }
 
 export class OptionsError extends Error {}
+
+/** controller-runtime's form: `:8080`, `127.0.0.1:8080`, `[::1]:8080`; `0` turns the server off. */
+export function parseBindAddress(flag: string, text: string): { host: string; port: number } | undefined {
+  if (text === '0') return undefined;
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new OptionsError(
+      `--${flag}: must be host:port (e.g. :8080, 127.0.0.1:8080) or 0 to turn it off (got ${JSON.stringify(text)})`,
+    );
+  }
+  return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+}
 
 /** Parses --webhook-overrides, naming the webhook and field of anything wrong. */
 export function parseWebhookOverrides(text: string): Record<string, WebhookOverride> {
@@ -235,6 +255,7 @@ export function parseOptions(
     port,
     webhookPort,
     bindAddress: value('bind-address'),
+    metricsAddress: parseBindAddress('metrics-bind-address', value('metrics-bind-address')),
     serviceName: value('service-name'),
     secretName: value('secret-name'),
     ownerClusterRole: value('owner-cluster-role'),

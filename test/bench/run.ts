@@ -32,6 +32,7 @@ import { stateSnapshot } from '../harness/state.js';
 import {
   CONFIGURATION_NAME,
   deleteConfigurations,
+  httpGet,
   httpsGet,
   publishedBundles,
   readSecret,
@@ -267,7 +268,7 @@ async function benchCluster(): Promise<void> {
     record('cluster: burst throughput', 300 / ((Date.now() - burstStarted) / 1000), 'pods/s', 50, false);
     record('cluster: burst failures', failures, 'count', 0);
 
-    const metricsText = (await httpsGet(operator.port, '/metrics', ca)).body;
+    const metricsText = (await httpGet(operator.metricsPort, '/metrics')).body;
     const metric = (name: string): number =>
       Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN);
     // The process runs under tsx (esbuild loaded); the heap is what the operator itself holds.

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 import type { TestContext } from 'node:test';
@@ -18,6 +19,8 @@ export interface OperatorProcess {
   namespace: string;
   port: number;
   webhookPort: number;
+  /** The plain-HTTP port of /metrics and the debug views. */
+  metricsPort: number;
   child: ChildProcess;
   /** Every log line so far (JSON lines from pino, or plain text). */
   logs: string[];
@@ -38,7 +41,8 @@ export interface StartOptions {
 /** Starts `operator/main.ts` with the local cluster's kubeconfig; stops it when the test ends. */
 export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
   await clusterKubeConfig();
-  const port = options.port ?? (await freePorts(1))[0]!;
+  const [freePort, metricsPort] = (await freePorts(2)) as [number, number];
+  const port = options.port ?? freePort;
   const webhookPort = options.webhookPort ?? port;
   const child = spawn(
     process.execPath,
@@ -50,6 +54,7 @@ export async function startOperator(t: TestContext, options: StartOptions): Prom
       `--port=${port}`,
       `--webhook-port=${webhookPort}`,
       '--bind-address=127.0.0.1',
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       '--log-level=debug',
       ...(options.args ?? []),
     ],
@@ -84,7 +89,7 @@ export async function startOperator(t: TestContext, options: StartOptions): Prom
   t.after(async () => {
     await stop('SIGKILL');
   });
-  return { namespace: options.namespace, port, webhookPort, child, logs, stop, exited };
+  return { namespace: options.namespace, port, webhookPort, metricsPort, child, logs, stop, exited };
 }
 
 /** Deletes both webhook configurations (and waits until they are gone) so the next test starts clean. */
@@ -204,6 +209,23 @@ export function httpsCall(
 /** GET trusting `ca`. */
 export const httpsGet = (port: number, path: string, ca: string): Promise<{ status: number; body: string }> =>
   httpsCall(port, path, { ca });
+
+/** GET over plain HTTP on 127.0.0.1 (the metrics port). */
+export function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolvePromise({ status: res.statusCode ?? 0, body });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** Lines of the operator's log whose `msg` matches. */
 export function logsMatching(operator: OperatorProcess, msg: RegExp): Record<string, unknown>[] {

@@ -12,7 +12,7 @@ import {
   testNamespace,
   waitFor,
 } from '../harness/cluster.js';
-import { freshOperator, httpsGet } from '../harness/operator.js';
+import { freshOperator, httpGet } from '../harness/operator.js';
 
 function quotaYaml(
   name: string,
@@ -158,7 +158,7 @@ describe('ElasticQuota defaults', () => {
 
   it('fills a quota with pods until one is refused, gives room back on delete, never overshoots under concurrency', async (t) => {
     await installCrds('elasticquotas.scheduling.sigs.k8s.io');
-    const { operator, ca } = await freshOperator(t);
+    const { operator } = await freshOperator(t);
     const namespace = await podReadyNamespace(t, 'quota');
     const quotaName = `fill-${namespace}`;
     const P = 'quota.scheduling.koordinator.sh';
@@ -194,7 +194,7 @@ describe('ElasticQuota defaults', () => {
         return true;
       },
     );
-    const debug = JSON.parse((await httpsGet(operator.port, '/elasticQuota', ca)).body) as {
+    const debug = JSON.parse((await httpGet(operator.metricsPort, '/elasticQuota')).body) as {
       quotas: Record<string, { parent: string }>;
       used: Record<string, Record<string, string>>;
     };

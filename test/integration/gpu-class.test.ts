@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { clusterKubeConfig, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
-import { freshOperator, httpsGet, logsMatching } from '../harness/operator.js';
+import { freshOperator, httpGet, logsMatching } from '../harness/operator.js';
 
 const TIER_LABEL = 'tenant.kubenexus.io/tier';
 
@@ -137,11 +137,7 @@ describe('GPU classes', () => {
 
   it('keeps the last good mapping when an invalid one gets in while its validation is off', async (t) => {
     // With the ConfigMap webhook gated off, nothing stops the bad edit: the operator itself must.
-    const {
-      operator,
-      namespace: operatorNamespace,
-      ca,
-    } = await freshOperator(t, {
+    const { operator, namespace: operatorNamespace } = await freshOperator(t, {
       args: ['--feature-gates=ConfigMapValidatingWebhook=false'],
     });
     const team = await podReadyNamespace(t, 'tenant');
@@ -170,7 +166,7 @@ describe('GPU classes', () => {
       return stdout || undefined;
     });
     assert.match(event, /data\[mapping\.yaml\]\.tiers\.silver: "not a label!" is not a valid label value/);
-    const metrics = (await httpsGet(operator.port, '/metrics', ca)).body;
+    const metrics = (await httpGet(operator.metricsPort, '/metrics')).body;
     assert.match(metrics, /^admission_gpu_tier_mapping_valid 0$/m);
     assert.match(metrics, /^admission_gpu_tier_mapping_rejected_total 1$/m);
 

@@ -26,6 +26,7 @@ import {
   CONFIGURATION_NAME,
   cleanConfigurationsAfter,
   freshOperator,
+  httpGet,
   httpsCall,
   httpsGet,
   logsMatching,
@@ -95,7 +96,7 @@ describe('operator lifecycle', () => {
     assert.match(ready.body, /verifies against the published caBundle/);
     await admitsPods(operator, workload);
 
-    const metrics = await httpsGet(operator.port, '/metrics', ca);
+    const metrics = await httpGet(operator.metricsPort, '/metrics');
     assert.match(
       metrics.body,
       /admission_decisions_total\{webhook="validate-pod\.admission-operator\.io",outcome="allowed"\}/,

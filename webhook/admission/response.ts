@@ -1,7 +1,9 @@
 /**
- * Turns a rule's decision into the AdmissionReview response the API server reads.
+ * Turns a rule's decision into the AdmissionReview response the API server reads. Messages and
+ * warnings are bounded here, once for every rule, because they may quote what a user sent.
  */
 import fastJsonPatch from 'fast-json-patch';
+import { MAX_MESSAGE_CHARS, MAX_WARNING_CHARS, MAX_WARNINGS, truncate } from '../util/bounded-text.js';
 import type { AdmissionRequest, AdmissionReviewResponse, Decision, KubeObject } from './types.js';
 
 const REASONS: Record<number, string> = {
@@ -13,13 +15,30 @@ const REASONS: Record<number, string> = {
   500: 'InternalError',
 };
 
+export type JsonPatch = fastJsonPatch.Operation[];
+
 /** The RFC 6902 operations that turn `original` into `mutated`. */
-export function jsonPatch(original: KubeObject, mutated: KubeObject): fastJsonPatch.Operation[] {
+export function jsonPatch(original: KubeObject, mutated: KubeObject): JsonPatch {
   return fastJsonPatch.compare(original, mutated);
 }
 
-export function admissionResponse(request: AdmissionRequest, decision: Decision): AdmissionReviewResponse {
-  const warnings = decision.warnings && decision.warnings.length > 0 ? { warnings: decision.warnings } : {};
+function boundedWarnings(warnings: readonly string[] | undefined): { warnings?: string[] } {
+  if (!warnings || warnings.length === 0) return {};
+  const shown = warnings.slice(0, MAX_WARNINGS).map((warning) => truncate(warning, MAX_WARNING_CHARS));
+  if (warnings.length > MAX_WARNINGS) shown.push(`…and ${warnings.length - MAX_WARNINGS} more warnings`);
+  return { warnings: shown };
+}
+
+/**
+ * The response for `decision`; `patch` is the decision's patch when the caller has built it
+ * already (the server does, to handle a failure to build it), else it is built here.
+ */
+export function admissionResponse(
+  request: AdmissionRequest,
+  decision: Decision,
+  patch?: JsonPatch,
+): AdmissionReviewResponse {
+  const warnings = boundedWarnings(decision.warnings);
   if (!decision.allowed) {
     return {
       apiVersion: 'admission.k8s.io/v1',
@@ -29,7 +48,7 @@ export function admissionResponse(request: AdmissionRequest, decision: Decision)
         allowed: false,
         status: {
           code: decision.code,
-          message: decision.message,
+          message: truncate(decision.message, MAX_MESSAGE_CHARS),
           reason: decision.reason ?? REASONS[decision.code] ?? 'Forbidden',
         },
         ...warnings,
@@ -41,12 +60,11 @@ export function admissionResponse(request: AdmissionRequest, decision: Decision)
     kind: 'AdmissionReview',
     response: { uid: request.uid, allowed: true, ...warnings },
   };
-  if (decision.mutated && request.object) {
-    const operations = jsonPatch(request.object, decision.mutated);
-    if (operations.length > 0) {
-      response.response.patch = Buffer.from(JSON.stringify(operations)).toString('base64');
-      response.response.patchType = 'JSONPatch';
-    }
+  const operations =
+    patch ?? (decision.mutated && request.object ? jsonPatch(request.object, decision.mutated) : []);
+  if (operations.length > 0) {
+    response.response.patch = Buffer.from(JSON.stringify(operations)).toString('base64');
+    response.response.patchType = 'JSONPatch';
   }
   return response;
 }

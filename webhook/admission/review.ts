@@ -2,6 +2,7 @@
  * Reads an AdmissionReview v1 request body into an AdmissionRequest, or explains, with an
  * HTTP status, exactly what is wrong with it.
  */
+import { showValue } from '../util/bounded-text.js';
 import {
   OPERATIONS,
   type AdmissionRequest,
@@ -22,6 +23,14 @@ export class BadReviewError extends Error {
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a message shows of a bad envelope value: never the value itself when it is not a string. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return showValue(value);
+  if (value === undefined || value === null) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
 }
 
 function bad(message: string): never {
@@ -70,18 +79,15 @@ const NEEDS: Record<Operation, { object: boolean; oldObject: boolean }> = {
 export function parseAdmissionReview(body: unknown): AdmissionRequest {
   if (!isObject(body)) bad('the body must be a JSON object (an AdmissionReview)');
   if (body.apiVersion !== 'admission.k8s.io/v1') {
-    bad(`apiVersion must be admission.k8s.io/v1, got ${JSON.stringify(body.apiVersion ?? null)}`);
+    bad(`apiVersion must be admission.k8s.io/v1, got ${describe(body.apiVersion)}`);
   }
-  if (body.kind !== 'AdmissionReview')
-    bad(`kind must be AdmissionReview, got ${JSON.stringify(body.kind ?? null)}`);
+  if (body.kind !== 'AdmissionReview') bad(`kind must be AdmissionReview, got ${describe(body.kind)}`);
   const request = body.request;
   if (!isObject(request)) bad('the AdmissionReview has no request');
   const uid = requireString(request, 'uid', 'request');
   const operation = request.operation;
   if (typeof operation !== 'string' || !(OPERATIONS as readonly string[]).includes(operation)) {
-    bad(
-      `request.operation must be one of ${OPERATIONS.join(', ')}, got ${JSON.stringify(operation ?? null)}`,
-    );
+    bad(`request.operation must be one of ${OPERATIONS.join(', ')}, got ${describe(operation)}`);
   }
   const op = operation as Operation;
   const object = kubeObject(request, 'object');

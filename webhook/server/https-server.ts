@@ -16,7 +16,15 @@ export interface ServingCertificate {
 
 /** The API server keeps idle HTTP/1.1 connections for 90 s; closing first would break requests in flight. */
 const KEEP_ALIVE_TIMEOUT_MS = 100_000;
-const HEADERS_TIMEOUT_MS = 40_000;
+/**
+ * The API server never waits more than 30 s for a webhook, so a request (headers and body) that
+ * takes longer has nobody waiting for it: Node's default would hold it for 300 s.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Connections served at once; more are dropped (and counted) rather than exhausting memory. */
+export const MAX_CONNECTIONS = 1024;
+/** Dropped connections are logged at most this often, with the count since the last line. */
+const DROP_LOG_INTERVAL_MS = 10_000;
 
 export class AdmissionHttpsServer {
   private server: Server | undefined;
@@ -26,6 +34,7 @@ export class AdmissionHttpsServer {
     private readonly app: Koa,
     private readonly logger: Logger,
     private readonly metrics: OperatorMetrics,
+    private readonly maxConnections = MAX_CONNECTIONS,
   ) {}
 
   /** Starts serving with `certificate`; resolves with the bound port (useful when `port` is 0). */
@@ -38,7 +47,23 @@ export class AdmissionHttpsServer {
       },
     );
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
+    server.headersTimeout = REQUEST_TIMEOUT_MS;
+    server.maxConnections = this.maxConnections;
+    let dropped = 0;
+    let lastDropLog = 0;
+    server.on('drop', () => {
+      this.metrics.connectionsDropped.inc();
+      dropped += 1;
+      const now = Date.now();
+      if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return;
+      this.logger.warn(
+        { dropped, maxConnections: this.maxConnections },
+        'admission server is at its connection limit: dropping new connections',
+      );
+      lastDropLog = now;
+      dropped = 0;
+    });
     server.on('tlsClientError', (error) => {
       this.logger.debug({ err: error }, 'TLS handshake failed');
     });

@@ -4,6 +4,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type DecisionOutcome = 'allowed' | 'patched' | 'denied' | 'error';
+/** Why a mutating failurePolicy=Ignore webhook let an object through unchanged. */
+export type FailOpenCause = 'refusal' | 'exception' | 'unreadable-object';
 
 export class OperatorMetrics {
   readonly registry = new Registry();
@@ -39,6 +41,19 @@ export class OperatorMetrics {
   readonly tierMappingRejected = new Counter({
     name: 'admission_gpu_tier_mapping_rejected_total',
     help: 'Invalid gpu-tier-mapping versions that got into the cluster and were ignored (the last good one stayed).',
+    registers: [this.registry],
+  });
+
+  readonly failOpen = new Counter({
+    name: 'admission_fail_open_total',
+    help: 'Objects a mutating failurePolicy=Ignore webhook let through unchanged because it could not do its job, by cause (refusal, exception, unreadable-object).',
+    labelNames: ['webhook', 'cause'] as const,
+    registers: [this.registry],
+  });
+
+  readonly connectionsDropped = new Counter({
+    name: 'admission_connections_dropped_total',
+    help: 'Connections the admission server refused because it already had the most it accepts.',
     registers: [this.registry],
   });
 

@@ -5,6 +5,9 @@
 
 /** The longest message or warning the server returns (a full field-error list fits easily). */
 export const MAX_MESSAGE_CHARS = 4096;
+/** Warnings a response carries at most, each at most MAX_WARNING_CHARS long. */
+export const MAX_WARNINGS = 20;
+export const MAX_WARNING_CHARS = 1024;
 /** The longest single value a message quotes (a quantity, a name, an annotation). */
 export const MAX_SHOWN_VALUE_CHARS = 64;
 /** The longest name or message in a log line. */

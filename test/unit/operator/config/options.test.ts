@@ -44,6 +44,20 @@ describe('operator options', () => {
     assert.throws(() => parseOptions(['--nope'], {}), /Unknown option '--nope'/);
   });
 
+  it('serves metrics on :8080 unless told otherwise, and 0 turns them off', () => {
+    assert.deepEqual(options([]).metricsAddress, { host: '0.0.0.0', port: 8080 });
+    assert.deepEqual(options(['--metrics-bind-address=127.0.0.1:9090']).metricsAddress, {
+      host: '127.0.0.1',
+      port: 9090,
+    });
+    assert.deepEqual(options(['--metrics-bind-address=[::1]:0']).metricsAddress, { host: '::1', port: 0 });
+    assert.equal(options(['--metrics-bind-address=0']).metricsAddress, undefined);
+    assert.throws(
+      () => parseOptions(['--metrics-bind-address=8080'], {}),
+      /--metrics-bind-address: must be host:port \(e\.g\. :8080, 127\.0\.0\.1:8080\) or 0 to turn it off \(got "8080"\)/,
+    );
+  });
+
   it('offers --help listing every flag with its environment variable', () => {
     assert.deepEqual(parseOptions(['--help'], {}), { help: true });
     assert.match(usage(), /--cert-lifetime/);

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { allow, deny, mutate } from '../../../../webhook/admission/decisions.js';
-import { createAdmissionApp, MAX_BODY_BYTES } from '../../../../webhook/server/app.js';
+import { createAdmissionApp, MAX_BODY_BYTES, MAX_OBJECT_DEPTH } from '../../../../webhook/server/app.js';
+import { BodyBudget } from '../../../../webhook/server/read-body.js';
+import { MetricsServer } from '../../../../webhook/server/metrics-server.js';
 import { OperatorMetrics } from '../../../../webhook/server/metrics.js';
 import type { StateSnapshot } from '../../../../webhook/state.js';
 import { stateSnapshot } from '../../../harness/state.js';
@@ -58,6 +60,38 @@ const entries: WebhookEntry[] = [
   },
   {
     ...base,
+    name: 'mutate-refuses-ignore.test.io',
+    path: '/mutate-refuses-ignore',
+    type: 'mutating',
+    failurePolicy: 'Ignore',
+    handler: () => deny('metadata.annotations[x]: not JSON'),
+  },
+  {
+    ...base,
+    name: 'mutate-throws-ignore.test.io',
+    path: '/mutate-throws-ignore',
+    type: 'mutating',
+    failurePolicy: 'Ignore',
+    handler: () => {
+      throw new RangeError('Maximum call stack size exceeded');
+    },
+  },
+  {
+    ...base,
+    name: 'echo-deny.test.io',
+    path: '/echo-deny',
+    failurePolicy: 'Fail',
+    handler: (req) => deny(`metadata.name: ${JSON.stringify(req.object?.metadata.name)}`),
+  },
+  {
+    ...base,
+    name: 'many-warnings.test.io',
+    path: '/many-warnings',
+    failurePolicy: 'Fail',
+    handler: () => allow(Array.from({ length: 1000 }, (_, i) => `warning ${i} ${'w'.repeat(5000)}`)),
+  },
+  {
+    ...base,
     name: 'throws-ignore.test.io',
     path: '/throws-ignore',
     failurePolicy: 'Ignore',
@@ -97,16 +131,21 @@ interface Reply {
 describe('admission app', () => {
   let server: Server;
   let port = 0;
+  let metricsServer: MetricsServer;
+  let metricsPort = 0;
+  const metrics = new OperatorMetrics();
+  const logLines: string[] = [];
+  const budget = new BodyBudget(MAX_BODY_BYTES * 2);
 
   const call = (
     path: string,
     body: string | Buffer | object,
-    { method = 'POST', contentType = 'application/json' } = {},
+    { method = 'POST', contentType = 'application/json', to = port } = {},
   ): Promise<Reply> =>
     new Promise((resolvePromise, reject) => {
       const payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
       const req = request(
-        { host: '127.0.0.1', port, path, method, headers: { 'Content-Type': contentType } },
+        { host: '127.0.0.1', port: to, path, method, headers: { 'Content-Type': contentType } },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -132,15 +171,23 @@ describe('admission app', () => {
       webhooks: () => entries,
       state: () => emptyState,
       readiness: () => Promise.resolve({ ready: false, checks: { test: { ok: false, message: 'not yet' } } }),
-      metrics: new OperatorMetrics(),
-      logger: pino({ level: 'silent' }),
+      metrics,
+      logger: pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) }),
+      bodyBudget: budget,
     });
     server = createServer((req, res) => void app.callback()(req, res));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
+    metricsServer = new MetricsServer({
+      metrics,
+      logger: pino({ level: 'silent' }),
+      debug: { '/elasticQuota': () => ({ used: 5n }) },
+    });
+    metricsPort = await metricsServer.listen(0, '127.0.0.1');
   });
-  after(() => {
+  after(async () => {
     server.close();
+    await metricsServer.close();
   });
 
   it('answers /healthz, and /readyz with 503 and the failing check', async () => {
@@ -193,6 +240,96 @@ describe('admission app', () => {
     );
   });
 
+  it('lets an object through unchanged, with a warning, when a mutating Ignore webhook refuses it', async () => {
+    const res = response(await call('/mutate-refuses-ignore', review()));
+    assert.equal(res.allowed, true);
+    assert.equal(res.patch, undefined);
+    assert.match(
+      String((res.warnings as string[])[0]),
+      /mutate-refuses-ignore\.test\.io left the object unchanged: metadata\.annotations\[x\]: not JSON/,
+    );
+  });
+
+  it('lets an object through unchanged when a mutating Ignore webhook throws', async () => {
+    const res = response(await call('/mutate-throws-ignore', review()));
+    assert.equal(res.allowed, true);
+    assert.match(String((res.warnings as string[])[0]), /internal error in webhook mutate-throws-ignore/);
+  });
+
+  // Written as text: JSON.stringify itself overflows the stack on thousands of levels.
+  const deepPod = (depth: number): string =>
+    JSON.stringify(
+      review({
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: 0 },
+      }),
+    ).replace('"spec":0', `"spec":${'{"v":'.repeat(depth)}"leaf"${'}'.repeat(depth)}`);
+
+  it(`reads objects nested up to ${MAX_OBJECT_DEPTH} levels`, async () => {
+    const res = response(await call('/mutate', deepPod(MAX_OBJECT_DEPTH - 2)));
+    assert.equal(res.allowed, true);
+    assert.equal(res.patchType, 'JSONPatch');
+  });
+
+  it('refuses an object nested deeper than the bound before any rule runs, with a 400 that says so', async () => {
+    for (const depth of [MAX_OBJECT_DEPTH, 5_000]) {
+      const res = response(await call('/throws-fail', deepPod(depth)));
+      assert.equal(res.allowed, false);
+      const status = res.status as Record<string, unknown>;
+      assert.equal(status.code, 400);
+      assert.match(String(status.message), /nested deeper than 512 levels; no rule was run/);
+    }
+  });
+
+  it('lets a too-deep object through unchanged on a mutating Ignore webhook', async () => {
+    const res = response(await call('/mutate-refuses-ignore', deepPod(5_000)));
+    assert.equal(res.allowed, true);
+    assert.match(String((res.warnings as string[])[0]), /nested deeper than 512 levels/);
+  });
+
+  it('answers an envelope field nested thousands deep with a short 400, not a 500', async () => {
+    const text = `{"apiVersion":${'['.repeat(4000)}${']'.repeat(4000)},"kind":"AdmissionReview"}`;
+    const reply = await call('/allow', text);
+    assert.equal(reply.status, 400);
+    assert.equal(reply.body.length < 300, true, reply.body);
+    assert.match(reply.json().message as string, /apiVersion must be admission\.k8s\.io\/v1, got an array/);
+  });
+
+  it('bounds a message that echoes what the user sent, in the response and in the log', async () => {
+    const name = 'n'.repeat(60 * 1024);
+    const reply = await call(
+      '/echo-deny',
+      review({ name, object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' } } }),
+    );
+    const message = String((response(reply).status as Record<string, unknown>).message);
+    assert.equal(message.length <= 4096, true);
+    assert.match(message, /more chars\)$/);
+    const line = logLines.findLast((entry) => entry.includes('echo-deny.test.io')) ?? '';
+    assert.equal(line.length < 2048, true, `log line of ${line.length} chars`);
+  });
+
+  it('bounds the number and length of warnings', async () => {
+    const warnings = response(await call('/many-warnings', review())).warnings as string[];
+    assert.equal(warnings.length, 21);
+    assert.equal(
+      warnings.every((warning) => warning.length <= 1024),
+      true,
+    );
+    assert.equal(warnings[20], '…and 980 more warnings');
+  });
+
+  it('answers 503 while the bodies being read hold the whole budget, and frees it afterwards', async () => {
+    assert.equal(budget.take(budget.limit), true);
+    try {
+      const reply = await call('/allow', review());
+      assert.equal(reply.status, 503);
+      assert.match(reply.json().message as string, /too many request bodies/);
+    } finally {
+      budget.give(budget.limit);
+    }
+    assert.equal(response(await call('/allow', review())).allowed, true);
+    assert.equal(budget.bytesHeld, 0);
+  });
+
   const badRequests: [string, () => Promise<Reply>, number, RegExp][] = [
     ['an unknown path', () => call('/nope', review()), 404, /no webhook is served at \/nope/],
     ['GET', () => call('/allow', '', { method: 'GET' }), 405, /GET is not allowed/],
@@ -233,10 +370,10 @@ describe('admission app', () => {
     ],
     ['no kind', () => call('/allow', review({ kind: undefined })), 400, /request\.kind is required/],
     [
-      'a body over 3 MiB',
+      'a body over 7 MiB',
       () => call('/allow', Buffer.alloc(MAX_BODY_BYTES + 1, 0x20)),
       413,
-      /exceeds the 3145728-byte limit/,
+      /exceeds the 7340032-byte limit/,
     ],
   ];
   for (const [label, send, status, message] of badRequests) {
@@ -252,8 +389,33 @@ describe('admission app', () => {
     assert.equal(response(reply).uid, 'after');
   });
 
-  it('exposes decision metrics', async () => {
-    const metrics = await call('/metrics', '', { method: 'GET' });
+  it('accepts a review of two 3 MiB objects', async () => {
+    const big = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns' },
+      data: 'x'.repeat(3 * 1024 * 1024 - 200),
+    };
+    const reply = await call('/allow', review({ operation: 'UPDATE', object: big, oldObject: big }));
+    assert.equal(reply.status, 200, reply.body.slice(0, 200));
+  });
+
+  it('serves neither metrics nor debug views on the admission port', async () => {
+    assert.equal((await call('/metrics', '', { method: 'GET' })).status, 404);
+    assert.equal((await call('/elasticQuota', '', { method: 'GET' })).status, 404);
+  });
+
+  it('serves debug views on the metrics port', async () => {
+    const view = await call('/elasticQuota', '', { method: 'GET', to: metricsPort });
+    assert.deepEqual(view.json(), { used: '5' });
+  });
+
+  it('exposes decision metrics on the metrics port', async () => {
+    const metrics = await call('/metrics', '', { method: 'GET', to: metricsPort });
+    assert.match(
+      metrics.body,
+      /admission_fail_open_total\{webhook="mutate-refuses-ignore\.test\.io",cause="refusal"\} 1/,
+    );
     assert.match(metrics.body, /admission_decisions_total\{webhook="deny\.test\.io",outcome="denied"\} 1/);
     assert.match(
       metrics.body,
