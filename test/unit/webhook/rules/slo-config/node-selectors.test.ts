@@ -10,6 +10,7 @@ import {
   labelsText,
   nodeStrategiesOf,
   overlappingStrategies,
+  searchOverlaps,
   strategiesMatching,
   strategyList,
   virtualNodes,
@@ -354,18 +355,22 @@ function randomEntries(seed: number, count: number): { name: string; nodeSelecto
 }
 
 describe('overlappingStrategies against the pairwise search', () => {
-  it('agrees on 400 random configs: same sets, same order, same example nodes', () => {
+  it('agrees on 400 random configs: same sets, same order, same example nodes (the first 10)', () => {
+    let many = 0;
     for (let seed = 1; seed <= 400; seed++) {
       const all = valid(randomEntries(seed, 2 + (seed % 9)));
+      const expected = pairwiseOverlaps(all);
+      if (expected.length > 10) many++;
       assert.deepEqual(
         overlappingStrategies(all).map((overlap) => ({
           strategies: strategyList(overlap.strategies),
           labels: labelsText(overlap.labels),
         })),
-        pairwiseOverlaps(all),
+        expected.slice(0, 10),
         `seed ${seed}`,
       );
     }
+    assert.ok(many > 0, 'some configs have more than 10 overlapping sets');
   });
 
   it('agrees with strategiesMatching on random label sets', () => {
@@ -457,6 +462,52 @@ describe('overlappingStrategies against the pairwise search', () => {
         labelsText(overlap.labels),
       ]),
       [['[pool-7777 late]', '{pool=pool-7777}']],
+    );
+  });
+});
+
+describe('bounds on the overlap search and its messages', () => {
+  it('reports at most 10 overlapping sets, the first ones met', () => {
+    // Every virtual node {pool=i} matches every strategy but the i-th: 2,000 sets of 1,999.
+    const all = valid(
+      Array.from({ length: 2000 }, (_, index) => ({
+        name: `s${index}`,
+        nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: [`${index}`] }] },
+      })),
+    );
+    const overlaps = overlappingStrategies(all);
+    assert.deepEqual(
+      overlaps.map((overlap) => [overlap.strategies.length, labelsText(overlap.labels)]),
+      Array.from({ length: 10 }, (_, index) => [1999, `{pool=${index}}`]),
+    );
+    assert.equal(
+      strategyList(overlaps[0]?.strategies ?? []),
+      `[${Array.from({ length: 20 }, (_, index) => `s${index + 1}`).join(' ')} …and 1979 more]`,
+    );
+  });
+
+  it('stops at its work bound and says so', () => {
+    const all = valid(
+      Array.from({ length: 50 }, (_, index) => ({
+        name: `s${index}`,
+        nodeSelector: { matchLabels: { pool: `${index}` } },
+      })),
+    );
+    assert.deepEqual(searchOverlaps(all, 100), { overlaps: [], exhausted: true });
+    assert.deepEqual(searchOverlaps(all), { overlaps: [], exhausted: false });
+  });
+
+  it('cuts long names and long label sets in messages', () => {
+    const long = 'x'.repeat(200);
+    const [strategy] = valid([{ name: long, nodeSelector: { matchLabels: { pool: 'a' } } }]);
+    assert.ok(strategy);
+    assert.equal(strategyList([strategy]), `[${'x'.repeat(47)}…(153 more chars)]`);
+    const labels = Object.fromEntries(
+      Array.from({ length: 25 }, (_, index) => [`k${String(index).padStart(2, '0')}`, 'v']),
+    );
+    assert.equal(
+      labelsText(labels),
+      `{${Array.from({ length: 20 }, (_, index) => `k${String(index).padStart(2, '0')}=v`).join(',')},…and 5 more}`,
     );
   });
 });

@@ -134,10 +134,13 @@ describe('sloConfigStrategyConflicts', () => {
   it('decides against 16,000 strategies', () => {
     const data = {
       'cpu-burst-config': JSON.stringify({
-        nodeStrategies: Array.from({ length: 16_000 }, (_, index) => ({
-          name: `host-${index}`,
-          nodeSelector: { matchLabels: { 'kubernetes.io/hostname': `host-${index}` } },
-        })).concat([
+        nodeStrategies: Array.from(
+          { length: 16_000 },
+          (_, index): { name: string; nodeSelector: unknown } => ({
+            name: `host-${index}`,
+            nodeSelector: { matchLabels: { 'kubernetes.io/hostname': `host-${index}` } },
+          }),
+        ).concat([
           { name: 'zone-a', nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'x', zone: 'a' } } },
         ]),
       }),
