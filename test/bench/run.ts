@@ -27,6 +27,9 @@ import { enabledWebhooks } from '../../webhook/table.js';
 import { parseFeatureGates } from '../../webhook/feature-gates.js';
 import type { WebhookEntry } from '../../webhook/table.js';
 import type { AdmissionRequest, KubeObject } from '../../webhook/admission/types.js';
+import { searchOverlaps } from '../../webhook/rules/slo-config/node-selectors.js';
+import { sloConfigCheckers } from '../../webhook/rules/slo-config/slo-config-keys.js';
+import { sloConfigProblems } from '../../webhook/rules/slo-config/validate-slo-config.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { stateSnapshot } from '../harness/state.js';
 import {
@@ -437,9 +440,51 @@ function benchRules(): void {
   );
 }
 
+/**
+ * slo-controller-config with thousands of node strategies (about 70 bytes each: 16,000 fill a
+ * 1.1 MB ConfigMap): the whole check against 5,000 nodes, and the overlap search alone.
+ */
+function benchSloNodeStrategies(): void {
+  const nodes = Array.from({ length: 5000 }, (_, i) => ({
+    name: `node-${i}`,
+    labels: { pool: `pool-${i}`, zone: `zone-${i % 3}`, 'kubernetes.io/hostname': `node-${i}` },
+  }));
+  for (const count of [4000, 16_000]) {
+    const text = JSON.stringify({
+      clusterStrategy: { enable: true },
+      nodeStrategies: Array.from({ length: count }, (_, i) => ({
+        name: `pool-${i}`,
+        nodeSelector:
+          i % 4 === 3
+            ? { matchExpressions: [{ key: 'pool', operator: 'In', values: [`pool-${i}`, `spare-${i}`] }] }
+            : { matchLabels: { pool: `pool-${i}` } },
+        cpuSuppressThresholdPercent: 60,
+      })),
+    });
+    const data = { 'resource-threshold-config': text };
+    record(
+      `slo-config, ${count} node strategies × 5000 nodes (per call)`,
+      microsPerCall(3, () => sloConfigProblems(data, null, nodes)) / 1000,
+      'ms',
+      count === 4000 ? 250 : 1000,
+    );
+    const strategies = sloConfigCheckers()
+      .find((checker) => checker.key === 'resource-threshold-config')
+      ?.strategiesOf(text);
+    if (!strategies) throw new Error('the bench config does not decode');
+    record(
+      `slo-config, ${count} node strategies: overlap search alone (per call)`,
+      microsPerCall(3, () => searchOverlaps([...strategies])) / 1000,
+      'ms',
+      count === 4000 ? 25 : 100,
+    );
+  }
+}
+
 const suites = process.argv.slice(2);
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
 if (want('rules')) benchRules();
+if (want('rules')) benchSloNodeStrategies();
 if (want('server')) await benchServer();
 if (want('cluster')) {
   const { startedNow } = await startCluster((line) => {

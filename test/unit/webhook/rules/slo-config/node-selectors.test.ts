@@ -10,6 +10,7 @@ import {
   labelsText,
   nodeStrategiesOf,
   overlappingStrategies,
+  searchOverlaps,
   strategiesMatching,
   strategyList,
   virtualNodes,
@@ -283,6 +284,230 @@ describe('overlappingStrategies', () => {
         ]),
       ),
       [],
+    );
+  });
+});
+
+/**
+ * The pairwise search as first written (every virtual node against every selector), kept as the
+ * oracle the indexed search must agree with.
+ */
+function pairwiseOverlaps(all: readonly NodeStrategy[]): { strategies: string; labels: string }[] {
+  const found = new Map<string, { strategies: string; labels: string }>();
+  for (const strategy of all) {
+    for (const labels of virtualNodes(strategy.source)) {
+      const matching = all.filter((each) => selectorMatchesPairwise(each, labels));
+      const id = matching.map((each) => each.index).join(',');
+      if (matching.length > 1 && !found.has(id)) {
+        found.set(id, { strategies: strategyList(matching), labels: labelsText(labels) });
+      }
+    }
+  }
+  return [...found.values()];
+}
+
+function selectorMatchesPairwise(strategy: NodeStrategy, labels: Record<string, string>): boolean {
+  return strategy.selector.requirements.every(({ key, operator, values }) => {
+    const value = Object.hasOwn(labels, key) ? labels[key] : undefined;
+    if (operator === 'In') return value !== undefined && values.includes(value);
+    if (operator === 'NotIn') return value === undefined || !values.includes(value);
+    if (operator === 'Exists') return value !== undefined;
+    return value === undefined;
+  });
+}
+
+/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Random selectors over few keys and values, so that they collide often. */
+function randomEntries(seed: number, count: number): { name: string; nodeSelector: unknown }[] {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const keys = ['a', 'b', 'c', 'constructor'];
+  const values = ['1', '2', '3'];
+  const someValues = (): string[] => Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(values));
+  return Array.from({ length: count }, (_, index) => {
+    const matchLabels: Record<string, string> = {};
+    const matchExpressions: { key: string; operator: string; values?: string[] }[] = [];
+    const requirements = 1 + Math.floor(next() * 3);
+    for (let r = 0; r < requirements; r++) {
+      const key = pick(keys);
+      const operator = pick(['label', 'In', 'In', 'NotIn', 'Exists', 'DoesNotExist']);
+      if (operator === 'label') matchLabels[key] = pick(values);
+      else if (operator === 'In' || operator === 'NotIn') {
+        matchExpressions.push({ key, operator, values: someValues() });
+      } else matchExpressions.push({ key, operator });
+    }
+    return { name: `s${index}`, nodeSelector: { matchLabels, matchExpressions } };
+  }).filter(({ nodeSelector }) => {
+    const { matchLabels, matchExpressions } = nodeSelector;
+    return Object.keys(matchLabels).length > 0 || matchExpressions.length > 0;
+  });
+}
+
+describe('overlappingStrategies against the pairwise search', () => {
+  it('agrees on 400 random configs: same sets, same order, same example nodes (the first 10)', () => {
+    let many = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const all = valid(randomEntries(seed, 2 + (seed % 9)));
+      const expected = pairwiseOverlaps(all);
+      if (expected.length > 10) many++;
+      assert.deepEqual(
+        overlappingStrategies(all).map((overlap) => ({
+          strategies: strategyList(overlap.strategies),
+          labels: labelsText(overlap.labels),
+        })),
+        expected.slice(0, 10),
+        `seed ${seed}`,
+      );
+    }
+    assert.ok(many > 0, 'some configs have more than 10 overlapping sets');
+  });
+
+  it('agrees with strategiesMatching on random label sets', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const all = valid(randomEntries(seed, 2 + (seed % 9)));
+      const next = random(seed * 7919);
+      for (let probe = 0; probe < 20; probe++) {
+        const labels: Record<string, string> = {};
+        for (const key of ['a', 'b', 'c', 'constructor', 'other']) {
+          if (next() < 0.6) labels[key] = String(1 + Math.floor(next() * 3));
+        }
+        assert.deepEqual(
+          strategiesMatching(all, labels).map((each) => each.index),
+          all.filter((each) => selectorMatchesPairwise(each, labels)).map((each) => each.index),
+          `seed ${seed}, labels ${labelsText(labels)}`,
+        );
+      }
+    }
+  });
+
+  it('sees a virtual node that its own strategy refuses (NotIn sets the key it excludes)', () => {
+    const overlaps = overlappingStrategies(
+      valid([
+        {
+          name: 'not-x',
+          nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: ['x'] }] },
+        },
+        { name: 'x', nodeSelector: { matchLabels: { pool: 'x' } } },
+        { name: 'any', nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'Exists' }] } },
+      ]),
+    );
+    assert.deepEqual(
+      overlaps.map((overlap) => [strategyList(overlap.strategies), labelsText(overlap.labels)]),
+      [['[x any]', '{pool=x}']],
+    );
+  });
+
+  it('reports distinct sets in the order their first virtual node is met', () => {
+    const overlaps = overlappingStrategies(
+      valid([
+        {
+          name: 'ab',
+          nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'In', values: ['b', 'a'] }] },
+        },
+        { name: 'a', nodeSelector: { matchLabels: { pool: 'a' } } },
+        { name: 'b', nodeSelector: { matchLabels: { pool: 'b' } } },
+        { name: 'no-gpu', nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'DoesNotExist' }] } },
+      ]),
+    );
+    assert.deepEqual(
+      overlaps.map((overlap) => [strategyList(overlap.strategies), labelsText(overlap.labels)]),
+      [
+        ['[ab b no-gpu]', '{pool=b}'],
+        ['[ab a no-gpu]', '{pool=a}'],
+      ],
+    );
+  });
+
+  it('finds identical selectors written in different orders', () => {
+    const overlaps = overlappingStrategies(
+      valid([
+        { name: 'one', nodeSelector: { matchLabels: { pool: 'x', zone: 'z' } } },
+        { name: 'two', nodeSelector: { matchLabels: { zone: 'z', pool: 'x' } } },
+      ]),
+    );
+    assert.deepEqual(
+      overlaps.map((overlap) => [strategyList(overlap.strategies), labelsText(overlap.labels)]),
+      [['[one two]', '{pool=x,zone=z}']],
+    );
+  });
+
+  it('decides 16,000 strategies: one per pool is valid, a duplicate pool is found', () => {
+    const entries = Array.from({ length: 16_000 }, (_, index) => ({
+      name: `pool-${index}`,
+      nodeSelector:
+        index % 2 === 0
+          ? { matchLabels: { pool: `pool-${index}` } }
+          : {
+              matchExpressions: [
+                { key: 'pool', operator: 'In', values: [`pool-${index}`, `spare-${index}`] },
+              ],
+            },
+    }));
+    assert.deepEqual(overlappingStrategies(valid(entries)), []);
+    entries.push({ name: 'late', nodeSelector: { matchLabels: { pool: 'pool-7777' } } });
+    assert.deepEqual(
+      overlappingStrategies(valid(entries)).map((overlap) => [
+        strategyList(overlap.strategies),
+        labelsText(overlap.labels),
+      ]),
+      [['[pool-7777 late]', '{pool=pool-7777}']],
+    );
+  });
+});
+
+describe('bounds on the overlap search and its messages', () => {
+  it('reports at most 10 overlapping sets, the first ones met', () => {
+    // Every virtual node {pool=i} matches every strategy but the i-th: 2,000 sets of 1,999.
+    const all = valid(
+      Array.from({ length: 2000 }, (_, index) => ({
+        name: `s${index}`,
+        nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: [`${index}`] }] },
+      })),
+    );
+    const overlaps = overlappingStrategies(all);
+    assert.deepEqual(
+      overlaps.map((overlap) => [overlap.strategies.length, labelsText(overlap.labels)]),
+      Array.from({ length: 10 }, (_, index) => [1999, `{pool=${index}}`]),
+    );
+    assert.equal(
+      strategyList(overlaps[0]?.strategies ?? []),
+      `[${Array.from({ length: 20 }, (_, index) => `s${index + 1}`).join(' ')} …and 1979 more]`,
+    );
+  });
+
+  it('stops at its work bound and says so', () => {
+    const all = valid(
+      Array.from({ length: 50 }, (_, index) => ({
+        name: `s${index}`,
+        nodeSelector: { matchLabels: { pool: `${index}` } },
+      })),
+    );
+    assert.deepEqual(searchOverlaps(all, 100), { overlaps: [], exhausted: true });
+    assert.deepEqual(searchOverlaps(all), { overlaps: [], exhausted: false });
+  });
+
+  it('cuts long names and long label sets in messages', () => {
+    const long = 'x'.repeat(200);
+    const [strategy] = valid([{ name: long, nodeSelector: { matchLabels: { pool: 'a' } } }]);
+    assert.ok(strategy);
+    assert.equal(strategyList([strategy]), `[${'x'.repeat(47)}…(153 more chars)]`);
+    const labels = Object.fromEntries(
+      Array.from({ length: 25 }, (_, index) => [`k${String(index).padStart(2, '0')}`, 'v']),
+    );
+    assert.equal(
+      labelsText(labels),
+      `{${Array.from({ length: 20 }, (_, index) => `k${String(index).padStart(2, '0')}=v`).join(',')},…and 5 more}`,
     );
   });
 });

@@ -102,4 +102,58 @@ describe('sloConfigStrategyConflicts', () => {
     };
     assert.match(sloConfigStrategyConflicts(data, 'n1', { gpu: 'true' }) ?? '', /data\[cpu-burst-config\]/);
   });
+
+  it('matches Exists, DoesNotExist and multi-valued In as the selectors say', () => {
+    const data = {
+      'system-config': JSON.stringify({
+        nodeStrategies: [
+          { name: 'has-gpu', nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] } },
+          {
+            name: 'no-gpu',
+            nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'DoesNotExist' }] },
+          },
+          {
+            name: 'pools',
+            nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'In', values: ['a', 'b'] }] },
+          },
+        ],
+      }),
+    };
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { pool: 'c' }), undefined);
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { pool: 'c', gpu: '' }), undefined);
+    assert.equal(
+      sloConfigStrategyConflicts(data, 'n1', { pool: 'b' }),
+      'node "n1" matches 2 node strategies of slo-controller-config data[system-config]: [no-gpu pools]; a node may match at most one',
+    );
+    assert.equal(
+      sloConfigStrategyConflicts(data, 'n1', { pool: 'a', gpu: 'x' }),
+      'node "n1" matches 2 node strategies of slo-controller-config data[system-config]: [has-gpu pools]; a node may match at most one',
+    );
+  });
+
+  it('decides against 16,000 strategies', () => {
+    const data = {
+      'cpu-burst-config': JSON.stringify({
+        nodeStrategies: Array.from(
+          { length: 16_000 },
+          (_, index): { name: string; nodeSelector: unknown } => ({
+            name: `host-${index}`,
+            nodeSelector: { matchLabels: { 'kubernetes.io/hostname': `host-${index}` } },
+          }),
+        ).concat([
+          { name: 'zone-a', nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'x', zone: 'a' } } },
+        ]),
+      }),
+    };
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { 'kubernetes.io/hostname': 'host-9' }), undefined);
+    assert.equal(sloConfigStrategyConflicts(data, 'n1', { 'kubernetes.io/hostname': 'other' }), undefined);
+    const both = { name: 'host-9', nodeSelector: { matchLabels: { zone: 'a' } } };
+    const withBoth = {
+      'cpu-burst-config': data['cpu-burst-config'].replace(/\]\}$/, `,${JSON.stringify(both)}]}`),
+    };
+    assert.equal(
+      sloConfigStrategyConflicts(withBoth, 'n1', { 'kubernetes.io/hostname': 'host-9', zone: 'a' }),
+      'node "n1" matches 2 node strategies of slo-controller-config data[cpu-burst-config]: [host-9 host-9]; a node may match at most one',
+    );
+  });
 });
