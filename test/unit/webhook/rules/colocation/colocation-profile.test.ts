@@ -320,7 +320,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       /spec\.containers\[0\]\.resources\.requests\[cpu\]: "lots" is not a quantity .*; the batch\/mid resource translation was skipped/,
     );
     // The profile still applied; the resources were left as written.
-    const result = mutated(decision) as { spec: { containers: { resources: object }[] } };
+    const result = mutated(decision) as unknown as { spec: { containers: { resources: object }[] } };
     assert.deepEqual(result.spec.containers[0]?.resources, { requests: { cpu: 'lots' } });
   });
 
