@@ -97,7 +97,9 @@ export function checkPodQuota(
 
   let requested: Amounts;
   try {
-    requested = new Map([...podRequests(pod, 'throw')].filter(([key, value]) => names.has(key) && value !== 0n));
+    requested = new Map(
+      [...podRequests(pod, 'throw')].filter(([key, value]) => names.has(key) && value !== 0n),
+    );
   } catch (error) {
     if (!(error instanceof QuantityFieldError)) throw error;
     return refuse(`quota admission: ${error.message}`, 400);
@@ -105,9 +107,7 @@ export function checkPodQuota(
   if (requested.size === 0) return { allowed: true };
 
   const limitText = quota.admission ?? quota.max;
-  const limitPath = quota.admission
-    ? `metadata.annotations[${QUOTA_ANNOTATIONS.admission}]`
-    : 'spec.max';
+  const limitPath = quota.admission ? `metadata.annotations[${QUOTA_ANNOTATIONS.admission}]` : 'spec.max';
   const used = state.quotaUsed(quotaName);
   const exceeded: string[] = [];
   const limits: Amounts = new Map();
