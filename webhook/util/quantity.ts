@@ -33,7 +33,17 @@ const DECIMAL_SUFFIX: Record<string, bigint> = {
   P: 1_000_000_000_000_000n * NANO,
   E: 1_000_000_000_000_000_000n * NANO,
 };
-const DECIMAL_EXPONENT: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_EXPONENT: Record<string, number> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
 const BINARY_SUFFIX: Record<string, bigint> = {
   Ki: 1024n * NANO,
   Mi: 1024n ** 2n * NANO,
@@ -233,4 +243,10 @@ export function quantityAt(value: unknown, path: string): bigint {
     if (!(error instanceof QuantityError)) throw error;
     throw new QuantityFieldError(path, error.kind, error.message);
   }
+}
+
+/** A quantity's text as written (a JSON number as its digits); '' for what is no quantity. */
+export function writtenAs(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' ? String(value) : '';
 }

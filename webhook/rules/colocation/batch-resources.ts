@@ -50,7 +50,8 @@ export function translateBatchResources(pod: JsonObject): void {
   if (!prefix || !spec) return;
   const lists: { list: JsonObject; cpu: bigint | undefined }[] = [];
   const read = (list: JsonObject | undefined, path: string): void => {
-    if (list) lists.push({ list, cpu: list.cpu === undefined ? undefined : quantityAt(list.cpu, `${path}[cpu]`) });
+    if (list)
+      lists.push({ list, cpu: list.cpu === undefined ? undefined : quantityAt(list.cpu, `${path}[cpu]`) });
   };
   const containers: { resources: JsonObject; requests?: JsonObject; limits?: JsonObject }[] = [];
   for (const field of ['initContainers', 'containers'] as const) {

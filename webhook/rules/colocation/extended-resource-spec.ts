@@ -3,7 +3,7 @@
  * container's batch-cpu and batch-memory requests and limits, for the koordlet to read.
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
-import { formatQuantity, QuantityFieldError, quantityAt } from '../../util/quantity.js';
+import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { asArray, asObject } from '../../util/json.js';
 import type { StepSkip } from '../skip.js';
 
@@ -45,7 +45,7 @@ function batchList(list: JsonObject | undefined, path: string): Record<string, s
   for (const name of BATCH_RESOURCES) {
     const value = list?.[name];
     if (value === undefined) continue;
-    out[name] = formatQuantity(quantityAt(value, `${path}[${name}]`), String(value));
+    out[name] = formatQuantity(quantityAt(value, `${path}[${name}]`), writtenAs(value));
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -21,7 +21,10 @@ export function kubeQoS(pod: JsonObject): KubeQoS {
   if (reported === 'Guaranteed' || reported === 'Burstable' || reported === 'BestEffort') return reported;
   const spec = asObject(pod.spec);
   const containers = [
-    ...asArray(spec?.containers).map((container, index) => ({ container, path: `spec.containers[${index}]` })),
+    ...asArray(spec?.containers).map((container, index) => ({
+      container,
+      path: `spec.containers[${index}]`,
+    })),
     ...asArray(spec?.initContainers).map((container, index) => ({
       container,
       path: `spec.initContainers[${index}]`,

@@ -77,7 +77,12 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
     requests = podRequests(pod, request.operation === 'CREATE' ? 'throw' : 'skip');
   } catch (error) {
     if (!(error instanceof QuantityFieldError)) throw error;
-    return { allowed: false, code: 400, reason: 'BadRequest', message: `colocation validation: ${error.message}` };
+    return {
+      allowed: false,
+      code: 400,
+      reason: 'BadRequest',
+      message: `colocation validation: ${error.message}`,
+    };
   }
   const batch =
     (requests.get('kubernetes.io/batch-cpu') ?? 0n) !== 0n ||

@@ -10,7 +10,7 @@ import { FieldPath, forbidden, invalid, type FieldError } from '../field-errors.
 import { aggregate } from '../field-error-aggregate.js';
 import { wholeUnits } from './device-resource-spec.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
-import { QuantityFieldError } from '../../util/quantity.js';
+import { QuantityFieldError, writtenAs } from '../../util/quantity.js';
 
 const PATH = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
 
@@ -25,7 +25,7 @@ function amount(
 ): { units: bigint; text: string } | undefined {
   const value = requests[name];
   const units = wholeUnits(value, `${path}[${name}]`);
-  return units === undefined ? undefined : { units, text: truncate(String(value), MAX_SHOWN_VALUE_CHARS) };
+  return units === undefined ? undefined : { units, text: truncate(writtenAs(value), MAX_SHOWN_VALUE_CHARS) };
 }
 
 function checkContainer(requests: Record<string, JsonValue>, path: string, errors: FieldError[]): void {
@@ -79,7 +79,12 @@ export function checkDeviceRequests(request: AdmissionRequest): Decision | undef
     // A pod already holding such a quantity got in around this webhook; refusing its updates
     // would only block its finalizers and status, not the quantity, which is immutable.
     if (request.operation !== 'CREATE') return undefined;
-    return { allowed: false, code: 400, reason: 'BadRequest', message: `device validation: ${error.message}` };
+    return {
+      allowed: false,
+      code: 400,
+      reason: 'BadRequest',
+      message: `device validation: ${error.message}`,
+    };
   }
   return errors.length === 0
     ? undefined

@@ -7,7 +7,7 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { formatQuantity, QuantityFieldError, quantityAt } from '../../util/quantity.js';
+import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { skipAudit, type StepSkip } from '../skip.js';
 import { AMPLIFICATION_RATIO_ANNOTATION, AMPLIFIED_RESOURCES, RAW_ALLOCATABLE_ANNOTATION } from './keys.js';
 import { asObject } from '../../util/json.js';
@@ -100,8 +100,7 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
     // The kubelet reported a new allocatable (or none was recorded): that is the real capacity.
     original = Object.fromEntries(
       Object.entries(current).map(([key, value]) => {
-        const written = String(value);
-        return [key, formatQuantity(quantityAt(value, `status.allocatable[${key}]`), written)];
+        return [key, formatQuantity(quantityAt(value, `status.allocatable[${key}]`), writtenAs(value))];
       }),
     );
     if (Object.keys(original).length > 0) annotations[RAW_ALLOCATABLE_ANNOTATION] = JSON.stringify(original);

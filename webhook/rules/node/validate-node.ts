@@ -30,7 +30,11 @@ function ratioProblems(node: KubeObject, maxRatio: number): Decision | undefined
   try {
     ratios = JSON.parse(text);
   } catch {
-    return deny(`${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');
+    return deny(
+      `${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`,
+      400,
+      'BadRequest',
+    );
   }
   if (typeof ratios !== 'object' || ratios === null || Array.isArray(ratios)) {
     return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');

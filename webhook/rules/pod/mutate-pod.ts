@@ -63,9 +63,7 @@ export function podMutator(options: PodMutationOptions): Rule {
     const decision = mutate(mutated, allWarnings.length > 0 ? allWarnings : undefined);
     const profiles = profileAudit(applied, profileWarnings);
     const audit =
-      skips.length > 0
-        ? { ...profiles, ...skipAudit(skips, profiles?.action ?? 'skipped') }
-        : profiles;
+      skips.length > 0 ? { ...profiles, ...skipAudit(skips, profiles?.action ?? 'skipped') } : profiles;
     return audit ? { ...decision, audit } : decision;
   };
 }

@@ -12,7 +12,7 @@ import { deny } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
 import { asObject } from '../../util/json.js';
-import { formatQuantity, QuantityFieldError, quantityAt } from '../../util/quantity.js';
+import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { quotaView, type QuotaView } from './quota-view.js';
 
@@ -130,7 +130,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): void {
       else if (upper < value) {
         fail(
           `spec.max[${key}]`,
-          `resource ${key} of quota ${quota.name}: max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, String(usedList[key]))}`,
+          `resource ${key} of quota ${quota.name}: max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, writtenAs(usedList[key]))}`,
         );
       }
     }

@@ -126,7 +126,10 @@ describe('quantity', () => {
     assert.equal(parseQuantity(`0.5${'0'.repeat(100_000)}1Ki`), 512n * NANO + 1n);
     // 2^-60 Ei is exactly 1: the 60 decimals of 2^-60 must all count.
     assert.equal(parseQuantity('0.000000000000000000867361737988403547205962240695953369140625Ei'), NANO);
-    assert.equal(parseQuantity('0.0000000000000000008673617379884035472059622406959533691406251Ei'), NANO + 1n);
+    assert.equal(
+      parseQuantity('0.0000000000000000008673617379884035472059622406959533691406251Ei'),
+      NANO + 1n,
+    );
   });
 
   it('reads a number, and names the field of what it cannot read', () => {

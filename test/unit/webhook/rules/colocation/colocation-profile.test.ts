@@ -314,7 +314,11 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
     });
     const decision = run(pod, state([koordinatorProfile()]));
     assert.equal(decision.allowed, true);
-    assert.deepEqual(decision.audit, { action: 'profiles-applied', reason: 'invalid-quantity', profiles: 'test-profile' });
+    assert.deepEqual(decision.audit, {
+      action: 'profiles-applied',
+      reason: 'invalid-quantity',
+      profiles: 'test-profile',
+    });
     assert.match(
       decision.warnings?.join('\n') ?? '',
       /spec\.containers\[0\]\.resources\.requests\[cpu\]: "lots" is not a quantity .*; the batch\/mid resource translation was skipped/,
@@ -334,7 +338,10 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       const decision = run(pod, state([koordinatorProfile()]));
       assert.equal(decision.allowed, true);
       const warning = decision.warnings?.find((text) => text.includes('too large')) ?? '';
-      assert.match(warning, /^spec\.containers\[0\]\.resources\.requests\[cpu\]: ".*" is too large: quantities are bounded by 2\^63-1 \(9223372036854775807\) units; the batch\/mid resource translation was skipped$/);
+      assert.match(
+        warning,
+        /^spec\.containers\[0\]\.resources\.requests\[cpu\]: ".*" is too large: quantities are bounded by 2\^63-1 \(9223372036854775807\) units; the batch\/mid resource translation was skipped$/,
+      );
       assert.ok(warning.length < 250, warning);
     }
   });
