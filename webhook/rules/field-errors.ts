@@ -5,6 +5,7 @@
  * than maxReplicas`.
  */
 import type { JsonValue } from '../admission/types.js';
+import { MAX_SHOWN_VALUE_CHARS, truncate } from '../util/bounded-text.js';
 
 type Segment = { name: string } | { subscript: string };
 
@@ -100,14 +101,15 @@ export function goQuote(text: string): string {
   return `${out}"`;
 }
 
+/** The value a message shows, cut to MAX_SHOWN_VALUE_CHARS: whoever wrote it chose its length. */
 function renderBadValue(value: BadValue): string {
   if (value === null || value === undefined) return goQuote('null');
-  if (value instanceof GoStringer) return value.text;
-  if (typeof value === 'string') return goQuote(value);
+  if (value instanceof GoStringer) return truncate(value.text, MAX_SHOWN_VALUE_CHARS);
+  if (typeof value === 'string') return goQuote(truncate(value, MAX_SHOWN_VALUE_CHARS));
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
-    return String(value);
+    return truncate(String(value), MAX_SHOWN_VALUE_CHARS);
   // Go would print a struct dump here; JSON is the readable equivalent for a JSON value.
-  return JSON.stringify(value);
+  return truncate(JSON.stringify(value), MAX_SHOWN_VALUE_CHARS);
 }
 
 /** One error about one field, rendered as apimachinery's `(*field.Error).Error()`. */

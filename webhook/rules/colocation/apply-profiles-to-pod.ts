@@ -6,6 +6,8 @@ import type { KubeObject } from '../../admission/types.js';
 import { NAMESPACE_NAME_LABEL } from '../../names.js';
 import type { StateSnapshot } from '../../state.js';
 import { labelsOf } from '../../util/json.js';
+import { QuantityFieldError } from '../../util/quantity.js';
+import type { StepSkip } from '../skip.js';
 import { POD_PATCH_SCHEMA } from '../../util/strategic-merge-patch.js';
 import { translateBatchResources } from './batch-resources.js';
 import {
@@ -33,11 +35,14 @@ export interface PodProfileResult {
   applied: string[];
   /** One per profile that could not be applied, naming it and the field. */
   warnings: string[];
+  /** A warning when the batch/mid translation was skipped over a quantity it could not read. */
+  translationSkipped?: StepSkip;
 }
 
 /**
  * The pod with the profiles applied (a new object; `pod` is untouched), which ones applied, and a
- * warning for each that could not be. Throws only for a pod whose cpu does not parse.
+ * warning for each that could not be. A quantity the batch/mid translation cannot read skips
+ * the translation (the pod keeps its cpu and memory) with a warning naming the field.
  */
 export function applyProfilesToPod(
   pod: KubeObject,
@@ -84,8 +89,21 @@ export function applyProfilesToPod(
   // follows the pod's own resulting class, so a pod that kept its class is translated only if that
   // class was already batch or mid, which is what that class means.
   if (!skipTranslation) {
-    if (result === pod) result = structuredClone(pod);
-    translateBatchResources(result);
+    const translated = result === pod ? structuredClone(pod) : result;
+    try {
+      translateBatchResources(translated);
+      result = translated;
+    } catch (error) {
+      // The translation reads every quantity before it changes anything, so `translated` is intact.
+      if (!(error instanceof QuantityFieldError)) throw error;
+      const warning = `${error.message}; the batch/mid resource translation was skipped`;
+      return {
+        pod: translated,
+        applied,
+        warnings: [...warnings, warning],
+        translationSkipped: { warning, reason: 'invalid-quantity' },
+      };
+    }
   }
   return { pod: result, applied, warnings };
 }

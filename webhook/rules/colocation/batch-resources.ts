@@ -5,7 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import { asArray, asObject } from '../../util/json.js';
-import { formatQuantity, parseQuantity } from '../../util/quantity.js';
+import { formatQuantity, quantityAt } from '../../util/quantity.js';
 import { priorityClassWithDefault } from './priority-qos.js';
 
 const NANOS_PER_MILLI = 1_000_000n;
@@ -21,22 +21,15 @@ const PREFIXES: Readonly<Record<string, string>> = {
  * batch-cpu counts millicores as whole units (Go: NewQuantity(cpu.MilliValue(), DecimalSI)):
  * "1" becomes 1000 (printed "1k"), "500m" becomes 500; a fraction of a millicore rounds up.
  */
-function millicoresAsUnits(cpu: string): string {
-  const millis = (parseQuantity(cpu) + NANOS_PER_MILLI - 1n) / NANOS_PER_MILLI;
+function millicoresAsUnits(nanos: bigint): string {
+  const millis = (nanos + NANOS_PER_MILLI - 1n) / NANOS_PER_MILLI;
   return formatQuantity(millis * NANOS_PER_UNIT);
 }
 
-/** Moves cpu and memory in one resource list to the prefixed names. */
-function translateList(list: Record<string, JsonValue>, prefix: string, path: string): void {
-  const cpu = list.cpu;
+/** Moves cpu (already read as `cpu`) and memory in one resource list to the prefixed names. */
+function translateList(list: Record<string, JsonValue>, prefix: string, cpu: bigint | undefined): void {
   if (cpu !== undefined) {
-    if (typeof cpu !== 'string' && typeof cpu !== 'number')
-      throw new Error(`${path}.cpu: must be a quantity`);
-    try {
-      list[`${prefix}-cpu`] = millicoresAsUnits(String(cpu));
-    } catch (error) {
-      throw new Error(`${path}.cpu: ${(error as Error).message}`, { cause: error });
-    }
+    list[`${prefix}-cpu`] = millicoresAsUnits(cpu);
     delete list.cpu;
   }
   const memory = list.memory;
@@ -48,12 +41,19 @@ function translateList(list: Record<string, JsonValue>, prefix: string, path: st
 
 /**
  * Translates `pod` in place when its class (after profiles) is koord-batch or koord-mid.
- * Throws, naming the field, on a cpu quantity that does not parse.
+ * Every quantity it reads is read before anything changes, so a QuantityFieldError (naming the
+ * field) leaves the pod untouched.
  */
 export function translateBatchResources(pod: JsonObject): void {
   const prefix = PREFIXES[priorityClassWithDefault(pod)];
   const spec = asObject(pod.spec);
   if (!prefix || !spec) return;
+  const lists: { list: JsonObject; cpu: bigint | undefined }[] = [];
+  const read = (list: JsonObject | undefined, path: string): void => {
+    if (list)
+      lists.push({ list, cpu: list.cpu === undefined ? undefined : quantityAt(list.cpu, `${path}[cpu]`) });
+  };
+  const containers: { resources: JsonObject; requests?: JsonObject; limits?: JsonObject }[] = [];
   for (const field of ['initContainers', 'containers'] as const) {
     for (const [index, item] of asArray(spec[field]).entries()) {
       const resources = asObject(asObject(item)?.resources);
@@ -61,18 +61,22 @@ export function translateBatchResources(pod: JsonObject): void {
       const requests = asObject(resources.requests);
       const limits = asObject(resources.limits);
       const path = `spec.${field}[${index}].resources`;
-      if (requests) translateList(requests, prefix, `${path}.requests`);
-      if (limits) translateList(limits, prefix, `${path}.limits`);
-      // A translated limit without a request gets the limit as its request; the reverse never
-      // happens, so an unlimited pod stays unlimited.
-      for (const name of [`${prefix}-cpu`, `${prefix}-memory`]) {
-        const limit = limits?.[name];
-        if (limit === undefined) continue;
-        const current = asObject(resources.requests) ?? {};
-        if (current[name] === undefined) resources.requests = { ...current, [name]: limit };
-      }
+      read(requests, `${path}.requests`);
+      read(limits, `${path}.limits`);
+      containers.push({ resources, ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) });
     }
   }
-  const overhead = asObject(spec.overhead);
-  if (overhead) translateList(overhead, prefix, 'spec.overhead');
+  read(asObject(spec.overhead), 'spec.overhead');
+
+  for (const { list, cpu } of lists) translateList(list, prefix, cpu);
+  for (const { resources, limits } of containers) {
+    // A translated limit without a request gets the limit as its request; the reverse never
+    // happens, so an unlimited pod stays unlimited.
+    for (const name of [`${prefix}-cpu`, `${prefix}-memory`]) {
+      const limit = limits?.[name];
+      if (limit === undefined) continue;
+      const current = asObject(resources.requests) ?? {};
+      if (current[name] === undefined) resources.requests = { ...current, [name]: limit };
+    }
+  }
 }

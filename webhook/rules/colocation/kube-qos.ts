@@ -4,37 +4,42 @@
  */
 import type { JsonObject } from '../../admission/types.js';
 import { asArray, asObject } from '../../util/json.js';
-import { parseQuantity } from '../../util/quantity.js';
+import { quantityAt } from '../../util/quantity.js';
 
 export type KubeQoS = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 const COMPUTE = ['cpu', 'memory'] as const;
 
-function amount(list: JsonObject | undefined, name: string): bigint | undefined {
+function amount(list: JsonObject | undefined, name: string, path: string): bigint | undefined {
   const value = list?.[name];
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  try {
-    return parseQuantity(String(value));
-  } catch {
-    return undefined;
-  }
+  return value === undefined ? undefined : quantityAt(value, `${path}[${name}]`);
 }
 
+/** Throws a QuantityFieldError, naming the field, on a cpu or memory amount that cannot be read. */
 export function kubeQoS(pod: JsonObject): KubeQoS {
   const reported = asObject(pod.status)?.qosClass;
   if (reported === 'Guaranteed' || reported === 'Burstable' || reported === 'BestEffort') return reported;
   const spec = asObject(pod.spec);
-  const containers = [...asArray(spec?.containers), ...asArray(spec?.initContainers)];
+  const containers = [
+    ...asArray(spec?.containers).map((container, index) => ({
+      container,
+      path: `spec.containers[${index}]`,
+    })),
+    ...asArray(spec?.initContainers).map((container, index) => ({
+      container,
+      path: `spec.initContainers[${index}]`,
+    })),
+  ];
   let anyResource = false;
   let guaranteed = true;
-  for (const container of containers) {
+  for (const { container, path } of containers) {
     const resources = asObject(asObject(container)?.resources);
     const requests = asObject(resources?.requests);
     const limits = asObject(resources?.limits);
     for (const name of COMPUTE) {
-      const limit = amount(limits, name);
+      const limit = amount(limits, name, `${path}.resources.limits`);
       // The API server defaults a missing request to the limit before admission.
-      const request = amount(requests, name) ?? limit;
+      const request = amount(requests, name, `${path}.resources.requests`) ?? limit;
       if ((request ?? 0n) > 0n || (limit ?? 0n) > 0n) anyResource = true;
       if (limit === undefined || request !== limit) guaranteed = false;
     }

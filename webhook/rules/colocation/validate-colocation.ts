@@ -9,7 +9,7 @@ import { aggregate } from '../field-error-aggregate.js';
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../field-errors.js';
 import { podRequests } from '../quota/pod-requests.js';
 import { labelsOf } from '../../util/json.js';
-import { formatQuantity } from '../../util/quantity.js';
+import { formatQuantity, QuantityFieldError } from '../../util/quantity.js';
 import {
   PRIORITY_LABEL,
   QOS_LABEL,
@@ -70,7 +70,20 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
     }
   }
 
-  const requests = podRequests(pod);
+  let requests: ReadonlyMap<string, bigint>;
+  try {
+    // On UPDATE an unreadable quantity (immutable, so it got in around this webhook) counts as
+    // none: refusing every update would only block the pod's finalizers and status.
+    requests = podRequests(pod, request.operation === 'CREATE' ? 'throw' : 'skip');
+  } catch (error) {
+    if (!(error instanceof QuantityFieldError)) throw error;
+    return {
+      allowed: false,
+      code: 400,
+      reason: 'BadRequest',
+      message: `colocation validation: ${error.message}`,
+    };
+  }
   const batch =
     (requests.get('kubernetes.io/batch-cpu') ?? 0n) !== 0n ||
     (requests.get('kubernetes.io/batch-memory') ?? 0n) !== 0n;

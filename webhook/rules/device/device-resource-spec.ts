@@ -5,8 +5,9 @@
  * requests or only limits gets the missing map created instead of crashing the handler.
  */
 import type { JsonValue, KubeObject } from '../../admission/types.js';
-import { parseQuantity } from '../../util/quantity.js';
-import { asObject } from '../../util/json.js';
+import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
+import { asArray, asObject } from '../../util/json.js';
+import type { StepSkip } from '../skip.js';
 
 const GPU = 'koordinator.sh/gpu';
 const GPU_CORE = 'koordinator.sh/gpu-core';
@@ -16,37 +17,65 @@ const GPU_SHARED = 'koordinator.sh/gpu.shared';
 const DEVICE_RESOURCES = [GPU, GPU_CORE, GPU_MEMORY, GPU_MEMORY_RATIO, GPU_SHARED];
 const NANOS = 1_000_000_000n;
 
-/** Quantity.Value(): whole units, rounded up. */
-export function wholeUnits(value: JsonValue | undefined): bigint | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  try {
-    const nanos = parseQuantity(String(value));
-    return (nanos + NANOS - 1n) / NANOS;
-  } catch {
-    return undefined;
-  }
+/**
+ * Quantity.Value() (whole units, rounded up) of the quantity at `path`; undefined when absent.
+ * Throws a QuantityFieldError naming the field when it cannot be read.
+ */
+export function wholeUnits(value: JsonValue | undefined, path: string): bigint | undefined {
+  if (value === undefined) return undefined;
+  const nanos = quantityAt(value, path);
+  return (nanos + NANOS - 1n) / NANOS;
 }
 
 const sharedFrom = (units: bigint | undefined): bigint | undefined =>
   units !== undefined && units > 100n && units % 100n === 0n ? units / 100n : undefined;
 
-/** Rewrites the GPU requests of `pod`'s containers in place; true when anything changed. */
-export function applyDeviceResourceSpec(pod: KubeObject): boolean {
-  let changed = false;
+interface GpuRequests {
+  requests: Record<string, JsonValue>;
+  limits: Record<string, JsonValue>;
+  container: Record<string, JsonValue>;
+  resources: Record<string, JsonValue>;
+  gpu: bigint | undefined;
+  ratio: bigint | undefined;
+  core: bigint | undefined;
+}
+
+/**
+ * Rewrites the GPU requests of `pod`'s containers in place. Every quantity is read before
+ * anything changes: one that cannot be read leaves the pod alone, and the returned warning names
+ * the field.
+ */
+export function applyDeviceResourceSpec(pod: KubeObject): StepSkip | undefined {
   const spec = asObject(pod.spec);
-  for (const container of Array.isArray(spec?.containers) ? spec.containers : []) {
-    const containerObject = asObject(container);
-    if (!containerObject) continue;
-    const resources = asObject(containerObject.resources) ?? {};
-    const existingRequests = asObject(resources.requests);
-    const existingLimits = asObject(resources.limits);
-    const asks = DEVICE_RESOURCES.some(
-      (name) => existingRequests?.[name] !== undefined || existingLimits?.[name] !== undefined,
-    );
-    if (!asks) continue;
-    const requests = existingRequests ?? {};
-    const limits = existingLimits ?? {};
-    const gpu = wholeUnits(requests[GPU]);
+  const asking: GpuRequests[] = [];
+  try {
+    for (const [index, container] of asArray(spec?.containers).entries()) {
+      const containerObject = asObject(container);
+      if (!containerObject) continue;
+      const resources = asObject(containerObject.resources) ?? {};
+      const existingRequests = asObject(resources.requests);
+      const existingLimits = asObject(resources.limits);
+      const asks = DEVICE_RESOURCES.some(
+        (name) => existingRequests?.[name] !== undefined || existingLimits?.[name] !== undefined,
+      );
+      if (!asks) continue;
+      const requests = existingRequests ?? {};
+      const path = `spec.containers[${index}].resources.requests`;
+      asking.push({
+        requests,
+        limits: existingLimits ?? {},
+        container: containerObject,
+        resources,
+        gpu: wholeUnits(requests[GPU], `${path}[${GPU}]`),
+        ratio: wholeUnits(requests[GPU_MEMORY_RATIO], `${path}[${GPU_MEMORY_RATIO}]`),
+        core: wholeUnits(requests[GPU_CORE], `${path}[${GPU_CORE}]`),
+      });
+    }
+  } catch (error) {
+    if (!(error instanceof QuantityFieldError)) throw error;
+    return { warning: `${error.message}; the GPU resources were not split`, reason: 'invalid-quantity' };
+  }
+  for (const { requests, limits, container, resources, gpu, ratio, core } of asking) {
     if (gpu !== undefined) {
       for (const list of [requests, limits]) {
         list[GPU_CORE] = gpu.toString();
@@ -55,17 +84,17 @@ export function applyDeviceResourceSpec(pod: KubeObject): boolean {
       }
     }
     if (requests[GPU_SHARED] === undefined) {
-      // The memory ratio decides when it is there, even at 100 or less; then the core count.
-      const ratio = wholeUnits(requests[GPU_MEMORY_RATIO]);
+      // The memory ratio decides when it is there, even at 100 or less; then the core count. A
+      // whole-GPU request has just become both.
+      const memoryRatio = gpu ?? ratio;
       const shared =
-        ratio !== undefined ? (sharedFrom(ratio) ?? 1n) : (sharedFrom(wholeUnits(requests[GPU_CORE])) ?? 1n);
+        memoryRatio !== undefined ? (sharedFrom(memoryRatio) ?? 1n) : (sharedFrom(gpu ?? core) ?? 1n);
       requests[GPU_SHARED] = shared.toString();
       limits[GPU_SHARED] = shared.toString();
     }
     resources.requests = requests;
     resources.limits = limits;
-    containerObject.resources = resources;
-    changed = true;
+    container.resources = resources;
   }
-  return changed;
+  return undefined;
 }

@@ -9,19 +9,29 @@ import { asArray, asObject } from '../../util/json.js';
 import { FieldPath, forbidden, invalid, type FieldError } from '../field-errors.js';
 import { aggregate } from '../field-error-aggregate.js';
 import { wholeUnits } from './device-resource-spec.js';
+import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
+import { QuantityFieldError, writtenAs } from '../../util/quantity.js';
 
 const PATH = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
 
-/** Quantity.Value() and the text as written, for messages. */
-function amount(value: JsonValue | undefined): { units: bigint; text: string } | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const units = wholeUnits(value);
-  return units === undefined ? undefined : { units, text: String(value) };
+/**
+ * Quantity.Value() and the text as written, for messages (cut to MAX_SHOWN_VALUE_CHARS: a valid
+ * quantity can still be long). Throws a QuantityFieldError naming the field.
+ */
+function amount(
+  requests: Record<string, JsonValue>,
+  name: string,
+  path: string,
+): { units: bigint; text: string } | undefined {
+  const value = requests[name];
+  const units = wholeUnits(value, `${path}[${name}]`);
+  return units === undefined ? undefined : { units, text: truncate(writtenAs(value), MAX_SHOWN_VALUE_CHARS) };
 }
 
-function checkContainer(requests: Record<string, JsonValue>, errors: FieldError[]): void {
-  const gpu = amount(requests['koordinator.sh/gpu']);
-  const shared = amount(requests['koordinator.sh/gpu.shared']);
+function checkContainer(requests: Record<string, JsonValue>, path: string, errors: FieldError[]): void {
+  const read = (name: string): { units: bigint; text: string } | undefined => amount(requests, name, path);
+  const gpu = read('koordinator.sh/gpu');
+  const shared = read('koordinator.sh/gpu.shared');
   if (gpu && shared) {
     errors.push(forbidden(PATH, 'Forbidden declare GPU and GPU share at same time'));
     return;
@@ -37,16 +47,16 @@ function checkContainer(requests: Record<string, JsonValue>, errors: FieldError[
     errors.push(invalid(PATH, shared.text, 'the requested GPU must be greater than zero'));
     return;
   }
-  if ((amount(requests['huawei.com/npu-core'])?.units ?? 0n) !== 0n) return;
-  const memory = amount(requests['koordinator.sh/gpu-memory'])?.units ?? 0n;
-  const ratio = amount(requests['koordinator.sh/gpu-memory-ratio']);
+  if ((read('huawei.com/npu-core')?.units ?? 0n) !== 0n) return;
+  const memory = read('koordinator.sh/gpu-memory')?.units ?? 0n;
+  const ratio = read('koordinator.sh/gpu-memory-ratio');
   const ratioUnits = ratio?.units ?? 0n;
   if (memory === 0n && ratioUnits === 0n)
     errors.push(forbidden(PATH, 'GPU memory and GPU memory ratio all is zero'));
   else if (memory !== 0n && ratioUnits !== 0n) {
     errors.push(forbidden(PATH, 'declare GPU memory and GPU memory ratio at same time'));
   }
-  const core = amount(requests['koordinator.sh/gpu-core']);
+  const core = read('koordinator.sh/gpu-core');
   if (core && core.units % shared.units !== 0n) {
     errors.push(invalid(PATH, core.text, 'the requested gpuCore must multiple of shared'));
   }
@@ -59,9 +69,22 @@ export function checkDeviceRequests(request: AdmissionRequest): Decision | undef
   const pod = request.object;
   if (!pod) return undefined;
   const errors: FieldError[] = [];
-  for (const container of asArray(asObject(pod.spec)?.containers)) {
-    const requests = asObject(asObject(asObject(container)?.resources)?.requests);
-    if (requests) checkContainer(requests, errors);
+  try {
+    for (const [index, container] of asArray(asObject(pod.spec)?.containers).entries()) {
+      const requests = asObject(asObject(asObject(container)?.resources)?.requests);
+      if (requests) checkContainer(requests, `spec.containers[${index}].resources.requests`, errors);
+    }
+  } catch (error) {
+    if (!(error instanceof QuantityFieldError)) throw error;
+    // A pod already holding such a quantity got in around this webhook; refusing its updates
+    // would only block its finalizers and status, not the quantity, which is immutable.
+    if (request.operation !== 'CREATE') return undefined;
+    return {
+      allowed: false,
+      code: 400,
+      reason: 'BadRequest',
+      message: `device validation: ${error.message}`,
+    };
   }
   return errors.length === 0
     ? undefined

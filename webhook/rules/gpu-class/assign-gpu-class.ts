@@ -8,32 +8,40 @@
  */
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { parseQuantity } from '../../util/quantity.js';
+import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
 import type { TierMapping } from './tier-mapping.js';
 import { asObject, asArray } from '../../util/json.js';
 
-export type SkipReason = 'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace';
+export type SkipReason =
+  'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace' | 'invalid-quantity';
 
-function isPositiveQuantity(value: JsonValue | undefined): boolean {
-  if (typeof value !== 'string' && typeof value !== 'number') return false;
-  try {
-    // Our exact parser: client-node's quantityToScalar throws on valid forms such as "1.5Gi".
-    return parseQuantity(String(value)) > 0n;
-  } catch {
-    // An unparsable quantity is the API server's to refuse; it is no GPU request of ours.
-    return false;
-  }
-}
+// Our exact parser: client-node's quantityToScalar throws on valid forms such as "1.5Gi".
+const isPositiveQuantity = (value: JsonValue | undefined, path: string): boolean =>
+  value !== undefined && quantityAt(value, path) > 0n;
 
-/** True when a container or init container requests or limits one of the counted GPU resources. */
+/**
+ * True when a container or init container requests or limits one of the counted GPU resources.
+ * Throws a QuantityFieldError, naming the field, for a GPU amount that cannot be read.
+ */
 export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): boolean {
   const spec = asObject(pod.spec);
-  const containers = [...asArray(spec?.containers), ...asArray(spec?.initContainers)];
-  return containers.some((container) => {
+  const containers = [
+    ...asArray(spec?.containers).map((container, index) => ({
+      container,
+      path: `spec.containers[${index}]`,
+    })),
+    ...asArray(spec?.initContainers).map((container, index) => ({
+      container,
+      path: `spec.initContainers[${index}]`,
+    })),
+  ];
+  return containers.some(({ container, path }) => {
     const resources = asObject(asObject(container)?.resources);
     return ['requests', 'limits'].some((kind) => {
       const amounts = asObject(resources?.[kind]);
-      return gpuResources.some((name) => isPositiveQuantity(amounts?.[name]));
+      return gpuResources.some((name) =>
+        isPositiveQuantity(amounts?.[name], `${path}.resources.${kind}[${name}]`),
+      );
     });
   });
 }
@@ -107,7 +115,14 @@ export const assignGpuClass: Rule = (request, state) => {
   const pod = request.object;
   if (!pod) return { allowed: true };
   const mapping = state.gpuTierMapping();
-  if (!requestsGpu(pod, mapping.gpuResources)) return skip('no-gpu');
+  let gpu: boolean;
+  try {
+    gpu = requestsGpu(pod, mapping.gpuResources);
+  } catch (error) {
+    if (!(error instanceof QuantityFieldError)) throw error;
+    return skip('invalid-quantity', '', `GPU class not set: ${error.message}`);
+  }
+  if (!gpu) return skip('no-gpu');
 
   const namespaceName = request.namespace ?? '';
   const namespace = state.namespace(namespaceName);

@@ -18,6 +18,7 @@
  * Every key but `tiers` is optional. Tier names match case-insensitively, as KubeNexus does.
  */
 import { parseDocument } from 'yaml';
+import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
 import { DEFAULT_GPU_RESOURCE_NAMES, DEFAULT_TIER_LABEL_KEY } from '../../names.js';
 import { labelKeyProblem, labelValueProblem } from '../../util/k8s-names.js';
 
@@ -61,6 +62,67 @@ const TOP_LEVEL_KEYS = new Set([
   'workloadOverrides',
 ]);
 
+/** Far more than a mapping holds (a few hundred tiers fit in a few KiB). */
+export const MAX_MAPPING_CHARS = 64 * 1024;
+/** A mapping nests four levels (workloadOverrides.gold.inference[0]); this leaves room for any style. */
+export const MAX_MAPPING_DEPTH = 64;
+
+/**
+ * An upper bound of how deeply `text` nests, read in one pass before the YAML parser sees it: the
+ * parser recurses (and compiles a regular expression per level) as deep as the text nests, so
+ * `- - - - …` or `[[[[…` of a few hundred KiB overflows its stack or exhausts the heap and takes
+ * the process down. Counts every open flow bracket outside quotes and comments, each block
+ * indentation level twice (a sequence may sit at its key's indentation) and each `- ` or `? `
+ * starting a line's content; it can only overcount, which no real mapping comes near.
+ */
+export function yamlNestingDepth(text: string): number {
+  let deepest = 0;
+  let flow = 0;
+  const indents: number[] = [];
+  let index = 0;
+  while (index < text.length) {
+    let lineEnd = text.indexOf('\n', index);
+    if (lineEnd < 0) lineEnd = text.length;
+    let position = index;
+    while (position < lineEnd && text[position] === ' ') position += 1;
+    const indent = position - index;
+    let compact = 0;
+    if (flow === 0 && position < lineEnd && text[position] !== '#') {
+      while (indents.length > 0 && (indents.at(-1) ?? 0) > indent) indents.pop();
+      if (indents.length === 0 || (indents.at(-1) ?? 0) < indent) indents.push(indent);
+      // `- - - x` nests one sequence per dash.
+      while (
+        position + 1 < lineEnd &&
+        (text[position] === '-' || text[position] === '?') &&
+        (text[position + 1] === ' ' || text[position + 1] === '\t')
+      ) {
+        compact += 1;
+        position += 2;
+        while (position < lineEnd && (text[position] === ' ' || text[position] === '\t')) position += 1;
+      }
+    }
+    let quote = '';
+    for (; position < lineEnd; position += 1) {
+      const character = text[position];
+      if (quote !== '') {
+        if (character === quote) quote = '';
+      } else if (character === '"' || character === "'") {
+        quote = character;
+      } else if (character === '#' && (position === index || /\s/.test(text[position - 1] ?? ''))) {
+        break;
+      } else if (character === '[' || character === '{') {
+        flow += 1;
+        deepest = Math.max(deepest, indents.length * 2 + compact + flow);
+      } else if (character === ']' || character === '}') {
+        flow = Math.max(0, flow - 1);
+      }
+    }
+    deepest = Math.max(deepest, indents.length * 2 + compact + flow);
+    index = lineEnd + 1;
+  }
+  return deepest;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -81,13 +143,24 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
     errors.push(`${root}: Required value: the mapping is missing`);
     return { ok: false, errors };
   }
-  const document = parseDocument(text, { uniqueKeys: true });
-  if (document.errors.length > 0) {
-    for (const error of document.errors)
-      errors.push(`${root}: not valid YAML: ${error.message.split('\n')[0] ?? ''}`);
+  if (text.length > MAX_MAPPING_CHARS) {
+    errors.push(`${root}: longer than ${MAX_MAPPING_CHARS} characters (${text.length})`);
     return { ok: false, errors };
   }
-  const content: unknown = document.toJS();
+  if (yamlNestingDepth(text) > MAX_MAPPING_DEPTH) {
+    errors.push(`${root}: nested deeper than ${MAX_MAPPING_DEPTH} levels`);
+    return { ok: false, errors };
+  }
+  const document = parseDocument(text, { uniqueKeys: true });
+  if (document.errors.length > 0) {
+    // The parser's own messages (its error codes' texts), first line only: never a JS exception.
+    for (const error of document.errors.slice(0, 5))
+      errors.push(
+        `${root}: not valid YAML: ${truncate(error.message.split('\n')[0] ?? '', MAX_SHOWN_VALUE_CHARS * 2)}`,
+      );
+    return { ok: false, errors };
+  }
+  const content: unknown = document.toJS({ maxAliasCount: 100 });
   if (!isRecord(content)) {
     errors.push(`${root}: must be a YAML mapping with at least the key "tiers"`);
     return { ok: false, errors };

@@ -29,8 +29,12 @@ function ratioProblems(node: KubeObject, maxRatio: number): Decision | undefined
   let ratios: unknown;
   try {
     ratios = JSON.parse(text);
-  } catch (error) {
-    return deny(`${path}: not valid JSON: ${(error as Error).message}`, 400, 'BadRequest');
+  } catch {
+    return deny(
+      `${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`,
+      400,
+      'BadRequest',
+    );
   }
   if (typeof ratios !== 'object' || ratios === null || Array.isArray(ratios)) {
     return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');

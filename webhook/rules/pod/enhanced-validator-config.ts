@@ -28,8 +28,8 @@ export function parseLabelRules(text: string | undefined): LabelRulesParse {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problem: `data[rules]: not valid JSON: ${(error as Error).message}` };
+  } catch {
+    return { ok: false, problem: 'data[rules]: not valid JSON; must be a JSON array of rules' };
   }
   if (!Array.isArray(parsed)) return { ok: false, problem: 'data[rules]: must be a JSON array of rules' };
   const rules: LabelRule[] = [];

@@ -4,13 +4,14 @@
  * multi-quota-tree node affinity (§1.6, gated), the device resource split (§1.5). UPDATE changes
  * nothing (as in Koordinator).
  */
-import { allow, deny, mutate } from '../../admission/decisions.js';
+import { allow, mutate } from '../../admission/decisions.js';
 import type { Rule } from '../../state.js';
 import { applyProfilesToPod, type PodProfileOptions } from '../colocation/apply-profiles-to-pod.js';
 import { profileAudit } from '../colocation/colocation-profile.js';
 import { applyExtendedResourceSpec } from '../colocation/extended-resource-spec.js';
 import { applyDeviceResourceSpec } from '../device/device-resource-spec.js';
 import { applyMultiQuotaTreeAffinity } from '../quota/multi-quota-tree-affinity.js';
+import { skipAudit, type StepSkip } from '../skip.js';
 
 export type PodMutationOptions = PodProfileOptions & {
   /** Gate DisableExtendedResourceSpec. */
@@ -21,6 +22,12 @@ export type PodMutationOptions = PodProfileOptions & {
   multiQuotaTree: boolean;
 };
 
+/**
+ * Each step that meets a quantity or an annotation it cannot read skips its own change and says
+ * which field in a warning; the other steps still run. A mutating webhook never refuses a pod for
+ * what it could not do: /validate-pod is where a pod is refused. Anything else a step throws is a
+ * bug, left to the server to answer as one.
+ */
 export function podMutator(options: PodMutationOptions): Rule {
   return (request, state) => {
     if (
@@ -34,17 +41,29 @@ export function podMutator(options: PodMutationOptions): Rule {
     const namespace =
       (typeof request.object.metadata.namespace === 'string' && request.object.metadata.namespace) ||
       (request.namespace ?? '');
-    try {
-      const { pod, applied, warnings } = applyProfilesToPod(request.object, namespace, state, options);
-      const mutated = pod === request.object ? structuredClone(pod) : pod;
-      if (!options.skipExtendedResourceSpec) applyExtendedResourceSpec(mutated);
-      if (options.multiQuotaTree) applyMultiQuotaTreeAffinity(mutated, namespace, state);
-      if (!options.skipDeviceResourceSpec) applyDeviceResourceSpec(mutated);
-      const decision = mutate(mutated, warnings.length > 0 ? warnings : undefined);
-      const audit = profileAudit(applied, warnings);
-      return audit ? { ...decision, audit } : decision;
-    } catch (error) {
-      return deny((error as Error).message, 400, 'BadRequest');
+    const { pod, applied, warnings, translationSkipped } = applyProfilesToPod(
+      request.object,
+      namespace,
+      state,
+      options,
+    );
+    const profileWarnings = warnings.filter((warning) => warning !== translationSkipped?.warning);
+    const skips: StepSkip[] = translationSkipped ? [translationSkipped] : [];
+    const mutated = pod === request.object ? structuredClone(pod) : pod;
+    if (!options.skipExtendedResourceSpec) {
+      const skipped = applyExtendedResourceSpec(mutated);
+      if (skipped) skips.push(skipped);
     }
+    if (options.multiQuotaTree) applyMultiQuotaTreeAffinity(mutated, namespace, state);
+    if (!options.skipDeviceResourceSpec) {
+      const skipped = applyDeviceResourceSpec(mutated);
+      if (skipped) skips.push(skipped);
+    }
+    const allWarnings = [...profileWarnings, ...skips.map((skip) => skip.warning)];
+    const decision = mutate(mutated, allWarnings.length > 0 ? allWarnings : undefined);
+    const profiles = profileAudit(applied, profileWarnings);
+    const audit =
+      skips.length > 0 ? { ...profiles, ...skipAudit(skips, profiles?.action ?? 'skipped') } : profiles;
+    return audit ? { ...decision, audit } : decision;
   };
 }

@@ -49,19 +49,20 @@ export const defaultElasticQuota: Rule = (request, state) => {
     // Koordinator writes "null" when max is absent; a weight of nothing is better left unset.
     if (hasMax) annotations[QUOTA_ANNOTATIONS.sharedWeight] = resourceListJson(quota.max);
   } else {
-    let weight: Record<string, string>;
+    let parsed: JsonValue | undefined;
     try {
-      const parsed: unknown = JSON.parse(declared);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new Error('not a JSON object');
-      weight = stringsOf(parsed as JsonValue);
-    } catch (error) {
+      parsed = JSON.parse(declared) as JsonValue;
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return deny(
-        `metadata.annotations[${QUOTA_ANNOTATIONS.sharedWeight}]: must be a JSON object of resource quantities: ${(error as Error).message}`,
+        `metadata.annotations[${QUOTA_ANNOTATIONS.sharedWeight}]: must be a JSON object of resource quantities`,
         400,
         'BadRequest',
       );
     }
+    const weight = stringsOf(parsed);
     // Aligned with max: every max key present (defaulting to max), no key max lacks.
     const aligned: Record<string, string> = {};
     for (const [key, value] of Object.entries(quota.max)) aligned[key] = weight[key] ?? value;

@@ -9,11 +9,11 @@
  * Admission writes nothing to the cluster: an allowed pod comes back as a `reserve` effect, which
  * the server records in the store's in-memory ledger until the pod watch sees the pod.
  */
-import type { AdmissionRequest, Decision } from '../../admission/types.js';
+import type { AdmissionRequest, Decision, JsonValue } from '../../admission/types.js';
 import type { StateSnapshot } from '../../state.js';
 import { labelsOf } from '../../util/json.js';
-import { formatQuantity, parseQuantity } from '../../util/quantity.js';
-import { DEFAULT_QUOTA, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
+import { formatQuantity, QuantityFieldError, quantityAt } from '../../util/quantity.js';
+import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { podRequests, type Amounts } from './pod-requests.js';
 import { quotaNameOf } from './resolve-quota.js';
 
@@ -47,8 +47,14 @@ function refuse(message: string, code = 403): Decision {
 const list = (
   keys: readonly string[],
   amounts: ReadonlyMap<string, bigint>,
-  like: Readonly<Record<string, string>> = {},
-): string => keys.map((key) => `${key}=${formatQuantity(amounts.get(key) ?? 0n, like[key])}`).join(',');
+  like: Readonly<Record<string, JsonValue>> = {},
+): string =>
+  keys
+    .map((key) => {
+      const written = like[key];
+      return `${key}=${formatQuantity(amounts.get(key) ?? 0n, typeof written === 'string' ? written : '')}`;
+    })
+    .join(',');
 
 export function checkPodQuota(
   request: AdmissionRequest,
@@ -89,28 +95,39 @@ export function checkPodQuota(
   const names = new Set(Object.keys(quota.max));
   if (![...names].some((name) => COUNTED.has(name))) return { allowed: true };
 
-  const requested: Amounts = new Map(
-    [...podRequests(pod)].filter(([key, value]) => names.has(key) && value !== 0n),
-  );
+  let requested: Amounts;
+  try {
+    requested = new Map(
+      [...podRequests(pod, 'throw')].filter(([key, value]) => names.has(key) && value !== 0n),
+    );
+  } catch (error) {
+    if (!(error instanceof QuantityFieldError)) throw error;
+    return refuse(`quota admission: ${error.message}`, 400);
+  }
   if (requested.size === 0) return { allowed: true };
 
   const limitText = quota.admission ?? quota.max;
+  const limitPath = quota.admission ? `metadata.annotations[${QUOTA_ANNOTATIONS.admission}]` : 'spec.max';
   const used = state.quotaUsed(quotaName);
   const exceeded: string[] = [];
+  const limits: Amounts = new Map();
   for (const [key, text] of Object.entries(limitText)) {
     const asked = requested.get(key);
     if (asked === undefined) continue;
     let limit: bigint;
     try {
-      limit = parseQuantity(text);
-    } catch {
-      continue;
+      limit = quantityAt(text, `${limitPath}[${key}]`);
+    } catch (error) {
+      if (!(error instanceof QuantityFieldError)) throw error;
+      // The pod cannot be checked against a limit that cannot be read: it is refused, naming the
+      // quota's field, which whoever keeps that quota has to fix.
+      return refuse(`quota admission: elastic quota ${quota.namespace}/${quotaName}: ${error.message}`, 400);
     }
+    limits.set(key, limit);
     if ((used.get(key) ?? 0n) + asked > limit) exceeded.push(key);
   }
   if (exceeded.length > 0) {
     exceeded.sort();
-    const limits = new Map(exceeded.map((key) => [key, parseQuantity(limitText[key] ?? '0')]));
     return refuse(
       `spec.containers[*].resources.requests: exceeded quota: ${quota.namespace}/${quotaName}, ` +
         `requested: ${list(exceeded, requested)}, used: ${list(exceeded, used)}, limited: ${list(exceeded, limits, limitText)}`,

@@ -4,7 +4,7 @@
  * or the largest init-container step if that is larger, plus the pod overhead.
  */
 import type { JsonObject, JsonValue } from '../../admission/types.js';
-import { parseQuantity } from '../../util/quantity.js';
+import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
 import { asObject, asArray } from '../../util/json.js';
 
 export type Amounts = Map<string, bigint>;
@@ -17,33 +17,46 @@ function maxInto(into: Amounts, from: Amounts): void {
   for (const [key, value] of from) if (value > (into.get(key) ?? 0n)) into.set(key, value);
 }
 
-/** A container's requests; an unparsable quantity (the API server refuses those) counts as none. */
-function requestsOf(container: JsonValue | undefined): Amounts {
+/**
+ * What to do with a quantity that cannot be read: 'skip' counts it as none (the store, which
+ * must count pods that already exist whatever they hold), 'throw' throws a QuantityFieldError
+ * naming the field (a validating rule, which refuses such a pod).
+ */
+export type BadQuantity = 'skip' | 'throw';
+
+function read(value: JsonValue, path: string, bad: BadQuantity): bigint | undefined {
+  try {
+    return quantityAt(value, path);
+  } catch (error) {
+    if (bad === 'skip' && error instanceof QuantityFieldError) return undefined;
+    throw error;
+  }
+}
+
+/** A container's requests. */
+function requestsOf(container: JsonValue | undefined, path: string, bad: BadQuantity): Amounts {
   const amounts: Amounts = new Map();
   const resources = asObject(asObject(container)?.resources);
   // Limits stand in for missing requests, as the API server's defaulting does.
-  const lists = [asObject(resources?.limits), asObject(resources?.requests)];
-  for (const list of lists) {
-    for (const [key, text] of Object.entries(list ?? {})) {
-      if (typeof text !== 'string' && typeof text !== 'number') continue;
-      try {
-        amounts.set(key, parseQuantity(String(text)));
-      } catch {
-        amounts.delete(key);
-      }
+  for (const kind of ['limits', 'requests'] as const) {
+    for (const [key, value] of Object.entries(asObject(resources?.[kind]) ?? {})) {
+      const amount = read(value, `${path}.resources.${kind}[${key}]`, bad);
+      if (amount === undefined) amounts.delete(key);
+      else amounts.set(key, amount);
     }
   }
   return amounts;
 }
 
-export function podRequests(pod: JsonObject): Amounts {
+export function podRequests(pod: JsonObject, bad: BadQuantity = 'skip'): Amounts {
   const spec = asObject(pod.spec);
   const total: Amounts = new Map();
-  for (const container of asArray(spec?.containers)) add(total, requestsOf(container));
+  for (const [index, container] of asArray(spec?.containers).entries())
+    add(total, requestsOf(container, `spec.containers[${index}]`, bad));
   const sidecars: Amounts = new Map();
   const initSteps: Amounts = new Map();
-  for (const container of asArray(spec?.initContainers)) {
-    const requests = requestsOf(container);
+  for (const [index, container] of asArray(spec?.initContainers).entries()) {
+    const requests = requestsOf(container, `spec.initContainers[${index}]`, bad);
     if (asObject(container)?.restartPolicy === 'Always') {
       add(total, requests);
       add(sidecars, requests);
@@ -56,14 +69,9 @@ export function podRequests(pod: JsonObject): Amounts {
   }
   maxInto(total, initSteps);
   const overhead = asObject(spec?.overhead);
-  for (const [key, text] of Object.entries(overhead ?? {})) {
-    if (typeof text === 'string' || typeof text === 'number') {
-      try {
-        total.set(key, (total.get(key) ?? 0n) + parseQuantity(String(text)));
-      } catch {
-        // Refused by the API server's own validation.
-      }
-    }
+  for (const [key, value] of Object.entries(overhead ?? {})) {
+    const amount = read(value, `spec.overhead[${key}]`, bad);
+    if (amount !== undefined) total.set(key, (total.get(key) ?? 0n) + amount);
   }
   return total;
 }

@@ -20,8 +20,11 @@ export interface QuotaView {
   max: Readonly<Record<string, string>>;
   /** Namespaces bound by the namespaces annotation (a JSON array); an unparsable one binds none. */
   namespaces: readonly string[];
-  /** The admission annotation's limit when it is a non-empty JSON map; quota admission then uses it instead of max. */
-  admission?: Readonly<Record<string, string>>;
+  /**
+   * The admission annotation's limit when it is a non-empty JSON map; quota admission then uses it
+   * instead of max. Values as written: quota admission refuses, naming the key, what is no quantity.
+   */
+  admission?: Readonly<Record<string, JsonValue>>;
 }
 
 function stringMap(value: JsonValue | undefined): Record<string, string> {
@@ -32,13 +35,16 @@ function stringMap(value: JsonValue | undefined): Record<string, string> {
   return out;
 }
 
-function parseAdmissionAnnotation(value: string | undefined): Record<string, string> | undefined {
+function parseAdmissionAnnotation(value: string | undefined): Record<string, JsonValue> | undefined {
   if (!value) return undefined;
   try {
-    const parsed: unknown = JSON.parse(value);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const entries = Object.entries(parsed).map(([key, item]) => [key, String(item)] as const);
-    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+    const limits = asObject(JSON.parse(value) as JsonValue);
+    if (!limits || Object.keys(limits).length === 0) return undefined;
+    // A nested value is no quantity; an empty one of its kind says so without holding (and later
+    // walking) whatever depth the annotation's text built.
+    const shallow = (item: JsonValue): JsonValue =>
+      Array.isArray(item) ? [] : typeof item === 'object' && item !== null ? {} : item;
+    return Object.fromEntries(Object.entries(limits).map(([key, item]) => [key, shallow(item)]));
   } catch {
     // An unreadable limit falls back to max, as an absent one does.
     return undefined;

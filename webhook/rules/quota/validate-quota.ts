@@ -11,7 +11,8 @@
 import { deny } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { formatQuantity, parseQuantity } from '../../util/quantity.js';
+import { asObject } from '../../util/json.js';
+import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { quotaView, type QuotaView } from './quota-view.js';
 
@@ -24,13 +25,15 @@ const fail = (path: string, message: string): never => {
 
 type Amounts = Map<string, bigint>;
 
-function amounts(list: Readonly<Record<string, string>>, path: string): Amounts {
+/** Reads a resource list; a value that is no quantity, or too large a one, refuses naming `path[key]`. */
+function amounts(list: Readonly<Record<string, unknown>>, path: string): Amounts {
   const out: Amounts = new Map();
-  for (const [key, text] of Object.entries(list)) {
+  for (const [key, value] of Object.entries(list)) {
     try {
-      out.set(key, parseQuantity(text));
+      out.set(key, quantityAt(value, `${path}[${key}]`));
     } catch (error) {
-      fail(`${path}[${key}]`, (error as Error).message);
+      if (!(error instanceof QuantityFieldError)) throw error;
+      throw new QuotaError(error.message);
     }
   }
   return out;
@@ -59,8 +62,10 @@ function annotationsOf(object: JsonObject): Record<string, JsonValue> {
 
 /** §5.4: a quota on its own. */
 function checkSelf(quota: QuotaView, object: JsonObject): void {
-  const max = amounts(quota.max, 'spec.max');
-  const min = amounts(quota.min, 'spec.min');
+  // As written, not as the view keeps them: the view drops values that are not quantities.
+  const spec = asObject(object.spec);
+  const max = amounts(asObject(spec?.max) ?? {}, 'spec.max');
+  const min = amounts(asObject(spec?.min) ?? {}, 'spec.min');
   for (const [label, list, path] of [
     ['Max', max, 'spec.max'],
     ['Min', min, 'spec.min'],
@@ -77,12 +82,12 @@ function checkSelf(quota: QuotaView, object: JsonObject): void {
     let weight: unknown;
     try {
       weight = JSON.parse(weightText);
-    } catch (error) {
-      fail(weightPath, `not valid JSON: ${(error as Error).message}`);
+    } catch {
+      fail(weightPath, 'not valid JSON');
     }
     if (typeof weight !== 'object' || weight === null || Array.isArray(weight))
       fail(weightPath, 'must be a JSON object');
-    const parsed = amounts(weight as Record<string, string>, weightPath);
+    const parsed = amounts(weight as Record<string, unknown>, weightPath);
     const negative = [...parsed].filter(([, value]) => value < 0n).map(([key]) => key);
     if (negative.length > 0)
       fail(weightPath, `quota ${quota.name} has a negative shared weight in dimensions ${keyList(negative)}`);
@@ -106,19 +111,12 @@ function checkSelf(quota: QuotaView, object: JsonObject): void {
     let keys: unknown;
     try {
       keys = JSON.parse(strictText);
-    } catch (error) {
-      fail(strictPath, `not valid JSON: ${(error as Error).message}`);
+    } catch {
+      fail(strictPath, 'not valid JSON');
     }
     if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string'))
       fail(strictPath, 'must be a JSON array of resource names');
-    const status = object.status;
-    const usedList =
-      typeof status === 'object' &&
-      status !== null &&
-      !Array.isArray(status) &&
-      typeof status.used === 'object'
-        ? (status.used as Record<string, string>)
-        : {};
+    const usedList = asObject(asObject(object.status)?.used) ?? {};
     const used = amounts(usedList, 'status.used');
     for (const key of keys as string[]) {
       const value = used.get(key);
@@ -132,7 +130,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): void {
       else if (upper < value) {
         fail(
           `spec.max[${key}]`,
-          `resource ${key} of quota ${quota.name}: max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, usedList[key])}`,
+          `resource ${key} of quota ${quota.name}: max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, writtenAs(usedList[key]))}`,
         );
       }
     }

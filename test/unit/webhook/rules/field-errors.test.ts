@@ -104,3 +104,13 @@ describe('goQuote (strconv.Quote)', () => {
     });
   }
 });
+
+describe('FieldError: bounded values', () => {
+  it('shows at most 64 characters of a long value, saying how much was cut', () => {
+    const text = invalid(FieldPath.of('spec', 'x'), '9'.repeat(100_000), 'too long').toString();
+    assert.ok(text.length < 140, text);
+    assert.match(text, /^spec\.x: Invalid value: "9+…\(\d+ more chars\)": too long$/);
+    const object = invalid(FieldPath.of('spec'), { a: 'b'.repeat(10_000) }, 'bad').toString();
+    assert.ok(object.length < 120, object);
+  });
+});

@@ -1,6 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatQuantity, parseQuantity } from '../../../../webhook/util/quantity.js';
+import {
+  formatQuantity,
+  parseQuantity,
+  QuantityError,
+  QuantityFieldError,
+  quantityAt,
+} from '../../../../webhook/util/quantity.js';
+
+const NANO = 1_000_000_000n;
+const MAX_UNITS = 2n ** 63n - 1n;
+
+function failure(text: string): QuantityError {
+  try {
+    parseQuantity(text);
+  } catch (error) {
+    assert.ok(error instanceof QuantityError, String(error));
+    return error;
+  }
+  assert.fail(`${text.slice(0, 40)} should not parse`);
+}
 
 describe('quantity', () => {
   const cases: [string, bigint, string][] = [
@@ -35,6 +54,104 @@ describe('quantity', () => {
   it('refuses what is not a quantity', () => {
     for (const text of ['', 'abc', '1x', '1.2.3', 'Gi']) {
       assert.throws(() => parseQuantity(text), /is not a quantity/, text);
+    }
+  });
+
+  it('refuses what is not a quantity with kind invalid', () => {
+    for (const text of ['1e', '1e+', 'e3', '+', '-.', '1Ki5', '1KI', '0x10', '1e1.5', '1 Gi']) {
+      assert.equal(failure(text).kind, 'invalid', text);
+    }
+  });
+
+  it('reads the largest magnitude a cluster holds, 2^63-1 units, exactly', () => {
+    assert.equal(parseQuantity('9223372036854775807'), MAX_UNITS * NANO);
+    assert.equal(parseQuantity('-9223372036854775807'), -MAX_UNITS * NANO);
+    assert.equal(parseQuantity('7Ei'), 7n * 2n ** 60n * NANO);
+    assert.equal(parseQuantity('9223372036854775806.999999999'), (MAX_UNITS - 1n) * NANO + 999_999_999n);
+    // Below the bound by less than a nano still rounds up to the bound, not past it.
+    assert.equal(parseQuantity('9223372036854775806.9999999991'), MAX_UNITS * NANO);
+  });
+
+  it('refuses as too large anything past 2^63-1 units, positive or negative', () => {
+    for (const text of [
+      '9223372036854775808',
+      '-9223372036854775808',
+      '9223372036854775807.000000001',
+      '8Ei',
+      '-8Ei',
+      '9223372036854775808n'.replace('n', 'k'),
+      '1e19',
+      '10E',
+      '1e50000000',
+      '1e1000000000',
+      '-1e1000000000',
+      '1e99999999999999999999',
+      '1'.repeat(100_000),
+    ]) {
+      assert.equal(failure(text).kind, 'too-large', text.slice(0, 40));
+    }
+  });
+
+  it('quotes at most 64 characters of the value in its message', () => {
+    assert.equal(
+      failure('1e50000000').message,
+      '"1e50000000" is too large: quantities are bounded by 2^63-1 (9223372036854775807) units',
+    );
+    const long = failure('1'.repeat(100_000)).message;
+    assert.ok(long.length < 160, long);
+    assert.match(long, /^"1+…\(\d+ more chars\)" is too large/);
+    const bad = failure(`${'1'.repeat(100_000)}x`).message;
+    assert.ok(bad.length < 160, bad);
+    assert.match(bad, /is not a quantity/);
+  });
+
+  it('rounds long and tiny fractions up to a nano without reading every digit into a number', () => {
+    assert.equal(parseQuantity('1e-99999999999'), 1n);
+    assert.equal(parseQuantity('-1e-99999999999'), -1n);
+    assert.equal(parseQuantity('0e99999999'), 0n);
+    assert.equal(parseQuantity('0e-99999999999'), 0n);
+    assert.equal(parseQuantity(`0.${'0'.repeat(100_000)}`), 0n);
+    assert.equal(parseQuantity(`0.${'0'.repeat(100_000)}1`), 1n);
+    assert.equal(parseQuantity(`0.${'1'.repeat(100_000)}`), 111_111_112n);
+    assert.equal(parseQuantity(`1.${'0'.repeat(100_000)}`), NANO);
+    assert.equal(parseQuantity(`1.${'0'.repeat(100_000)}1`), NANO + 1n);
+    assert.equal(parseQuantity(`${'0'.repeat(100_000)}5`), 5n * NANO);
+    // A long mantissa brought back into range by its exponent.
+    assert.equal(parseQuantity(`${'1'.repeat(100_000)}e-99990`), 1_111_111_111_111_111_112n);
+  });
+
+  it('rounds a binary fraction up exactly, however many digits it has', () => {
+    // 0.5Ki = 512 exactly; one more digit anywhere makes it the next nano.
+    assert.equal(parseQuantity('0.5Ki'), 512n * NANO);
+    assert.equal(parseQuantity(`0.5${'0'.repeat(100_000)}1Ki`), 512n * NANO + 1n);
+    // 2^-60 Ei is exactly 1: the 60 decimals of 2^-60 must all count.
+    assert.equal(parseQuantity('0.000000000000000000867361737988403547205962240695953369140625Ei'), NANO);
+    assert.equal(
+      parseQuantity('0.0000000000000000008673617379884035472059622406959533691406251Ei'),
+      NANO + 1n,
+    );
+  });
+
+  it('reads a number, and names the field of what it cannot read', () => {
+    assert.equal(quantityAt(2, 'spec.max[cpu]'), 2n * NANO);
+    assert.equal(quantityAt('500m', 'spec.max[cpu]'), 500_000_000n);
+    const cases: [unknown, string][] = [
+      [{}, 'spec.max[cpu]: must be a quantity string, got a JSON object'],
+      [[], 'spec.max[cpu]: must be a quantity string, got a JSON array'],
+      [true, 'spec.max[cpu]: must be a quantity string, got a boolean'],
+      [null, 'spec.max[cpu]: must be a quantity string, got null'],
+      ['lots', 'spec.max[cpu]: "lots" is not a quantity (e.g. 500m, 2, 1.5Gi, 1e3)'],
+      [
+        '1e50000000',
+        'spec.max[cpu]: "1e50000000" is too large: quantities are bounded by 2^63-1 (9223372036854775807) units',
+      ],
+    ];
+    for (const [value, message] of cases) {
+      assert.throws(
+        () => quantityAt(value, 'spec.max[cpu]'),
+        (error: unknown) => error instanceof QuantityFieldError && error.message === message,
+        message,
+      );
     }
   });
 });

@@ -306,17 +306,43 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
     assert.deepEqual(update, { allowed: true });
   });
 
-  it('refuses, naming the field, a pod whose cpu is not a quantity', () => {
+  it('skips the translation, naming the field, for a pod whose cpu is not a quantity', () => {
     const pod = koordinatorPod({
       initContainers: [],
       overhead: null,
       containers: [{ name: 'a', resources: { requests: { cpu: 'lots' } } }],
     });
     const decision = run(pod, state([koordinatorProfile()]));
-    assert.equal(decision.allowed, false);
+    assert.equal(decision.allowed, true);
+    assert.deepEqual(decision.audit, {
+      action: 'profiles-applied',
+      reason: 'invalid-quantity',
+      profiles: 'test-profile',
+    });
     assert.match(
-      decision.allowed ? '' : decision.message,
-      /spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/,
+      decision.warnings?.join('\n') ?? '',
+      /spec\.containers\[0\]\.resources\.requests\[cpu\]: "lots" is not a quantity .*; the batch\/mid resource translation was skipped/,
     );
+    // The profile still applied; the resources were left as written.
+    const result = mutated(decision) as unknown as { spec: { containers: { resources: object }[] } };
+    assert.deepEqual(result.spec.containers[0]?.resources, { requests: { cpu: 'lots' } });
+  });
+
+  it('skips the translation of a cpu too large for any cluster, quoting at most 64 characters of it', () => {
+    for (const cpu of ['1e50000000', '1e1000000000', '9'.repeat(100_000)]) {
+      const pod = koordinatorPod({
+        initContainers: [],
+        overhead: null,
+        containers: [{ name: 'a', resources: { requests: { cpu }, limits: { cpu } } }],
+      });
+      const decision = run(pod, state([koordinatorProfile()]));
+      assert.equal(decision.allowed, true);
+      const warning = decision.warnings?.find((text) => text.includes('too large')) ?? '';
+      assert.match(
+        warning,
+        /^spec\.containers\[0\]\.resources\.requests\[cpu\]: ".*" is too large: quantities are bounded by 2\^63-1 \(9223372036854775807\) units; the batch\/mid resource translation was skipped$/,
+      );
+      assert.ok(warning.length < 250, warning);
+    }
   });
 });

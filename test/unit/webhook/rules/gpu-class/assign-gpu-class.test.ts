@@ -230,6 +230,22 @@ describe('assignGpuClass', () => {
     });
   }
 
+  for (const value of ['1e50000000', '1e1000000000', 'lots', '9'.repeat(100_000)]) {
+    it(`skips with a warning naming the field for a GPU amount of ${value.slice(0, 16)}`, () => {
+      const object = pod({ containers: [gpuContainer({ limits: { 'nvidia.com/gpu': value } })] });
+      const decision = decide(object, 'gold');
+      assert.equal(decision.allowed, true);
+      assert.equal(decision.allowed && decision.mutated, undefined);
+      assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-quantity', tier: '' });
+      const warning = decision.warnings?.[0] ?? '';
+      assert.match(
+        warning,
+        /^GPU class not set: spec\.containers\[0\]\.resources\.limits\[nvidia\.com\/gpu\]: ".{1,64}" is (too large|not a quantity)/,
+      );
+      assert.ok(warning.length < 250, warning);
+    });
+  }
+
   it('skips with a warning when the namespace is not in the cache yet', () => {
     const decision = assignGpuClass(review(limitsGpu, 'new-ns'), stateSnapshot());
     assert.equal(decision.audit?.reason, 'unknown-namespace');

@@ -132,4 +132,27 @@ describe('tier mapping', () => {
       errors: ['data[mapping.yaml]: Required value: the mapping is missing'],
     });
   });
+
+  // Each of these overflowed the YAML parser's stack, or (`- - - …`) exhausted the heap and killed the process.
+  for (const [label, yaml] of [
+    ['[[[[…', '['.repeat(60_000)],
+    ['{a: {a: …', '{a: '.repeat(15_000)],
+    ['- - - - …', `${'- '.repeat(30_000)}x`],
+    ['ever deeper indentation', Array.from({ length: 300 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')],
+  ] as const) {
+    it(`refuses YAML nested as ${label} before parsing it`, () => {
+      assert.deepEqual(errorsOf(yaml), ['data[mapping.yaml]: nested deeper than 64 levels']);
+    });
+  }
+
+  it('refuses a mapping longer than 64 KiB before parsing it', () => {
+    assert.deepEqual(errorsOf(`tiers:\n  gold: h100\n#${'x'.repeat(70_000)}`), [
+      'data[mapping.yaml]: longer than 65536 characters (70021)',
+    ]);
+  });
+
+  it('still reads flow style and comments that mention brackets', () => {
+    const result = parse('tiers: {gold: [a100, h100], silver: "l4"}  # [[[[ not nesting\n');
+    assert.ok(result.ok, JSON.stringify(result));
+  });
 });

@@ -102,6 +102,61 @@ describe('amplifyNodeStatus', () => {
   });
 });
 
+describe('amplifyNodeStatus: what it cannot read never refuses a heartbeat', () => {
+  const unchanged = (decision: Decision, annotation: string): void => {
+    assert.equal(decision.allowed, true, JSON.stringify(decision));
+    assert.ok(decision.allowed && decision.mutated === undefined, 'the status update goes through as sent');
+    assert.equal(decision.warnings?.length, 1);
+    assert.ok(decision.warnings?.[0]?.startsWith(annotation), decision.warnings?.[0]);
+    assert.ok(decision.warnings?.[0]?.endsWith('; node status not amplified'), decision.warnings?.[0]);
+  };
+
+  for (const raw of ['not json', '[1,2]', '"1"', 'null']) {
+    it(`lets the update through when raw-allocatable is ${raw}`, () => {
+      const before = node({ [RATIO]: '{"cpu":2}', [RAW]: raw }, { cpu: '1' });
+      const decision = amplifyNodeStatus(statusUpdate(before, before), state);
+      unchanged(decision, `metadata.annotations[${RAW}]: must be a JSON object of quantities`);
+      assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-annotation' });
+    });
+  }
+
+  for (const ratio of ['not json', '[2]', '2', 'null']) {
+    it(`lets the update through when the ratio annotation is ${ratio}`, () => {
+      const before = node({ [RATIO]: ratio }, { cpu: '1' });
+      const decision = amplifyNodeStatus(statusUpdate(before, before), state);
+      unchanged(decision, `metadata.annotations[${RATIO}]: must be a JSON object of ratios`);
+      assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-annotation' });
+    });
+  }
+
+  for (const quantity of ['1e50000000', 'lots', '{}']) {
+    it(`lets the update through when the recorded raw cpu is ${quantity}`, () => {
+      const value = quantity === '{}' ? {} : quantity;
+      const before = node({ [RATIO]: '{"cpu":2}', [RAW]: JSON.stringify({ cpu: value }) }, { cpu: '1' });
+      const decision = amplifyNodeStatus(statusUpdate(before, before), state);
+      unchanged(decision, `metadata.annotations[${RAW}][cpu]: `);
+      assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-quantity' });
+    });
+  }
+
+  it('lets the update through when a ratio would take cpu past int64', () => {
+    const before = node({ [RATIO]: '{"cpu":1e300}' }, { cpu: '1' });
+    unchanged(
+      amplifyNodeStatus(statusUpdate(before, before), state),
+      `metadata.annotations[${RATIO}][cpu]: ratio 1e+300`,
+    );
+  });
+
+  it('lets the update through when the kubelet reports a quantity past 2^63-1', () => {
+    const before = node({ [RATIO]: '{"cpu":2}' }, { cpu: '1' });
+    const after = node({ [RATIO]: '{"cpu":2}' }, { cpu: '1e50000000' });
+    unchanged(
+      amplifyNodeStatus(statusUpdate(after, before), state),
+      'status.allocatable[cpu]: "1e50000000" is too large',
+    );
+  });
+});
+
 describe('nodeValidator', () => {
   const validate = nodeValidator({ maxRatio: 10, sloConfigNamespace: 'koordinator-system' });
   const update = (annotations: Record<string, string>): Decision =>

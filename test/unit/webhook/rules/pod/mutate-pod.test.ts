@@ -70,10 +70,51 @@ describe('podMutator: extended resource spec', () => {
     assert.equal((result.metadata.annotations as Record<string, string>)[SPEC], '{}');
   });
 
-  it('refuses an annotation that is not JSON, naming it', () => {
+  it('leaves an annotation that is not JSON alone, with a warning naming it', () => {
     const decision = mutatePod(review(pod([{ name: 'c' }], { [SPEC]: '{' })), state);
-    assert.ok(!decision.allowed);
-    assert.match(decision.message, /extended-resource-spec\]: failed to get current extended resource spec/);
+    assert.ok(decision.allowed);
+    assert.equal(decision.mutated?.metadata.annotations?.[SPEC as never], '{');
+    assert.deepEqual(decision.warnings, [
+      'metadata.annotations[node.koordinator.sh/extended-resource-spec]: failed to get current extended resource spec: not valid JSON; the node.koordinator.sh/extended-resource-spec annotation was not updated',
+    ]);
+    assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-annotation' });
+  });
+
+  it('rewrites an annotation nested deeper than any spec instead of walking it', () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    const batch = { 'kubernetes.io/batch-cpu': '1' };
+    const result = mutated(
+      mutatePod(review(pod([{ name: 'c', resources: { requests: batch } }], { [SPEC]: deep })), state),
+    );
+    assert.equal(
+      (result.metadata.annotations as Record<string, string>)[SPEC],
+      '{"containers":{"c":{"requests":{"kubernetes.io/batch-cpu":"1"}}}}',
+    );
+  });
+
+  for (const value of ['1e50000000', '1e1000000000', '-1e50000000', 'lots', '1'.repeat(100_000)]) {
+    it(`skips the annotation with a warning for batch-cpu ${value.slice(0, 20)}`, () => {
+      const requests = { 'kubernetes.io/batch-cpu': value };
+      const decision = mutatePod(review(pod([{ name: 'c', resources: { requests } }])), state);
+      assert.ok(decision.allowed);
+      assert.equal(decision.mutated?.metadata.annotations?.[SPEC as never], undefined);
+      assert.equal(decision.warnings?.length, 1);
+      assert.match(
+        decision.warnings?.[0] ?? '',
+        /^spec\.containers\[0\]\.resources\.requests\[kubernetes\.io\/batch-cpu\]: ".{1,64}" is (too large|not a quantity).*; the node\.koordinator\.sh\/extended-resource-spec annotation was not updated$/,
+      );
+      assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-quantity' });
+    });
+  }
+
+  it('skips the annotation for a batch quantity that is a JSON object', () => {
+    const requests = { 'kubernetes.io/batch-memory': { huge: true } };
+    const decision = mutatePod(review(pod([{ name: 'c', resources: { requests } }])), state);
+    assert.ok(decision.allowed);
+    assert.match(
+      decision.warnings?.[0] ?? '',
+      /requests\[kubernetes\.io\/batch-memory\]: must be a quantity string, got a JSON object/,
+    );
   });
 });
 
@@ -116,6 +157,31 @@ describe('podMutator: device resource spec', () => {
       mutated(mutatePod(review(gpu({ 'koordinator.sh/gpu': '100' }, undefined)), state)),
     );
     assert.equal(result.limits?.['koordinator.sh/gpu-core'], '100');
+  });
+
+  it('splits nothing, with a warning naming the field, when a GPU quantity cannot be read', () => {
+    for (const [name, value] of [
+      ['koordinator.sh/gpu', '1e50000000'],
+      ['koordinator.sh/gpu-memory-ratio', '1e1000000000'],
+      ['koordinator.sh/gpu-core', 'many'],
+    ] as const) {
+      const object = pod([
+        { name: 'ok', resources: { requests: { 'koordinator.sh/gpu': '100' } } },
+        { name: 'bad', resources: { requests: { [name]: value } } },
+      ]);
+      const decision = mutatePod(review(object), state);
+      assert.ok(decision.allowed);
+      // Nothing half-done: the readable container is not split either.
+      assert.deepEqual(resources(mutated(decision), 0), resources(object, 0));
+      assert.deepEqual(resources(mutated(decision), 1), resources(object, 1));
+      assert.equal(decision.warnings?.length, 1);
+      assert.ok(
+        decision.warnings?.[0]?.startsWith(`spec.containers[1].resources.requests[${name}]: "${value}" is `),
+        decision.warnings?.[0],
+      );
+      assert.ok(decision.warnings?.[0]?.endsWith('; the GPU resources were not split'));
+      assert.deepEqual(decision.audit, { action: 'skipped', reason: 'invalid-quantity' });
+    }
   });
 
   it('leaves nvidia.com/gpu alone and does nothing on UPDATE', () => {

@@ -6,6 +6,8 @@ import type {
   KubeObject,
   Operation,
 } from '../../../../../webhook/admission/types.js';
+import { checkDeviceRequests } from '../../../../../webhook/rules/device/validate-device.js';
+import { podValidator } from '../../../../../webhook/rules/pod/validate-pod.js';
 import { checkPodQuota } from '../../../../../webhook/rules/quota/pod-quota.js';
 import { podIsDone, podRequests } from '../../../../../webhook/rules/quota/pod-requests.js';
 import { quotaView } from '../../../../../webhook/rules/quota/quota-view.js';
@@ -190,5 +192,61 @@ describe('podRequests', () => {
       false,
     );
     assert.equal(podIsDone({ metadata: {}, status: { phase: 'Running' } }, now), false);
+  });
+
+  it('refuses on CREATE a pod whose request is past 2^63-1 units, naming the field and the rule', () => {
+    const validation = {
+      ...on,
+      skipValidatingPriority: false,
+      validateDeviceRequests: true,
+      enhancedValidation: false,
+      enhancedValidationNamespace: 'koordinator-system',
+    };
+    assert.equal(
+      message(checkPodQuota(review('CREATE', pod({ [L('name')]: 'leaf' }, '1e50000000')), state, on)),
+      'quota admission: spec.containers[0].resources.requests[cpu]: "1e50000000" is too large: quantities are bounded by 2^63-1 (9223372036854775807) units',
+    );
+    const gpu = pod({}, '1', {
+      containers: [{ name: 'c', resources: { requests: { 'koordinator.sh/gpu': '1e50000000' } } }],
+    });
+    // Colocation validation reads every request first; the device check names itself alone.
+    assert.match(message(podValidator(validation)(review('CREATE', gpu), state)), /^colocation validation: /);
+    assert.equal(
+      message(checkDeviceRequests(review('CREATE', gpu)) ?? { allowed: true }),
+      'device validation: spec.containers[0].resources.requests[koordinator.sh/gpu]: "1e50000000" is too large: quantities are bounded by 2^63-1 (9223372036854775807) units',
+    );
+    // An existing pod's updates are not refused over a quantity that is immutable anyway.
+    const update = podValidator(validation)(review('UPDATE', gpu, gpu), state);
+    assert.equal(update.allowed, true, JSON.stringify(update));
+    for (const cpu of ['1e50000000', '1e1000000000', '9223372036854775808', '-1e50000000']) {
+      const decision = podValidator(validation)(review('CREATE', pod({ [L('name')]: 'leaf' }, cpu)), state);
+      assert.equal(
+        message(decision),
+        `colocation validation: spec.containers[0].resources.requests[cpu]: "${cpu}" is too large: quantities are bounded by 2^63-1 (9223372036854775807) units`,
+      );
+    }
+  });
+
+  it('refuses a pod against a quota whose limit cannot be read, naming the quota and its field', () => {
+    const broken = stateSnapshot({
+      ...fixture,
+      elasticQuotas: [quota('odd', {}, { cpu: '4' }, { [L('admission')]: '{"cpu":{"x":1}}' })],
+    });
+    const decision = checkPodQuota(review('CREATE', pod({ [L('name')]: 'odd' })), broken, on);
+    assert.equal(
+      message(decision),
+      `quota admission: elastic quota quotas/odd: metadata.annotations[${L('admission')}][cpu]: must be a quantity string, got a JSON object`,
+    );
+    const huge = stateSnapshot({ ...fixture, elasticQuotas: [quota('huge', {}, { cpu: '1e50000000' })] });
+    assert.match(
+      message(checkPodQuota(review('CREATE', pod({ [L('name')]: 'huge' })), huge, on)),
+      /^quota admission: elastic quota quotas\/huge: spec\.max\[cpu\]: "1e50000000" is too large/,
+    );
+  });
+
+  it('counts an existing pod with an unreadable quantity as holding none of it (the store must not throw)', () => {
+    const requests = podRequests(pod({}, '1e50000000'));
+    assert.equal(requests.get('cpu'), undefined);
+    assert.equal(requests.get('memory'), parseQuantity('1Gi'));
   });
 });

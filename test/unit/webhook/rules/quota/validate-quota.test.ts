@@ -304,6 +304,63 @@ describe('validateElasticQuota', () => {
     );
   });
 
+  it('refuses quantities past 2^63-1 units, naming the field, without computing them', () => {
+    const cases: [QuotaSpec, string][] = [
+      [{ max: { cpu: '1e50000000' } }, 'spec.max[cpu]: "1e50000000" is too large'],
+      [{ max: { cpu: '1e1000000000' } }, 'spec.max[cpu]: "1e1000000000" is too large'],
+      [{ max: { cpu: '9223372036854775808' } }, 'spec.max[cpu]: "9223372036854775808" is too large'],
+      [{ max: { memory: '8Ei' } }, 'spec.max[memory]: "8Ei" is too large'],
+      [{ min: { cpu: '-1e50000000' } }, 'spec.min[cpu]: "-1e50000000" is too large'],
+      [
+        { annotations: { [L('shared-weight')]: '{"cpu":"1e50000000"}' } },
+        `metadata.annotations[${L('shared-weight')}][cpu]: "1e50000000" is too large`,
+      ],
+    ];
+    for (const [spec, start] of cases) {
+      const message = refusal(validateElasticQuota(review('CREATE', quota('n', spec)), state));
+      assert.ok(message.startsWith(start), message);
+      assert.ok(message.endsWith('quantities are bounded by 2^63-1 (9223372036854775807) units'), message);
+    }
+    const long = refusal(
+      validateElasticQuota(review('CREATE', quota('n', { max: { cpu: '1'.repeat(100_000) } })), state),
+    );
+    assert.ok(long.length < 200, long);
+  });
+
+  it('accepts 2^63-1 units and 7Ei', () => {
+    const max = { cpu: '9223372036854775807', memory: '7Ei' };
+    const decision = validateElasticQuota(review('CREATE', quota('n', { max, min: {} })), state);
+    assert.equal(decision.allowed, true, JSON.stringify(decision));
+  });
+
+  it('refuses a value that is not a string, naming its JSON type instead of a JS exception', () => {
+    const object = quota('n', { annotations: { [L('shared-weight')]: '{"cpu":{"a":1}}' } });
+    assert.equal(
+      refusal(validateElasticQuota(review('CREATE', object), state)),
+      `metadata.annotations[${L('shared-weight')}][cpu]: must be a quantity string, got a JSON object`,
+    );
+    const max = quota('n');
+    (max.spec as { max: unknown }).max = { cpu: { nested: true } };
+    assert.equal(
+      refusal(validateElasticQuota(review('CREATE', max), state)),
+      'spec.max[cpu]: must be a quantity string, got a JSON object',
+    );
+    const used = quota('n', { annotations: { [L('max-strict-check-resource-keys')]: '["cpu"]' } });
+    used.status = { used: { cpu: [1] } };
+    assert.equal(
+      refusal(validateElasticQuota(review('CREATE', used), state)),
+      'status.used[cpu]: must be a quantity string, got a JSON array',
+    );
+  });
+
+  it('says an annotation is not JSON without quoting the parser', () => {
+    const object = quota('n', { annotations: { [L('shared-weight')]: '{"cpu":' } });
+    assert.equal(
+      refusal(validateElasticQuota(review('CREATE', object), state)),
+      `metadata.annotations[${L('shared-weight')}]: not valid JSON`,
+    );
+  });
+
   it('accepts a subset of the parent’s max keys with the gate ElasticQuotaEnableUpdateResourceKey', () => {
     const child = quota('n', { parent: 'parent', treeId: 't1', max: { cpu: '1' }, min: {} });
     assert.match(
