@@ -31,7 +31,7 @@ import {
   type StrategyEntry,
   labelsText,
   nodeStrategiesOf,
-  overlappingStrategies,
+  searchOverlaps,
   strategyList,
 } from './node-selectors.js';
 
@@ -110,9 +110,16 @@ function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
       if (decoded.config !== undefined && definition.ownProblems) {
         errors.push(...definition.ownProblems(decoded.config, FieldPath.root(), context));
       }
-      for (const overlap of strategies ? overlappingStrategies(strategies) : []) {
+      const search = strategies ? searchOverlaps(strategies) : { overlaps: [], exhausted: false };
+      for (const overlap of search.overlaps) {
         errors.push(
           `${strategiesField} ${strategyList(overlap.strategies)} overlap: a node labelled ${labelsText(overlap.labels)} would match each of them; a node may match at most one (NodeStrategiesOverlap)`,
+        );
+      }
+      // A config that cannot be proven free of overlaps in bounded time is not let through unproven.
+      if (search.exhausted && search.overlaps.length === 0) {
+        errors.push(
+          `${strategiesField}: too many node strategies share labels to check them for overlaps in bounded time; split or simplify their nodeSelectors (NodeStrategiesOverlap)`,
         );
       }
       return {

@@ -235,6 +235,27 @@ describe('sloConfigValidator', () => {
     assert.deepEqual(sloConfigProblems(data, null, []), []);
   });
 
+  it('refuses a config it cannot prove free of overlaps within its work bound', () => {
+    // 100 disjoint strategies of 1,000 virtual nodes with 22 labels each: more work than the search
+    // may do, and no overlap to show for it.
+    const nodeStrategies = Array.from({ length: 100 }, (_, index) => ({
+      name: `s${index}`,
+      nodeSelector: {
+        matchLabels: Object.fromEntries([
+          ['pool', `${index}`],
+          ...Array.from({ length: 20 }, (_, label) => [`l${label}`, 'x']),
+        ]),
+        matchExpressions: [
+          { key: 'k', operator: 'In', values: Array.from({ length: 1000 }, (_, v) => `${v}`) },
+        ],
+      },
+    }));
+    const data = { 'cpu-burst-config': JSON.stringify({ nodeStrategies }) };
+    assert.deepEqual(sloConfigProblems(data, null, []), [
+      'data[cpu-burst-config]: nodeStrategies: too many node strategies share labels to check them for overlaps in bounded time; split or simplify their nodeSelectors (NodeStrategiesOverlap)',
+    ]);
+  });
+
   it('names an unnamed overlapping strategy by its path', () => {
     const data = {
       'cpu-burst-config': JSON.stringify({
