@@ -241,9 +241,9 @@ describe('sloConfigValidator', () => {
     const nodeStrategies = Array.from({ length: 100 }, (_, index) => ({
       name: `s${index}`,
       nodeSelector: {
-        matchLabels: Object.fromEntries([
+        matchLabels: Object.fromEntries<string>([
           ['pool', `${index}`],
-          ...Array.from({ length: 20 }, (_, label) => [`l${label}`, 'x']),
+          ...Array.from({ length: 20 }, (_, label): [string, string] => [`l${label}`, 'x']),
         ]),
         matchExpressions: [
           { key: 'k', operator: 'In', values: Array.from({ length: 1000 }, (_, v) => `${v}`) },
