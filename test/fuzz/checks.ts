@@ -36,7 +36,7 @@ export const FAILURE_CLASSES = {
   'ignore-refused': 'a failurePolicy=Ignore mutating webhook answered allowed: false',
   'slow-review': `a review whose handler time exceeded ${HANDLER_MS_LIMIT} ms (confirmed when replayed alone)`,
   'log-line-too-large': `a log line longer than ${LOG_LINE_BYTES_LIMIT} bytes`,
-  'rss-growth': `resident memory grew more than ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB over the run`,
+  'rss-growth': `memory grew more than ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB over the run (RSS from a quarter of the run, or the server's heap)`,
 } as const;
 
 export type FailureClass = keyof typeof FAILURE_CLASSES;
@@ -295,9 +295,10 @@ export function checkLogLine(bytes: number, message: string): Failure[] {
     : [];
 }
 
-export function checkRss(before: number, after: number): Failure[] {
+/** Memory (`what`, measured after a GC) may not grow more than RSS_GROWTH_LIMIT from `before` to `after`. */
+export function checkRss(before: number, after: number, what: string): Failure[] {
   const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
   return after - before > RSS_GROWTH_LIMIT
-    ? [{ class: 'rss-growth', detail: `${mib(before)} before, ${mib(after)} after` }]
+    ? [{ class: 'rss-growth', detail: `${what}: ${mib(before)} before, ${mib(after)} after` }]
     : [];
 }

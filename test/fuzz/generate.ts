@@ -122,7 +122,7 @@ function deleteAt(root: unknown, path: Path): boolean {
   const key = path[path.length - 1];
   if (!isContainer(parent) || key === undefined) return false;
   if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
-  else delete (parent as Record<string | number, unknown>)[key];
+  else Reflect.deleteProperty(parent, key);
   return true;
 }
 

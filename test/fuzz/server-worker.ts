@@ -30,7 +30,7 @@ export type WorkerMessage =
       ms: number | undefined;
       decision: boolean;
     }
-  | { type: 'done'; id: number };
+  | { type: 'done'; id: number; heapUsed: number };
 
 export type ParentMessage = { type: 'sync' | 'gc' | 'close'; id: number };
 
@@ -100,6 +100,10 @@ port.on('message', (message: ParentMessage) => {
   void (async () => {
     if (message.type === 'gc') collectGarbage?.();
     if (message.type === 'close') await server.close(500);
-    port.postMessage({ type: 'done', id: message.id } satisfies WorkerMessage);
+    port.postMessage({
+      type: 'done',
+      id: message.id,
+      heapUsed: process.memoryUsage().heapUsed,
+    } satisfies WorkerMessage);
   })();
 });

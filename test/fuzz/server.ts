@@ -31,6 +31,8 @@ export class FuzzServer {
   port = 0;
   agent: Agent;
   restarts = 0;
+  /** The server thread's V8 heap in use, as of its last answer to sync() or gc(). */
+  heapUsed = 0;
   /** By uid: the server's own timing of each review. */
   readonly decisions = new Map<string, DecisionRecord>();
   /** Log lines the checks look at: errors and every line over the size bound. */
@@ -89,6 +91,7 @@ export class FuzzServer {
           else if (message.bytes > 16 * 1024)
             this.logs.push({ uid: message.uid, msg: message.msg, bytes: message.bytes });
         } else {
+          this.heapUsed = message.heapUsed;
           this.waiting.get(message.id)?.();
           this.waiting.delete(message.id);
         }
