@@ -8,6 +8,8 @@ import type { HttpResult } from './checks.js';
 
 /** More of an answer than any check needs. */
 const BODY_CAP = 4 * 1024 * 1024;
+/** Bodies past the server's 3 MiB limit. */
+const OVERSIZED = 3 * 1024 * 1024;
 /** How long a dribbled body takes to send (or to stall). */
 const DRIBBLE_MS = 1500;
 
@@ -25,7 +27,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolvePromise) => set
 export function sendCase(fuzzCase: FuzzCase, options: SendOptions): Promise<HttpResult> {
   const slow = fuzzCase.transport === 'slow-complete' || fuzzCase.transport === 'slow-stall';
   // Slow and oversized bodies get a connection of their own: the server may close it.
-  const own = slow || fuzzCase.body.length > 3 * 1024 * 1024;
+  const own = slow || fuzzCase.body.length > OVERSIZED;
   const timeoutMs = options.timeoutMs + (slow ? DRIBBLE_MS : 0);
   const headers: Record<string, string | number> = {};
   if (fuzzCase.contentType !== undefined) headers['Content-Type'] = fuzzCase.contentType;
@@ -79,20 +81,34 @@ export function sendCase(fuzzCase: FuzzCase, options: SendOptions): Promise<Http
       // An oversized body may be cut off by the server after it answered 413: the answer counts.
       finish(status === undefined ? error.message : undefined);
     });
-    void write(req, fuzzCase).catch(() => {
+    void write(req, fuzzCase, () => status !== undefined).catch(() => {
       // The request's own error handler reports it.
     });
   });
 }
 
-async function write(req: ReturnType<typeof request>, fuzzCase: FuzzCase): Promise<void> {
+async function write(
+  req: ReturnType<typeof request>,
+  fuzzCase: FuzzCase,
+  answered: () => boolean,
+): Promise<void> {
   const body = fuzzCase.body;
   if (fuzzCase.method !== 'POST') {
     req.end();
     return;
   }
-  if (fuzzCase.transport === 'plain') {
+  if (fuzzCase.transport === 'plain' && body.length <= OVERSIZED) {
     req.end(body);
+    return;
+  }
+  if (body.length > OVERSIZED) {
+    // The server may answer 413 from the headers and close: stop sending then, or the
+    // connection's reset can discard the answer before it is read.
+    for (let i = 0; i < body.length && !answered() && !req.destroyed; i += 256 * 1024) {
+      if (!req.write(body.subarray(i, i + 256 * 1024))) await new Promise((r) => req.once('drain', r));
+      await sleep(1);
+    }
+    if (!answered() && !req.destroyed) req.end();
     return;
   }
   if (fuzzCase.transport === 'chunked') {

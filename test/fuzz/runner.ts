@@ -219,6 +219,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
       const found = checkLogLine(line.bytes, line.msg);
       if (found.length === 0) continue;
       const owner = byUid.get(line.uid ?? '') ?? batch[0];
+      if (!owner) continue;
       record(
         owner,
         line.uid
@@ -311,7 +312,7 @@ export function formatReport(report: RunReport, examplesPerClass = 3): string {
       : 'slowest review: none measured',
   );
   lines.push(
-    `RSS: ${mib(report.rssBeforeBytes)} before, ${mib(report.rssAfterBytes)} after${collectGarbage ? ' (after GC)' : ' (after settling; no GC available)'}`,
+    `RSS: ${mib(report.rssBeforeBytes)} before, ${mib(report.rssQuarterBytes)} after a quarter of the run, ${mib(report.rssAfterBytes)} after${collectGarbage ? ' (after GC)' : ' (after settling; no GC available)'}; server heap in use ${mib(report.serverHeapBeforeBytes)} before, ${mib(report.serverHeapAfterBytes)} after`,
   );
   return lines.join('\n');
 }
