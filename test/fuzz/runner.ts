@@ -48,7 +48,8 @@ export interface RunReport {
   casesByPath: Record<string, number>;
   failures: FailureRecord[];
   countsByClass: Partial<Record<FailureClass, number>>;
-  slowest: { index: number; path: string; description: string; ms: number } | undefined;
+  /** The slowest review: its handler time, or the client timeout when it never answered. */
+  slowest: { index: number; path: string; description: string; ms: number; timedOut?: boolean } | undefined;
   /** After the warm-up, and after a quarter of the batches: the baseline of the growth check. */
   rssBeforeBytes: number;
   rssQuarterBytes: number;
@@ -174,16 +175,22 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     for (const { fuzzCase, result } of outcomes) {
       record(fuzzCase, checkResponse(fuzzCase, result, entries.get(fuzzCase.path)));
       if (result.timedOut && fuzzCase.expect.kind !== 'none') {
-        const ms = timeoutMs;
-        if (!slowest || ms > slowest.ms)
-          slowest = { index: fuzzCase.index, path: fuzzCase.path, description: fuzzCase.description, ms };
+        if (!slowest?.timedOut) {
+          slowest = {
+            index: fuzzCase.index,
+            path: fuzzCase.path,
+            description: fuzzCase.description,
+            ms: timeoutMs,
+            timedOut: true,
+          };
+        }
         continue;
       }
       const decision = fuzzCase.uid === undefined ? undefined : server.decisions.get(fuzzCase.uid);
       // A dribbled body's time includes the dribbling: it measures the client, not the handler.
       if (!decision || fuzzCase.transport.startsWith('slow')) continue;
       if (checkHandlerTime(decision.ms).length > 0) slow.push(fuzzCase);
-      else if (!slowest || decision.ms > slowest.ms) {
+      else if (!slowest || (decision.ms > slowest.ms && !slowest.timedOut)) {
         slowest = {
           index: fuzzCase.index,
           path: fuzzCase.path,
@@ -209,8 +216,14 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
       }
       if (best === Number.POSITIVE_INFINITY) continue;
       record(fuzzCase, checkHandlerTime(best));
-      if (!slowest || best > slowest.ms) {
-        slowest = { index: fuzzCase.index, path: fuzzCase.path, description: fuzzCase.description, ms: best };
+      if (!slowest || (best > slowest.ms && !slowest.timedOut)) {
+        slowest = {
+          index: fuzzCase.index,
+          path: fuzzCase.path,
+          description: fuzzCase.description,
+          ms: best,
+          timedOut: best >= timeoutMs,
+        };
       }
     }
 
@@ -308,7 +321,7 @@ export function formatReport(report: RunReport, examplesPerClass = 3): string {
   const slowest = report.slowest;
   lines.push(
     slowest
-      ? `slowest review: ${slowest.ms} ms, --case ${slowest.index} ${slowest.path}: ${slowest.description.slice(0, 200)}`
+      ? `slowest review: ${slowest.timedOut ? `no answer within ${slowest.ms}` : slowest.ms} ms, --case ${slowest.index} ${slowest.path}: ${slowest.description.slice(0, 200)}`
       : 'slowest review: none measured',
   );
   lines.push(
