@@ -685,7 +685,7 @@ function malformedCase(rng: Rng, seed: Seed, uid: string, heavy: boolean): Built
   const m = new Mutator(rng, heavy);
   const valid = envelope('AdmissionReview', seed.request, uid);
   const validText = JSON.stringify(valid);
-  const depth = heavy ? rng.pick([3000, 100_000]) : rng.pick([600, 3000]);
+  const depth = heavy ? rng.pick([3000, 100_000]) : rng.pick([600, 3000, 100_000]);
   const variants: [string, () => unknown][] = [
     ['not JSON', () => m.splice.raw(rng.pick(['{', 'garbage', '', '\u0000', 'nul', '{"apiVersion":']))],
     ['truncated JSON', () => m.splice.raw(validText.slice(0, rng.int(validText.length)))],
