@@ -1,0 +1,331 @@
+/**
+ * Runs fuzz cases against the real admission server and applies the checks: batches sent over
+ * keep-alive HTTPS with a small concurrency, a health check after each batch, hangs blamed
+ * and the server restarted, slow reviews confirmed by replaying them alone, and resident
+ * memory compared before and after.
+ */
+import {
+  checkHandlerTime,
+  checkLogLine,
+  checkResponse,
+  checkRss,
+  type Failure,
+  type FailureClass,
+  type HttpResult,
+} from './checks.js';
+import { sendCase } from './client.js';
+import { collectGarbage } from './gc.js';
+import { fuzzPaths, generateCase, type FuzzCase } from './generate.js';
+import { FuzzServer } from './server.js';
+import { fuzzWebhooks } from './world.js';
+
+export interface RunOptions {
+  seed: number;
+  /** How many cases, from index `first`. */
+  cases: number;
+  first?: number;
+  /** Exactly these case indexes instead (replay). */
+  only?: number[];
+  concurrency?: number;
+  batchSize?: number;
+  /** Per-request client timeout; a review still unanswered then blocked the server. */
+  timeoutMs?: number;
+  /** Stop starting batches after this long (the report says so). */
+  deadlineMs?: number;
+  progress?: (line: string) => void;
+}
+
+export interface FailureRecord extends Failure {
+  seed: number;
+  index: number;
+  path: string;
+  description: string;
+}
+
+export interface RunReport {
+  seed: number;
+  casesRun: number;
+  casesByPath: Record<string, number>;
+  failures: FailureRecord[];
+  countsByClass: Partial<Record<FailureClass, number>>;
+  /** The slowest review: its handler time, or the client timeout when it never answered. */
+  slowest: { index: number; path: string; description: string; ms: number; timedOut?: boolean } | undefined;
+  /** After the warm-up, and after a quarter of the batches: the baseline of the growth check. */
+  rssBeforeBytes: number;
+  rssQuarterBytes: number;
+  rssAfterBytes: number;
+  /** The server thread's V8 heap in use before and after (after GC): where a leak in the server would show. */
+  serverHeapBeforeBytes: number;
+  serverHeapAfterBytes: number;
+  wallMs: number;
+  restarts: number;
+  stoppedAtDeadline: boolean;
+}
+
+interface Outcome {
+  fuzzCase: FuzzCase;
+  result: HttpResult;
+  /** The case that was inside a rule when this one timed out. */
+  blocked: number | undefined;
+}
+
+async function pool<T>(items: T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const item = items[next++] as T;
+        await task(item);
+      }
+    }),
+  );
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+
+export async function runFuzz(options: RunOptions): Promise<RunReport> {
+  const started = Date.now();
+  const concurrency = options.concurrency ?? 8;
+  const batchSize = options.batchSize ?? 64;
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const progress = options.progress ?? ((): void => undefined);
+  const table = fuzzWebhooks();
+  const entries = new Map(table.map((entry) => [entry.path, entry]));
+  const seeded = new Set(fuzzPaths());
+  const unseeded = table.filter((entry) => !seeded.has(entry.path)).map((entry) => entry.path);
+  const unknown = [...seeded].filter((path) => !entries.has(path));
+  if (unseeded.length > 0 || unknown.length > 0) {
+    throw new Error(
+      `seeds and table disagree: no seed for ${unseeded.join(', ') || '-'}; no webhook at ${unknown.join(', ') || '-'}`,
+    );
+  }
+
+  const indexes = options.only ?? Array.from({ length: options.cases }, (_, i) => (options.first ?? 0) + i);
+  const failures: FailureRecord[] = [];
+  const casesByPath: Record<string, number> = {};
+  let slowest: RunReport['slowest'];
+  let casesRun = 0;
+  let stoppedAtDeadline = false;
+  const record = (fuzzCase: FuzzCase, found: Failure[]): void => {
+    for (const failure of found) {
+      failures.push({
+        ...failure,
+        seed: fuzzCase.seed,
+        index: fuzzCase.index,
+        path: fuzzCase.path,
+        description: fuzzCase.description,
+      });
+    }
+  };
+
+  const server = new FuzzServer();
+  await server.start();
+  const send = (fuzzCase: FuzzCase): Promise<HttpResult> =>
+    sendCase(fuzzCase, { port: server.port, agent: server.agent, ca: server.ca, timeoutMs });
+  // Warm up (JIT, TLS sessions, lazy modules) so the first cases are not blamed for it.
+  for (const path of seeded) {
+    const warm = generateCase(options.seed, 0);
+    await send({ ...warm, path, body: Buffer.from('{}'), expect: { kind: 'status', status: 400 } });
+  }
+  const rssBeforeBytes = await settledRss(server);
+  const serverHeapBeforeBytes = server.heapUsed;
+
+  // The allocator keeps the high-water mark of the largest bodies seen; growth after that is what leaks.
+  let rssQuarterBytes = rssBeforeBytes;
+  const quarter = Math.floor(indexes.length / batchSize / 4) * batchSize;
+  for (let offset = 0; offset < indexes.length; offset += batchSize) {
+    if (offset === quarter && offset > 0) rssQuarterBytes = await settledRss(server);
+    if (options.deadlineMs !== undefined && Date.now() - started > options.deadlineMs) {
+      stoppedAtDeadline = true;
+      break;
+    }
+    const batch = indexes.slice(offset, offset + batchSize).map((index) => generateCase(options.seed, index));
+    const outcomes: Outcome[] = [];
+    server.decisions.clear();
+    await pool(batch, concurrency, async (fuzzCase) => {
+      const result = await send(fuzzCase);
+      outcomes.push({ fuzzCase, result, blocked: result.timedOut ? server.blockedCase() : undefined });
+    });
+    casesRun += batch.length;
+    for (const fuzzCase of batch) {
+      const route = fuzzCase.path.replace(/\/x$/, '');
+      casesByPath[route] = (casesByPath[route] ?? 0) + 1;
+    }
+
+    // A timeout means the server's thread was stuck: blame the case inside a rule, retry the rest alone.
+    const hung = outcomes.filter((o) => o.result.timedOut && o.fuzzCase.expect.kind !== 'none');
+    if (hung.length > 0) {
+      const culprits = new Set(
+        hung.map((o) => o.blocked).filter((b): b is number => b !== undefined && b >= 0),
+      );
+      await server.restart();
+      for (const outcome of hung) {
+        if (culprits.has(outcome.fuzzCase.index)) continue;
+        outcome.result = await send(outcome.fuzzCase);
+        if (outcome.result.timedOut) await server.restart();
+      }
+    } else if (!(await server.sync())) {
+      record(batch[0] as FuzzCase, [
+        { class: 'server-down', detail: 'the server stopped answering its parent thread' },
+      ]);
+      await server.restart();
+    }
+
+    const slow: FuzzCase[] = [];
+    for (const { fuzzCase, result } of outcomes) {
+      record(fuzzCase, checkResponse(fuzzCase, result, entries.get(fuzzCase.path)));
+      if (result.timedOut && fuzzCase.expect.kind !== 'none') {
+        if (!slowest?.timedOut) {
+          slowest = {
+            index: fuzzCase.index,
+            path: fuzzCase.path,
+            description: fuzzCase.description,
+            ms: timeoutMs,
+            timedOut: true,
+          };
+        }
+        continue;
+      }
+      const decision = fuzzCase.uid === undefined ? undefined : server.decisions.get(fuzzCase.uid);
+      // A dribbled body's time includes the dribbling: it measures the client, not the handler.
+      if (!decision || fuzzCase.transport.startsWith('slow')) continue;
+      if (checkHandlerTime(decision.ms).length > 0) slow.push(fuzzCase);
+      else if (!slowest || (decision.ms > slowest.ms && !slowest.timedOut)) {
+        slowest = {
+          index: fuzzCase.index,
+          path: fuzzCase.path,
+          description: fuzzCase.description,
+          ms: decision.ms,
+        };
+      }
+    }
+
+    // Concurrent reviews wait for each other on one thread: only a review slow on its own counts.
+    for (const fuzzCase of slow) {
+      let best = Number.POSITIVE_INFINITY;
+      for (let attempt = 0; attempt < 2 && best > 0; attempt++) {
+        server.decisions.delete(fuzzCase.uid ?? '');
+        const result = await send(fuzzCase);
+        if (result.timedOut) {
+          await server.restart();
+          best = timeoutMs;
+          break;
+        }
+        await server.sync();
+        best = Math.min(best, server.decisions.get(fuzzCase.uid ?? '')?.ms ?? Number.POSITIVE_INFINITY);
+      }
+      if (best === Number.POSITIVE_INFINITY) continue;
+      record(fuzzCase, checkHandlerTime(best));
+      if (!slowest || (best > slowest.ms && !slowest.timedOut)) {
+        slowest = {
+          index: fuzzCase.index,
+          path: fuzzCase.path,
+          description: fuzzCase.description,
+          ms: best,
+          timedOut: best >= timeoutMs,
+        };
+      }
+    }
+
+    const byUid = new Map(batch.map((fuzzCase) => [fuzzCase.uid ?? '', fuzzCase]));
+    for (const line of server.logs.splice(0)) {
+      const found = checkLogLine(line.bytes, line.msg);
+      if (found.length === 0) continue;
+      const owner = byUid.get(line.uid ?? '') ?? batch[0];
+      if (!owner) continue;
+      record(
+        owner,
+        line.uid
+          ? found
+          : found.map((f) => ({ ...f, detail: `${f.detail} (no uid; logged during this batch)` })),
+      );
+    }
+
+    if (!(await server.health())) {
+      record(batch[batch.length - 1] as FuzzCase, [
+        { class: 'server-down', detail: 'GET /healthz failed after this batch' },
+      ]);
+      await server.restart();
+    }
+    progress(
+      `${casesRun}/${indexes.length} cases, ${failures.length} failures, ${server.restarts} restarts, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+  }
+
+  const rssAfterBytes = await settledRss(server);
+  const serverHeapAfterBytes = server.heapUsed;
+  await server.stop();
+  const rssFailures = [
+    ...checkRss(rssQuarterBytes, rssAfterBytes, 'RSS after a quarter of the run'),
+    ...checkRss(serverHeapBeforeBytes, serverHeapAfterBytes, "the server thread's heap in use"),
+  ];
+  for (const failure of rssFailures)
+    failures.push({ ...failure, seed: options.seed, index: -1, path: '(run)', description: 'the whole run' });
+  const countsByClass: RunReport['countsByClass'] = {};
+  for (const failure of failures) countsByClass[failure.class] = (countsByClass[failure.class] ?? 0) + 1;
+  return {
+    seed: options.seed,
+    casesRun,
+    casesByPath,
+    failures,
+    countsByClass,
+    slowest,
+    rssBeforeBytes,
+    rssQuarterBytes,
+    rssAfterBytes,
+    serverHeapBeforeBytes,
+    serverHeapAfterBytes,
+    wallMs: Date.now() - started,
+    restarts: server.restarts,
+    stoppedAtDeadline,
+  };
+}
+
+/** Resident memory after a full GC in both threads (or a short settle where GC is not at hand). */
+async function settledRss(server: FuzzServer): Promise<number> {
+  for (let i = 0; i < 2; i++) {
+    await server.gc();
+    collectGarbage?.();
+    await sleep(collectGarbage ? 100 : 1000);
+  }
+  return process.memoryUsage().rss;
+}
+
+const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** The run in plain text: counts per path, failures by class with replayable examples, slowest review, memory, time. */
+export function formatReport(report: RunReport, examplesPerClass = 3): string {
+  const lines: string[] = [];
+  lines.push(
+    `fuzz: seed ${report.seed}, ${report.casesRun} cases in ${(report.wallMs / 1000).toFixed(1)} s, ${report.restarts} server restarts${report.stoppedAtDeadline ? ' (stopped at the deadline)' : ''}`,
+  );
+  lines.push('cases per path:');
+  for (const [path, count] of Object.entries(report.casesByPath).sort())
+    lines.push(`  ${String(count).padStart(6)}  ${path}`);
+  const classes = Object.entries(report.countsByClass).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
+  if (classes.length === 0) lines.push('failures: none');
+  else lines.push(`failures: ${report.failures.length} in ${classes.length} classes`);
+  for (const [name, count] of classes) {
+    const examples = report.failures.filter((f) => f.class === name);
+    const cases = new Set(examples.map((f) => f.index)).size;
+    const paths = [...new Set(examples.map((f) => f.path))];
+    lines.push(
+      `  ${name}: ${count} (${cases} cases; paths: ${paths.slice(0, 6).join(', ')}${paths.length > 6 ? ', …' : ''})`,
+    );
+    for (const example of examples.slice(0, examplesPerClass)) {
+      lines.push(`    --seed ${example.seed} --case ${example.index}  ${example.path}`);
+      lines.push(`      case:   ${example.description.slice(0, 300)}`);
+      lines.push(`      failed: ${example.detail.slice(0, 300)}`);
+    }
+  }
+  const slowest = report.slowest;
+  lines.push(
+    slowest
+      ? `slowest review: ${slowest.timedOut ? `no answer within ${slowest.ms}` : slowest.ms} ms, --case ${slowest.index} ${slowest.path}: ${slowest.description.slice(0, 200)}`
+      : 'slowest review: none measured',
+  );
+  lines.push(
+    `RSS: ${mib(report.rssBeforeBytes)} before, ${mib(report.rssQuarterBytes)} after a quarter of the run, ${mib(report.rssAfterBytes)} after${collectGarbage ? ' (after GC)' : ' (after settling; no GC available)'}; server heap in use ${mib(report.serverHeapBeforeBytes)} before, ${mib(report.serverHeapAfterBytes)} after`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,632 @@
+/**
+ * Valid AdmissionReview requests for every webhook path, built like the rules' unit tests
+ * build theirs, each with the places ("hot spots") where hostile values hurt most: quantities,
+ * JSON or YAML carried in strings, label values, names, durations, free-form objects.
+ */
+import type { JsonObject, JsonValue } from '../../webhook/admission/types.js';
+import {
+  ENHANCED_RULES,
+  KOORDINATOR_NAMESPACE,
+  OPERATOR_NAMESPACE,
+  SLO_THRESHOLD_CONFIG,
+  TIER_MAPPING_YAML,
+} from './world.js';
+
+export type HotKind =
+  'quantity' | 'json-text' | 'yaml-text' | 'label-value' | 'name' | 'duration' | 'int' | 'free-form';
+
+/** A place in the request (keys and indexes from request's root) and what lives there. */
+export interface HotSpot {
+  at: (string | number)[];
+  kind: HotKind;
+}
+
+export interface Seed {
+  path: string;
+  label: string;
+  /** The AdmissionReview's `request`, without its uid. */
+  request: JsonObject;
+  hot: HotSpot[];
+}
+
+const Q = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
+const RATIO = 'node.koordinator.sh/resource-amplification-ratio';
+const RAW = 'node.koordinator.sh/raw-allocatable';
+const SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
+
+function request(
+  kind: { group: string; version: string; kind: string; resource: string },
+  operation: 'CREATE' | 'UPDATE' | 'DELETE',
+  object: JsonObject | null,
+  extra: JsonObject = {},
+): JsonObject {
+  const metadata = (object?.metadata ?? {}) as JsonObject;
+  return {
+    kind: { group: kind.group, version: kind.version, kind: kind.kind },
+    resource: { group: kind.group, version: kind.version, resource: kind.resource },
+    ...(typeof metadata.name === 'string' ? { name: metadata.name } : {}),
+    ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}),
+    operation,
+    userInfo: { username: 'fuzz', groups: ['system:authenticated'] },
+    ...(operation === 'DELETE' ? {} : { object }),
+    ...(operation === 'UPDATE' || operation === 'DELETE' ? { oldObject: structuredClone(object) } : {}),
+    dryRun: false,
+    ...extra,
+  };
+}
+
+const POD = { group: '', version: 'v1', kind: 'Pod', resource: 'pods' };
+const NODE = { group: '', version: 'v1', kind: 'Node', resource: 'nodes' };
+const CONFIGMAP = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps' };
+const QUOTA = {
+  group: 'scheduling.sigs.k8s.io',
+  version: 'v1alpha1',
+  kind: 'ElasticQuota',
+  resource: 'elasticquotas',
+};
+const RESERVATION = {
+  group: 'scheduling.koordinator.sh',
+  version: 'v1alpha1',
+  kind: 'Reservation',
+  resource: 'reservations',
+};
+const kthena = (kind: string, resource: string) => ({
+  group: 'registry.volcano.sh',
+  version: 'v1alpha1',
+  kind,
+  resource,
+});
+
+function pod(
+  namespace: string,
+  labels: JsonObject,
+  containers: JsonValue[],
+  extra: JsonObject = {},
+): JsonObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p-1', namespace, labels, annotations: { owner: 'fuzz' } },
+    spec: { containers, ...extra },
+  };
+}
+
+const both = (resources: JsonObject): JsonObject => ({ requests: resources, limits: resources });
+
+/** Hot spots of container 0's resources and the pod's labels and annotations. */
+function podHot(
+  prefix: string,
+  containerKeys: string[],
+  labelKeys: string[],
+  annotationKeys: string[],
+): HotSpot[] {
+  return [
+    ...containerKeys.flatMap((key): HotSpot[] => [
+      { at: [prefix, 'spec', 'containers', 0, 'resources', 'requests', key], kind: 'quantity' },
+      { at: [prefix, 'spec', 'containers', 0, 'resources', 'limits', key], kind: 'quantity' },
+    ]),
+    ...labelKeys.map((key): HotSpot => ({ at: [prefix, 'metadata', 'labels', key], kind: 'label-value' })),
+    ...annotationKeys.map((key): HotSpot => ({
+      at: [prefix, 'metadata', 'annotations', key],
+      kind: 'json-text',
+    })),
+    { at: [prefix, 'metadata', 'name'], kind: 'name' },
+    { at: [prefix, 'spec', 'containers', 0, 'name'], kind: 'name' },
+    { at: [prefix, 'spec', 'priority'], kind: 'int' },
+    { at: [prefix, 'spec', 'overhead', 'cpu'], kind: 'quantity' },
+  ];
+}
+
+function podSeeds(): Seed[] {
+  const colocated = pod(
+    'default',
+    { 'koordinator-colocation-pod': 'true', app: 'web', [Q('name')]: 'leaf' },
+    [
+      { name: 'main', image: 'app:1', resources: both({ cpu: '1', memory: '2Gi' }) },
+      {
+        name: 'batch',
+        image: 'job:1',
+        resources: both({ 'kubernetes.io/batch-cpu': '1000', 'kubernetes.io/batch-memory': '4Gi' }),
+      },
+    ],
+    {
+      initContainers: [{ name: 'init', resources: both({ cpu: '500m', memory: '1Gi' }) }],
+      overhead: { cpu: '100m' },
+      priority: 5999,
+    },
+  );
+  const gpu = pod(
+    'team',
+    { team: 'a', 'koordinator.sh/qosClass': 'LS', 'workload.kubenexus.io/type': 'inference' },
+    [
+      {
+        name: 'main',
+        image: 'cuda:12',
+        resources: both({ 'koordinator.sh/gpu': '200', cpu: '2', memory: '8Gi', 'nvidia.com/gpu': '1' }),
+      },
+    ],
+    { priority: 9500, priorityClassName: 'koord-prod' },
+  );
+  gpu.metadata = { ...(gpu.metadata as JsonObject), annotations: { [SPEC_ANNOTATION]: '{"containers":{}}' } };
+  const quotaPod = pod(
+    'team',
+    {
+      team: 'a',
+      [Q('name')]: 'tight',
+      [Q('preemptible')]: 'false',
+      'koordinator.sh/priority-class': 'koord-batch',
+    },
+    [{ name: 'main', image: 'app:1', resources: { requests: { cpu: '1', memory: '1Gi' } } }],
+  );
+  const optedIn = pod('team', { team: 'a', 'pod.koordinator.sh/mutating-update': 'true', app: 'web' }, [
+    {
+      name: 'main',
+      image: 'app:1',
+      resources: both({ 'koordinator.sh/gpu-core': '100', 'koordinator.sh/gpu-memory-ratio': '100' }),
+    },
+  ]);
+  const seeds: Seed[] = [];
+  const hotColocated = podHot(
+    'object',
+    ['cpu', 'memory'],
+    ['koordinator-colocation-pod', Q('name')],
+    [],
+  ).concat(
+    {
+      at: ['object', 'spec', 'containers', 1, 'resources', 'requests', 'kubernetes.io/batch-cpu'],
+      kind: 'quantity',
+    },
+    { at: ['object', 'spec', 'initContainers', 0, 'resources', 'requests', 'memory'], kind: 'quantity' },
+  );
+  const hotGpu = podHot(
+    'object',
+    ['koordinator.sh/gpu', 'nvidia.com/gpu', 'memory'],
+    ['koordinator.sh/qosClass', 'workload.kubenexus.io/type'],
+    [SPEC_ANNOTATION],
+  );
+  const hotQuota = podHot(
+    'object',
+    ['cpu', 'memory'],
+    [Q('name'), Q('preemptible'), 'koordinator.sh/priority-class'],
+    [],
+  );
+  const hotOpted = podHot(
+    'object',
+    ['koordinator.sh/gpu-core', 'koordinator.sh/gpu-memory-ratio'],
+    ['pod.koordinator.sh/mutating-update'],
+    [],
+  );
+  for (const path of ['/mutate-pod', '/validate-pod']) {
+    seeds.push(
+      { path, label: 'colocated pod CREATE', request: request(POD, 'CREATE', colocated), hot: hotColocated },
+      { path, label: 'GPU pod CREATE', request: request(POD, 'CREATE', gpu), hot: hotGpu },
+      { path, label: 'quota pod CREATE', request: request(POD, 'CREATE', quotaPod), hot: hotQuota },
+      { path, label: 'opted-in pod UPDATE', request: request(POD, 'UPDATE', optedIn), hot: hotOpted },
+      { path, label: 'quota pod UPDATE', request: request(POD, 'UPDATE', quotaPod), hot: hotQuota },
+    );
+  }
+  seeds.push(
+    {
+      path: '/mutate-pod-gpu-class',
+      label: 'GPU pod in a gold namespace',
+      request: request(POD, 'CREATE', gpu),
+      hot: hotGpu,
+    },
+    {
+      path: '/mutate-pod-gpu-class',
+      label: 'GPU pod with a node selector',
+      request: request(POD, 'CREATE', {
+        ...gpu,
+        spec: { ...(gpu.spec as JsonObject), nodeSelector: { 'gpu.nvidia.com/class': 'h100' } },
+      }),
+      hot: [
+        ...hotGpu,
+        { at: ['object', 'spec', 'nodeSelector', 'gpu.nvidia.com/class'], kind: 'label-value' },
+      ],
+    },
+  );
+  return seeds;
+}
+
+function node(labels: JsonObject, annotations: JsonObject, allocatable: JsonObject | null): JsonObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1', labels, annotations },
+    ...(allocatable ? { status: { allocatable, capacity: allocatable } } : {}),
+  };
+}
+
+function nodeSeeds(): Seed[] {
+  const amplified = node(
+    { pool: 'a' },
+    { [RATIO]: '{"cpu":1.5,"memory":2}', [RAW]: '{"cpu":"4","memory":"8Gi"}' },
+    {
+      cpu: '4',
+      memory: '8Gi',
+      pods: '110',
+    },
+  );
+  const hot: HotSpot[] = [
+    { at: ['object', 'metadata', 'annotations', RATIO], kind: 'json-text' },
+    { at: ['object', 'metadata', 'annotations', RAW], kind: 'json-text' },
+    { at: ['object', 'status', 'allocatable', 'cpu'], kind: 'quantity' },
+    { at: ['object', 'status', 'allocatable', 'memory'], kind: 'quantity' },
+    { at: ['oldObject', 'status', 'allocatable', 'cpu'], kind: 'quantity' },
+    { at: ['oldObject', 'metadata', 'annotations', RAW], kind: 'json-text' },
+    { at: ['object', 'metadata', 'labels', 'pool'], kind: 'label-value' },
+    { at: ['object', 'metadata', 'name'], kind: 'name' },
+  ];
+  return [
+    {
+      path: '/mutate-node-status',
+      label: 'node status UPDATE',
+      request: request(NODE, 'UPDATE', amplified, { subResource: 'status' }),
+      hot,
+    },
+    {
+      path: '/mutate-node-status',
+      label: 'node status CREATE',
+      request: request(NODE, 'CREATE', amplified, { subResource: 'status' }),
+      hot,
+    },
+    { path: '/validate-node', label: 'node UPDATE', request: request(NODE, 'UPDATE', amplified), hot },
+    {
+      path: '/validate-node',
+      label: 'node UPDATE joining a second strategy',
+      request: {
+        ...request(NODE, 'UPDATE', node({ pool: 'a', gpu: 'true' }, { [RATIO]: '{"cpu":2}' }, null)),
+        oldObject: node({ pool: 'a' }, {}, null),
+      },
+      hot: [...hot, { at: ['object', 'metadata', 'labels', 'gpu'], kind: 'label-value' }],
+    },
+  ];
+}
+
+function elasticQuota(
+  name: string,
+  labels: JsonObject,
+  annotations: JsonObject,
+  min: JsonObject,
+  max: JsonObject,
+): JsonObject {
+  return {
+    apiVersion: 'scheduling.sigs.k8s.io/v1alpha1',
+    kind: 'ElasticQuota',
+    metadata: { name, namespace: 'team', labels, annotations },
+    spec: { min, max },
+  };
+}
+
+function quotaSeeds(): Seed[] {
+  const child = elasticQuota(
+    'child',
+    { [Q('parent')]: 'parent', [Q('tree-id')]: 't1' },
+    { [Q('shared-weight')]: '{"cpu":"4","memory":"8Gi"}', [Q('namespaces')]: '["team"]' },
+    { cpu: '1', memory: '1Gi' },
+    { cpu: '4', memory: '8Gi' },
+  );
+  const root = elasticQuota(
+    'fresh',
+    {},
+    { [Q('admission')]: '{"cpu":"2"}' },
+    { cpu: '1' },
+    { cpu: '10', memory: '20Gi' },
+  );
+  const hot: HotSpot[] = [
+    { at: ['object', 'spec', 'min', 'cpu'], kind: 'quantity' },
+    { at: ['object', 'spec', 'max', 'cpu'], kind: 'quantity' },
+    { at: ['object', 'spec', 'max', 'memory'], kind: 'quantity' },
+    { at: ['object', 'metadata', 'labels', Q('parent')], kind: 'label-value' },
+    { at: ['object', 'metadata', 'labels', Q('tree-id')], kind: 'label-value' },
+    { at: ['object', 'metadata', 'annotations', Q('shared-weight')], kind: 'json-text' },
+    { at: ['object', 'metadata', 'annotations', Q('namespaces')], kind: 'json-text' },
+    { at: ['object', 'metadata', 'annotations', Q('admission')], kind: 'json-text' },
+    { at: ['object', 'metadata', 'name'], kind: 'name' },
+    { at: ['oldObject', 'spec', 'max', 'cpu'], kind: 'quantity' },
+  ];
+  const mutatePath = '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota';
+  const validatePath = '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota';
+  return [
+    { path: mutatePath, label: 'child quota CREATE', request: request(QUOTA, 'CREATE', child), hot },
+    { path: mutatePath, label: 'root-level quota CREATE', request: request(QUOTA, 'CREATE', root), hot },
+    { path: validatePath, label: 'child quota CREATE', request: request(QUOTA, 'CREATE', child), hot },
+    { path: validatePath, label: 'child quota UPDATE', request: request(QUOTA, 'UPDATE', child), hot },
+    {
+      path: validatePath,
+      label: 'quota DELETE',
+      request: request(QUOTA, 'DELETE', {
+        ...child,
+        metadata: { ...(child.metadata as JsonObject), name: 'leaf' },
+      }),
+      hot,
+    },
+  ];
+}
+
+function reservationSeeds(): Seed[] {
+  const reservation: JsonObject = {
+    apiVersion: 'scheduling.koordinator.sh/v1alpha1',
+    kind: 'Reservation',
+    metadata: { name: 'r-1', labels: { app: 'web' } },
+    spec: {
+      owners: [{ object: { name: 'p', namespace: 'team' } }],
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'c', resources: both({ cpu: '2', memory: '4Gi' }) }] },
+      },
+    },
+  };
+  const hot: HotSpot[] = [
+    { at: ['object', 'spec', 'template'], kind: 'free-form' },
+    { at: ['object', 'spec', 'template', 'spec'], kind: 'free-form' },
+    {
+      at: ['object', 'spec', 'template', 'spec', 'containers', 0, 'resources', 'requests', 'cpu'],
+      kind: 'quantity',
+    },
+    { at: ['object', 'spec', 'ttl'], kind: 'duration' },
+    { at: ['object', 'metadata', 'labels', 'app'], kind: 'label-value' },
+    { at: ['object', 'metadata', 'name'], kind: 'name' },
+  ];
+  return [
+    {
+      path: '/mutate-reservation',
+      label: 'Reservation with a template',
+      request: request(RESERVATION, 'CREATE', reservation),
+      hot,
+    },
+    {
+      path: '/mutate-reservation',
+      label: 'Reservation with a ttl',
+      request: request(RESERVATION, 'CREATE', {
+        ...reservation,
+        spec: { ...(reservation.spec as JsonObject), ttl: '1h' },
+      }),
+      hot,
+    },
+  ];
+}
+
+function configMap(namespace: string, name: string, data: JsonObject): JsonObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
+}
+
+function configMapSeeds(): Seed[] {
+  const slo = configMap(KOORDINATOR_NAMESPACE, 'slo-controller-config', {
+    'colocation-config': JSON.stringify({
+      enable: true,
+      cpuReclaimThresholdPercent: 60,
+      metricAggregateDurationSeconds: 300,
+    }),
+    'resource-threshold-config': SLO_THRESHOLD_CONFIG,
+    'system-config': JSON.stringify({ clusterStrategy: { watermarkScaleFactor: 150 } }),
+    'resource-qos-config': JSON.stringify({
+      clusterStrategy: { lsClass: { cpuQOS: { enable: true, groupIdentity: 2 } } },
+    }),
+    'cpu-burst-config': JSON.stringify({ clusterStrategy: { policy: 'auto', cpuBurstPercent: 1000 } }),
+  });
+  const sloHot: HotSpot[] = [
+    'colocation-config',
+    'resource-threshold-config',
+    'system-config',
+    'resource-qos-config',
+    'cpu-burst-config',
+    'host-application-config',
+    'cpu-normalization-config',
+  ].map((key) => ({ at: ['object', 'data', key], kind: 'json-text' }));
+  const tier = configMap(OPERATOR_NAMESPACE, 'gpu-tier-mapping', { 'mapping.yaml': TIER_MAPPING_YAML });
+  const enhanced = configMap(KOORDINATOR_NAMESPACE, 'pod-enhanced-validator-config', {
+    enable: 'true',
+    rules: ENHANCED_RULES,
+  });
+  const path = '/validate-configmap';
+  return [
+    { path, label: 'slo-controller-config CREATE', request: request(CONFIGMAP, 'CREATE', slo), hot: sloHot },
+    { path, label: 'slo-controller-config UPDATE', request: request(CONFIGMAP, 'UPDATE', slo), hot: sloHot },
+    {
+      path,
+      label: 'gpu-tier-mapping UPDATE',
+      request: request(CONFIGMAP, 'UPDATE', tier),
+      hot: [{ at: ['object', 'data', 'mapping.yaml'], kind: 'yaml-text' }],
+    },
+    {
+      path,
+      label: 'pod-enhanced-validator-config CREATE',
+      request: request(CONFIGMAP, 'CREATE', enhanced),
+      hot: [
+        { at: ['object', 'data', 'rules'], kind: 'json-text' },
+        { at: ['object', 'data', 'enable'], kind: 'label-value' },
+      ],
+    },
+  ];
+}
+
+function kthenaSeeds(): Seed[] {
+  const backend = (name: string): JsonObject => ({
+    name,
+    type: 'vLLM',
+    modelURI: 'hf://org/model',
+    minReplicas: 1,
+    maxReplicas: 3,
+    scalingCost: 10,
+    scaleToZeroGracePeriod: '30s',
+    workers: [
+      {
+        type: 'server',
+        image: 'vllm/vllm-openai:v0.10.0',
+        replicas: 1,
+        pods: 1,
+        resources: both({ cpu: '4', memory: '16Gi', 'nvidia.com/gpu': '1' }),
+        config: { 'max-model-len': 4096, 'tensor-parallel-size': 1, flags: ['--enforce-eager'] },
+      },
+    ],
+  });
+  const model: JsonObject = {
+    apiVersion: 'registry.volcano.sh/v1alpha1',
+    kind: 'Model',
+    metadata: { name: 'llama', namespace: 'ml' },
+    spec: {
+      autoscalingPolicy: { metrics: [{ metricName: 'qps', targetValue: '100' }] },
+      costExpansionRatePercent: 200,
+      backends: [backend('b0'), backend('b1')],
+    },
+  };
+  const modelHot: HotSpot[] = [
+    { at: ['object', 'spec', 'backends', 0, 'workers', 0, 'config'], kind: 'free-form' },
+    { at: ['object', 'spec', 'backends', 1, 'workers', 0, 'config'], kind: 'free-form' },
+    { at: ['object', 'spec', 'backends', 0, 'workers', 0, 'resources', 'limits', 'cpu'], kind: 'quantity' },
+    { at: ['object', 'spec', 'backends', 0, 'minReplicas'], kind: 'int' },
+    { at: ['object', 'spec', 'backends', 0, 'maxReplicas'], kind: 'int' },
+    { at: ['object', 'spec', 'backends', 0, 'scaleToZeroGracePeriod'], kind: 'duration' },
+    { at: ['object', 'spec', 'autoscalingPolicy', 'metrics', 0, 'targetValue'], kind: 'quantity' },
+    { at: ['object', 'spec', 'costExpansionRatePercent'], kind: 'int' },
+    { at: ['object', 'spec', 'backends', 0, 'name'], kind: 'name' },
+    { at: ['object', 'metadata', 'name'], kind: 'name' },
+  ];
+  const policy: JsonObject = {
+    apiVersion: 'registry.volcano.sh/v1alpha1',
+    kind: 'AutoscalingPolicy',
+    metadata: { name: 'qps-policy', namespace: 'ml' },
+    spec: {
+      tolerancePercent: 10,
+      metrics: [
+        { metricName: 'qps', targetValue: '100' },
+        { metricName: 'latency', targetValue: '250m' },
+      ],
+      behavior: {
+        scaleUp: {
+          stablePolicy: {
+            instances: 4,
+            percent: 100,
+            period: '1m0s',
+            selectPolicy: 'Or',
+            stabilizationWindow: '0s',
+          },
+          panicPolicy: { percent: 0, period: '0s', panicThresholdPercent: 200, panicModeHold: '0s' },
+        },
+        scaleDown: {
+          instances: 0,
+          percent: 100,
+          period: '1m0s',
+          selectPolicy: 'Or',
+          stabilizationWindow: '5m',
+        },
+      },
+    },
+  };
+  const policyHot: HotSpot[] = [
+    { at: ['object', 'spec', 'metrics', 0, 'targetValue'], kind: 'quantity' },
+    { at: ['object', 'spec', 'metrics', 1, 'targetValue'], kind: 'quantity' },
+    { at: ['object', 'spec', 'tolerancePercent'], kind: 'int' },
+    { at: ['object', 'spec', 'behavior', 'scaleUp', 'stablePolicy', 'period'], kind: 'duration' },
+    { at: ['object', 'spec', 'behavior', 'scaleDown', 'stabilizationWindow'], kind: 'duration' },
+    { at: ['object', 'spec', 'behavior', 'scaleUp', 'panicPolicy', 'panicThresholdPercent'], kind: 'int' },
+    { at: ['object', 'spec', 'behavior'], kind: 'free-form' },
+  ];
+  const target: JsonObject = {
+    targetRef: { kind: 'ModelInfer', name: 'llama-vllm' },
+    metricEndpoint: { uri: '/metrics', port: 8100 },
+  };
+  const binding = (spec: JsonObject): JsonObject => ({
+    apiVersion: 'registry.volcano.sh/v1alpha1',
+    kind: 'AutoscalingPolicyBinding',
+    metadata: { name: 'bind', namespace: 'default' },
+    spec: { policyRef: { name: 'dummy-policy' }, ...spec },
+  });
+  const bindingHot: HotSpot[] = [
+    { at: ['object', 'spec', 'policyRef', 'name'], kind: 'name' },
+    { at: ['object', 'spec', 'scalingConfiguration', 'minReplicas'], kind: 'int' },
+    { at: ['object', 'spec', 'scalingConfiguration', 'maxReplicas'], kind: 'int' },
+    { at: ['object', 'spec', 'scalingConfiguration', 'target', 'metricEndpoint', 'port'], kind: 'int' },
+    { at: ['object', 'spec', 'optimizerConfiguration', 'params'], kind: 'free-form' },
+    { at: ['object', 'spec', 'optimizerConfiguration', 'costExpansionRatePercent'], kind: 'int' },
+  ];
+  const MODEL = kthena('Model', 'models');
+  const POLICY = kthena('AutoscalingPolicy', 'autoscalingpolicies');
+  const BINDING = kthena('AutoscalingPolicyBinding', 'autoscalingpolicybindings');
+  const prefix = '-registry-volcano-sh-v1alpha1-';
+  return [
+    {
+      path: `/mutate${prefix}model`,
+      label: 'Model CREATE',
+      request: request(MODEL, 'CREATE', model),
+      hot: modelHot,
+    },
+    {
+      path: `/mutate${prefix}model`,
+      label: 'Model UPDATE',
+      request: request(MODEL, 'UPDATE', model),
+      hot: modelHot,
+    },
+    {
+      path: `/validate${prefix}model`,
+      label: 'Model CREATE',
+      request: request(MODEL, 'CREATE', model),
+      hot: modelHot,
+    },
+    {
+      path: `/validate${prefix}model`,
+      label: 'Model UPDATE',
+      request: request(MODEL, 'UPDATE', model),
+      hot: modelHot,
+    },
+    {
+      path: `/mutate${prefix}autoscalingpolicy`,
+      label: 'AutoscalingPolicy CREATE',
+      request: request(POLICY, 'CREATE', policy),
+      hot: policyHot,
+    },
+    {
+      path: `/validate${prefix}autoscalingpolicy`,
+      label: 'AutoscalingPolicy CREATE',
+      request: request(POLICY, 'CREATE', policy),
+      hot: policyHot,
+    },
+    {
+      path: `/validate${prefix}autoscalingpolicy`,
+      label: 'AutoscalingPolicy UPDATE',
+      request: request(POLICY, 'UPDATE', policy),
+      hot: policyHot,
+    },
+    {
+      path: `/validate${prefix}autoscalingpolicybinding`,
+      label: 'binding with a scaling configuration',
+      request: request(
+        BINDING,
+        'CREATE',
+        binding({ scalingConfiguration: { target, minReplicas: 1, maxReplicas: 4 } }),
+      ),
+      hot: bindingHot,
+    },
+    {
+      path: `/validate${prefix}autoscalingpolicybinding`,
+      label: 'binding with an optimizer configuration',
+      request: request(
+        BINDING,
+        'UPDATE',
+        binding({
+          optimizerConfiguration: {
+            costExpansionRatePercent: 200,
+            params: [{ target, cost: 10, minReplicas: 1, maxReplicas: 2 }],
+          },
+        }),
+      ),
+      hot: bindingHot,
+    },
+  ];
+}
+
+let cached: Seed[] | undefined;
+
+/** Every seed, in a fixed order (a case's seed is chosen by index into this list). */
+export function seeds(): readonly Seed[] {
+  cached ??= [
+    ...podSeeds(),
+    ...nodeSeeds(),
+    ...quotaSeeds(),
+    ...reservationSeeds(),
+    ...configMapSeeds(),
+    ...kthenaSeeds(),
+  ];
+  return cached;
+}

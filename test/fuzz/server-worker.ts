@@ -1,0 +1,109 @@
+/**
+ * Worker-thread side of the fuzzed server: the real Koa app and HTTPS transport with the real
+ * table. It runs off the client's thread so a review that blocks it for minutes can be timed
+ * out and the worker terminated. Decision log lines go to the parent (uid, ms, size) and the
+ * case currently inside a rule is published in shared memory, so a hang is blamed exactly.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import { createAdmissionApp } from '../../webhook/server/app.js';
+import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
+import { OperatorMetrics } from '../../webhook/server/metrics.js';
+import type { WebhookEntry } from '../../webhook/table.js';
+import { collectGarbage } from './gc.js';
+import { fuzzState, fuzzWebhooks } from './world.js';
+
+export interface WorkerInput {
+  certificatePem: string;
+  privateKeyPem: string;
+  /** Int32 [0]: 1 + the index of the case inside a rule, -1 for an unknown uid, 0 for none. */
+  marker: SharedArrayBuffer;
+}
+
+export type WorkerMessage =
+  | { type: 'listening'; port: number }
+  | {
+      type: 'log';
+      uid: string | undefined;
+      msg: string;
+      bytes: number;
+      ms: number | undefined;
+      decision: boolean;
+    }
+  | { type: 'done'; id: number; heapUsed: number };
+
+export type ParentMessage = { type: 'sync' | 'gc' | 'close'; id: number };
+
+const port = parentPort;
+if (!port) throw new Error('server-worker.ts runs as a worker thread');
+const input = workerData as WorkerInput;
+const marker = new Int32Array(input.marker);
+const LARGE_LINE = 16 * 1024;
+
+/** Only what the checks need leaves the worker: never whole lines, which may be megabytes. */
+function forward(line: string): void {
+  const bytes = Buffer.byteLength(line);
+  const decision = line.includes('"msg":"admission decision"');
+  const threw = line.includes('"msg":"rule threw an exception"');
+  if (!decision && !threw && bytes <= LARGE_LINE) return;
+  let record: Record<string, unknown> = {};
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    // Reported by size alone.
+  }
+  port?.postMessage({
+    type: 'log',
+    uid: typeof record.uid === 'string' ? record.uid : undefined,
+    msg: typeof record.msg === 'string' ? record.msg : '(unparsable line)',
+    bytes,
+    ms: typeof record.ms === 'number' ? record.ms : undefined,
+    decision,
+  } satisfies WorkerMessage);
+}
+
+const logger = pino({ level: 'info' }, { write: forward });
+const metrics = new OperatorMetrics();
+const state = fuzzState();
+
+const caseOf = (uid: string): number => {
+  const match = /^fuzz-\d+-(\d+)$/.exec(uid);
+  return match?.[1] ? Number(match[1]) + 1 : -1;
+};
+const webhooks: WebhookEntry[] = fuzzWebhooks().map((entry) => ({
+  ...entry,
+  handler: (request, snapshot) => {
+    Atomics.store(marker, 0, caseOf(request.uid));
+    try {
+      return entry.handler(request, snapshot);
+    } finally {
+      Atomics.store(marker, 0, 0);
+    }
+  },
+}));
+
+const app = createAdmissionApp({
+  webhooks: () => webhooks,
+  state: () => state,
+  readiness: () => Promise.resolve({ ready: true, checks: {} }),
+  metrics,
+  logger,
+});
+const server = new AdmissionHttpsServer(app, logger, metrics);
+const bound = await server.listen(0, '127.0.0.1', {
+  certificatePem: input.certificatePem,
+  privateKeyPem: input.privateKeyPem,
+});
+port.postMessage({ type: 'listening', port: bound } satisfies WorkerMessage);
+
+port.on('message', (message: ParentMessage) => {
+  void (async () => {
+    if (message.type === 'gc') collectGarbage?.();
+    if (message.type === 'close') await server.close(500);
+    port.postMessage({
+      type: 'done',
+      id: message.id,
+      heapUsed: process.memoryUsage().heapUsed,
+    } satisfies WorkerMessage);
+  })();
+});

@@ -1,0 +1,181 @@
+/**
+ * The fuzzed admission server, seen from the client's thread: starts it in a worker thread
+ * with a certificate from the project's x509 module, restarts it when a review blocked it,
+ * and collects what its log said about each review.
+ */
+import { Agent, request } from 'node:https';
+import { Worker } from 'node:worker_threads';
+import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
+import type { ParentMessage, WorkerInput, WorkerMessage } from './server-worker.js';
+
+export interface DecisionRecord {
+  ms: number;
+  bytes: number;
+}
+
+export interface LogRecord {
+  uid: string | undefined;
+  msg: string;
+  bytes: number;
+}
+
+const START_TIMEOUT_MS = 60_000;
+
+export class FuzzServer {
+  readonly ca: string;
+  private readonly certificate: { certificatePem: string; privateKeyPem: string };
+  private readonly marker = new SharedArrayBuffer(4);
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly waiting = new Map<number, () => void>();
+  port = 0;
+  agent: Agent;
+  restarts = 0;
+  /** The server thread's V8 heap in use, as of its last answer to sync() or gc(). */
+  heapUsed = 0;
+  /** By uid: the server's own timing of each review. */
+  readonly decisions = new Map<string, DecisionRecord>();
+  /** Log lines the checks look at: errors and every line over the size bound. */
+  readonly logs: LogRecord[] = [];
+
+  constructor() {
+    const hour = 3600_000;
+    const ca = createCertificateAuthority({ commonName: 'fuzz-ca', lifetimeMs: hour });
+    const leaf = issueCertificate(
+      {
+        commonName: 'localhost',
+        usage: 'server',
+        lifetimeMs: hour,
+        dnsNames: ['localhost'],
+        ipAddresses: ['127.0.0.1'],
+      },
+      ca,
+    );
+    this.ca = ca.certificatePem;
+    this.certificate = { certificatePem: leaf.certificatePem, privateKeyPem: leaf.privateKeyPem };
+    this.agent = this.newAgent();
+  }
+
+  private newAgent(): Agent {
+    return new Agent({ keepAlive: true, maxSockets: 16, ca: this.ca });
+  }
+
+  async start(): Promise<void> {
+    Atomics.store(new Int32Array(this.marker), 0, 0);
+    // Workers do not inherit tsx's loader: register it inside before importing the TypeScript entry.
+    const api = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./server-worker.ts', import.meta.url).href;
+    const input: WorkerInput = { ...this.certificate, marker: this.marker };
+    const worker = new Worker(
+      `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
+      { eval: true, workerData: input },
+    );
+    this.worker = worker;
+    this.port = await new Promise<number>((resolvePromise, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error('the fuzz server did not start within 60 s'));
+      }, START_TIMEOUT_MS);
+      worker.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'listening') {
+          clearTimeout(timer);
+          resolvePromise(message.port);
+        } else if (message.type === 'log') {
+          if (message.decision && message.uid !== undefined && message.ms !== undefined) {
+            this.decisions.set(message.uid, { ms: message.ms, bytes: message.bytes });
+          }
+          if (!message.decision) this.logs.push({ uid: message.uid, msg: message.msg, bytes: message.bytes });
+          else if (message.bytes > 16 * 1024)
+            this.logs.push({ uid: message.uid, msg: message.msg, bytes: message.bytes });
+        } else {
+          this.heapUsed = message.heapUsed;
+          this.waiting.get(message.id)?.();
+          this.waiting.delete(message.id);
+        }
+      });
+    });
+  }
+
+  /** Kills the worker (even mid-rule) and starts a fresh one. */
+  async restart(): Promise<void> {
+    this.restarts++;
+    this.agent.destroy();
+    await this.worker?.terminate();
+    this.waiting.clear();
+    this.agent = this.newAgent();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    this.agent.destroy();
+    if (this.worker) {
+      await Promise.race([this.ask('close'), new Promise((r) => setTimeout(r, 2000))]);
+      await this.worker.terminate();
+    }
+    this.worker = undefined;
+  }
+
+  /** The case (index) inside a rule right now, -1 if it is not a fuzz case, undefined if none. */
+  blockedCase(): number | undefined {
+    const value = Atomics.load(new Int32Array(this.marker), 0);
+    return value === 0 ? undefined : value === -1 ? -1 : value - 1;
+  }
+
+  private ask(type: ParentMessage['type'], timeoutMs = 5000): Promise<boolean> {
+    const worker = this.worker;
+    if (!worker) return Promise.resolve(false);
+    const id = this.nextId++;
+    return new Promise<boolean>((resolvePromise) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        resolvePromise(false);
+      }, timeoutMs);
+      this.waiting.set(id, () => {
+        clearTimeout(timer);
+        resolvePromise(true);
+      });
+      worker.postMessage({ type, id } satisfies ParentMessage);
+    });
+  }
+
+  /** Resolves once every log message the worker sent before now has arrived (messages keep their order). */
+  sync(): Promise<boolean> {
+    return this.ask('sync');
+  }
+
+  gc(): Promise<boolean> {
+    return this.ask('gc');
+  }
+
+  /** GET /healthz answers 200 "ok" within `timeoutMs`. */
+  health(timeoutMs = 2000): Promise<boolean> {
+    return new Promise((resolvePromise) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path: '/healthz',
+          method: 'GET',
+          agent: this.agent,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => {
+            resolvePromise(res.statusCode === 200 && body === 'ok');
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => {
+        resolvePromise(false);
+      });
+      req.end();
+    });
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * A short, fixed-seed fuzz run of the real admission server (in process, no cluster): every
+ * webhook path gets hostile reviews, and every answer must be bounded, well-formed and fast.
+ * `npm run fuzz` runs the long version; a failure printed here replays with
+ * `npm run fuzz -- --seed <seed> --case <index>`.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fuzzPaths } from '../fuzz/generate.js';
+import { formatReport, runFuzz } from '../fuzz/runner.js';
+
+const SEED = 20_260_601;
+const CASES = 800;
+
+describe('admission server fuzz (short run)', () => {
+  it(
+    `answers ${CASES} hostile reviews (seed ${SEED}) within bounds, on every path`,
+    { timeout: 300_000 },
+    async () => {
+      const report = await runFuzz({ seed: SEED, cases: CASES, deadlineMs: 150_000 });
+      const summary = formatReport(report, 2);
+      assert.equal(report.stoppedAtDeadline, false, `the run did not finish in time:\n${summary}`);
+      assert.equal(report.casesRun, CASES);
+      assert.deepEqual(
+        Object.keys(report.casesByPath).sort(),
+        fuzzPaths().sort(),
+        'every webhook path got cases',
+      );
+      assert.deepEqual(report.countsByClass, {}, `fuzz failures:\n${summary}`);
+    },
+  );
+});
