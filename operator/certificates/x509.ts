@@ -4,8 +4,12 @@
  *
  * RSA keys come from Node's native crypto: node-forge's pure-JS key generation takes
  * seconds, while signing with an existing key is fast, so forge only builds and signs.
+ * Keys are generated asynchronously, on libuv's thread pool: a 2048-bit key takes tens to
+ * hundreds of milliseconds, and the admission server shares this event loop, so a
+ * synchronous generation would pause every review in flight during a rotation.
  */
-import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { X509Certificate, createPrivateKey, generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import forge from 'node-forge';
 
 export interface KeyPair {
@@ -49,30 +53,63 @@ export interface Signer {
 
 const DEFAULT_BACKDATE_MS = 60 * 60 * 1000;
 
-export function generateRsaKeyPair(modulusLength = 2048): KeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength });
-  return {
-    privateKeyPem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
+export type CertificateAuthorityRequest = Omit<CertificateRequest, 'usage' | 'dnsNames' | 'ipAddresses'>;
+
+const generateRsa = promisify(generateKeyPair);
+
+/** A fresh RSA key pair, generated off the event loop. */
+export async function generateRsaKeyPair(modulusLength = 2048): Promise<KeyPair> {
+  const { privateKey, publicKey } = await generateRsa('rsa', {
+    modulusLength,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
 /** Issues a self-signed CA certificate with a fresh key. */
-export function createCertificateAuthority(
-  request: Omit<CertificateRequest, 'usage' | 'dnsNames' | 'ipAddresses'>,
-): IssuedCertificate {
-  return issue({ ...request, usage: 'ca' }, undefined);
+export async function createCertificateAuthority(
+  request: CertificateAuthorityRequest,
+): Promise<IssuedCertificate> {
+  return signCertificateAuthority(request, await generateRsaKeyPair());
 }
 
 /** Issues a certificate with a fresh key, signed by `signer`. */
-export function issueCertificate(request: CertificateRequest, signer: Signer): IssuedCertificate {
-  if (request.usage === 'ca')
-    throw new Error('issueCertificate issues leaf certificates; use createCertificateAuthority');
-  return issue(request, signer);
+export async function issueCertificate(
+  request: CertificateRequest,
+  signer: Signer,
+): Promise<IssuedCertificate> {
+  refuseCa(request);
+  return signCertificate(request, await generateRsaKeyPair(), signer);
 }
 
-function issue(request: CertificateRequest, signer: Signer | undefined): IssuedCertificate {
-  const keys = generateRsaKeyPair();
+/**
+ * A self-signed CA certificate for a key generated beforehand. Synchronous (signing is cheap),
+ * so a pure planner can issue with keys its caller generated asynchronously.
+ */
+export function signCertificateAuthority(
+  request: CertificateAuthorityRequest,
+  keys: KeyPair,
+): IssuedCertificate {
+  return issue({ ...request, usage: 'ca' }, keys, undefined);
+}
+
+/** A certificate for a key generated beforehand, signed by `signer`. */
+export function signCertificate(
+  request: CertificateRequest,
+  keys: KeyPair,
+  signer: Signer,
+): IssuedCertificate {
+  refuseCa(request);
+  return issue(request, keys, signer);
+}
+
+function refuseCa(request: CertificateRequest): void {
+  if (request.usage === 'ca')
+    throw new Error('issueCertificate issues leaf certificates; use createCertificateAuthority');
+}
+
+function issue(request: CertificateRequest, keys: KeyPair, signer: Signer | undefined): IssuedCertificate {
   const now = request.now ?? new Date();
   const notBefore = new Date(now.getTime() - (request.backdateMs ?? DEFAULT_BACKDATE_MS));
   const notAfter = new Date(now.getTime() + request.lifetimeMs);

@@ -104,8 +104,8 @@ function podReview(uid: string): string {
 }
 
 async function benchServer(): Promise<void> {
-  const ca = createCertificateAuthority({ commonName: 'bench-ca', lifetimeMs: 3600_000 });
-  const leaf = issueCertificate(
+  const ca = await createCertificateAuthority({ commonName: 'bench-ca', lifetimeMs: 3600_000 });
+  const leaf = await issueCertificate(
     { commonName: 'localhost', usage: 'server', lifetimeMs: 3600_000, ipAddresses: ['127.0.0.1'] },
     ca,
   );

@@ -107,7 +107,8 @@ describe('operator lifecycle', () => {
     const { operator, secret } = await freshOperator(t);
     const ca = secretValue(secret, 'ca.crt');
     const { admission } = await apis();
-    const oldCa = createCertificateAuthority({ commonName: 'old-ca', lifetimeMs: 3600_000 }).certificatePem;
+    const oldCa = (await createCertificateAuthority({ commonName: 'old-ca', lifetimeMs: 3600_000 }))
+      .certificatePem;
 
     const damages: [string, () => Promise<unknown>][] = [
       [
@@ -312,12 +313,12 @@ describe('operator lifecycle', () => {
   it("migrates an Opaque Secret in Koordinator's layout, keeping its CA and serving certificate", async (t) => {
     cleanConfigurationsAfter(t);
     const namespace = await testNamespace(t, 'op');
-    const ca = createCertificateAuthority({
+    const ca = await createCertificateAuthority({
       commonName: 'koordinator-webhook-ca',
       // Longer than the default renew-before (one year), so the CA is kept rather than rotated.
       lifetimeMs: 5 * 365 * 86_400_000,
     });
-    const leaf = issueCertificate(
+    const leaf = await issueCertificate(
       {
         commonName: `admission-operator.${namespace}.svc`,
         usage: 'server',
