@@ -366,11 +366,12 @@ describe('operator lifecycle', () => {
       cleanConfigurationsAfter(t);
       const namespace = await testNamespace(t, 'op');
       const workload = await podReadyNamespace(t);
-      const operator = await startOperator(t, {
-        namespace,
-        env: { ADMISSION_TEST_CLOCK_OFFSET_MS: String(offsetMs) },
-      });
+      const operator = await startOperator(t, { namespace, clockOffsetMs: offsetMs });
       const secret = await waitForPublishedSecret(namespace);
+      // The CA was issued on the skewed clock (notBefore lies an hour before its "now").
+      const issuedAt = Date.parse(new X509Certificate(secretValue(secret, 'ca.crt')).validFrom) + 3600_000;
+      const skew = issuedAt - Date.now();
+      assert.ok(Math.abs(skew - offsetMs) < 60_000, `issued ${skew} ms from our clock, wanted ${offsetMs}`);
       await waitReady(operator, secretValue(secret, 'ca.crt'));
       await admitsPods(operator, workload);
     });
