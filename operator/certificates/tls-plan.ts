@@ -385,8 +385,8 @@ export async function planSecretWithKeys(
   for (let round = 1; round <= MAX_KEY_ROUNDS; round++) {
     const plan = planSecret({ ...inputs, keys });
     if (plan.kind !== 'keys-needed') return plan;
-    const generated = await Promise.all(plan.roles.map(async (role) => [role, await generateKey()] as const));
-    for (const [role, key] of generated) keys[role] = key;
+    // One at a time: each generation keeps a core busy, and the event loop needs one to serve.
+    for (const role of plan.roles) keys[role] = await generateKey();
   }
   throw new Error(`planning the TLS Secret still wanted keys after ${MAX_KEY_ROUNDS} rounds`);
 }

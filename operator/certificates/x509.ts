@@ -2,13 +2,20 @@
  * X.509 issuing for the operator's own CA and serving certificates (and, reused by
  * scripts/cluster, the local control plane's PKI).
  *
- * RSA keys come from Node's native crypto: node-forge's pure-JS key generation takes
- * seconds, while signing with an existing key is fast, so forge only builds and signs.
- * Keys are generated asynchronously, on libuv's thread pool: a 2048-bit key takes tens to
- * hundreds of milliseconds, and the admission server shares this event loop, so a
- * synchronous generation would pause every review in flight during a rotation.
+ * The admission server shares this event loop, so nothing here may hold it for long during a
+ * rotation. RSA keys come from Node's native crypto, generated asynchronously on libuv's thread
+ * pool (a 2048-bit key takes tens to hundreds of milliseconds). node-forge only builds the
+ * certificate; the RSA signature is Node's native one too, since forge's pure-JS arithmetic
+ * takes tens of milliseconds per signature.
  */
-import { X509Certificate, createPrivateKey, generateKeyPair, randomBytes } from 'node:crypto';
+import {
+  X509Certificate,
+  constants,
+  createPrivateKey,
+  generateKeyPair,
+  privateEncrypt,
+  randomBytes,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import forge from 'node-forge';
 
@@ -126,12 +133,12 @@ function issue(request: CertificateRequest, keys: KeyPair, signer: Signer | unde
   let authorityKeyId: string;
   if (signer === undefined) {
     cert.setIssuer(subject);
-    signingKey = forge.pki.privateKeyFromPem(keys.privateKeyPem);
+    signingKey = nativeSigningKey(keys.privateKeyPem);
     authorityKeyId = cert.generateSubjectKeyIdentifier().getBytes();
   } else {
     const issuer = forge.pki.certificateFromPem(signer.certificatePem);
     cert.setIssuer(issuer.subject.attributes);
-    signingKey = forge.pki.privateKeyFromPem(signer.privateKeyPem);
+    signingKey = nativeSigningKey(signer.privateKeyPem);
     authorityKeyId = subjectKeyIdentifierOf(issuer);
   }
   cert.setExtensions([
@@ -151,6 +158,33 @@ function issue(request: CertificateRequest, keys: KeyPair, signer: Signer | unde
     notAfter,
     serialNumber: cert.serialNumber,
   };
+}
+
+/**
+ * A key forge can sign with, whose signature is Node's native RSA: RSASSA-PKCS1-v1_5 over the
+ * DigestInfo of the digest forge computed, byte for byte what forge's own key would produce.
+ */
+function nativeSigningKey(privateKeyPem: string): forge.pki.rsa.PrivateKey {
+  const key = createPrivateKey(privateKeyPem);
+  const sign = (md: forge.md.MessageDigest): forge.Bytes => {
+    const { asn1 } = forge;
+    const algorithm = forge.pki.oids[md.algorithm];
+    if (algorithm === undefined) throw new Error(`no OID for the digest ${md.algorithm}`);
+    const digestInfo = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+        asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(algorithm).getBytes()),
+        asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, ''),
+      ]),
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, md.digest().getBytes()),
+    ]);
+    // Encrypting with the private key under PKCS#1 v1.5 padding is the v1.5 signature primitive.
+    return privateEncrypt(
+      { key, padding: constants.RSA_PKCS1_PADDING },
+      Buffer.from(asn1.toDer(digestInfo).getBytes(), 'binary'),
+    ).toString('binary');
+  };
+  // forge's Certificate.sign calls only `sign(md)` on the key it is given.
+  return { sign } as unknown as forge.pki.rsa.PrivateKey;
 }
 
 /** The issuer's own subject key identifier, so a leaf's authority key identifier always matches it. */
