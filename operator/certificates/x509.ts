@@ -113,7 +113,7 @@ export function signCertificate(
 
 function refuseCa(request: CertificateRequest): void {
   if (request.usage === 'ca')
-    throw new Error('issueCertificate issues leaf certificates; use createCertificateAuthority');
+    throw new Error('only leaf certificates here: a CA comes from createCertificateAuthority');
 }
 
 function issue(request: CertificateRequest, keys: KeyPair, signer: Signer | undefined): IssuedCertificate {
