@@ -18,7 +18,7 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   TLS_SECRET_TYPE,
-  planSecret,
+  planSecretWithKeys,
   type CertificatePolicy,
   type SecretPlan,
   type ServingMaterial,
@@ -140,7 +140,8 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
   private async reconcile(): Promise<void> {
     for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
       const secret = await this.read();
-      const plan = planSecret({
+      // Any key this needs is generated off the event loop, so serving goes on meanwhile.
+      const plan = await planSecretWithKeys({
         stored: secret ? stored(secret) : undefined,
         policy: this.options.policy,
         now: this.clock(),

@@ -9,14 +9,21 @@
  *      the new CA replaces the old one;
  *   3. the old CA stays in the bundle until it expires or the next CA rotation pushes it out,
  *      so the bundle never holds more than two CAs.
+ *
+ * Generating an RSA key is the one slow step, and it must not run on the event loop the
+ * admission server shares. So `planSecret` stays synchronous and pure: it signs with keys it
+ * is handed and, when it needs a key it was not given, says which ones instead of planning.
+ * `planSecretWithKeys` generates exactly those, off the event loop, and plans again.
  */
 import { X509Certificate } from 'node:crypto';
 import {
-  createCertificateAuthority,
-  issueCertificate,
+  generateRsaKeyPair,
   keyMatchesCertificate,
   parseCertificate,
+  signCertificate,
+  signCertificateAuthority,
   splitPemCertificates,
+  type KeyPair,
 } from './x509.js';
 
 export const TLS_SECRET_TYPE = 'kubernetes.io/tls';
@@ -79,6 +86,19 @@ export type SecretPlan =
       nextCheckAt: Date;
     };
 
+/** Keys generated before planning, for a new CA and for a new serving certificate. */
+export interface PlanKeys {
+  ca?: KeyPair;
+  serving?: KeyPair;
+}
+export type KeyRole = keyof PlanKeys;
+
+/** The plan issues a certificate for each role listed, and was not given its key. */
+export interface KeysNeeded {
+  kind: 'keys-needed';
+  roles: KeyRole[];
+}
+
 export interface PlanInputs {
   /** undefined when the Secret does not exist. */
   stored: StoredSecret | undefined;
@@ -88,6 +108,8 @@ export interface PlanInputs {
   isPublished: (caPem: string) => boolean;
   /** What this replica served last; restores a deleted or corrupted Secret without a new CA. */
   remembered?: TlsSecretData;
+  /** Keys to issue with; a role the plan needs and that is missing here yields KeysNeeded. */
+  keys?: PlanKeys;
 }
 
 interface Ca {
@@ -180,7 +202,14 @@ function currentCa(
   return ca ? { ca, key, bundle } : undefined;
 }
 
-export function planSecret({ stored, policy, now, isPublished, remembered }: PlanInputs): SecretPlan {
+export function planSecret({
+  stored,
+  policy,
+  now,
+  isPublished,
+  remembered,
+  keys = {},
+}: PlanInputs): SecretPlan | KeysNeeded {
   const reasons: string[] = [];
   const issued: ('ca' | 'serving')[] = [];
   const at = (ms: number): Date => new Date(ms);
@@ -205,47 +234,47 @@ export function planSecret({ stored, policy, now, isPublished, remembered }: Pla
   // 1. The CA: keep it, restore it from memory, renew it, or create one.
   let bundleChangedAt = parseTime(stored?.annotations[BUNDLE_UPDATED_ANNOTATION]);
   const found = sources.map((data) => currentCa(data, now)).find((candidate) => candidate !== undefined);
-  const newCa = (reason: string, keep: Ca[]): Signing => {
-    reasons.push(reason);
-    const created = createCertificateAuthority({
-      commonName: CA_COMMON_NAME,
-      lifetimeMs: policy.caLifetimeMs,
-      now,
-    });
-    const ca = { pem: created.certificatePem, cert: new X509Certificate(created.certificatePem) };
-    bundleChangedAt = now.getTime();
-    issued.push('ca');
-    return { signer: ca, signerKey: created.privateKeyPem, bundle: [ca, ...keep.slice(0, 1)] };
-  };
-  let signing: Signing;
+  /** Either the CA that keeps signing, or a new CA to create and the older one kept beside it. */
+  let ca: { kind: 'keep'; signing: Signing } | { kind: 'new'; reason: string; keep: Ca[] };
   if (!found) {
     // A CA that still signs the serving certificate in place keeps it working meanwhile.
     const servedLeaf = parseCertificate(read(storedData, 'tls.crt'));
-    signing = newCa(
-      'no usable CA: creating one',
-      parseBundle(read(storedData, 'ca.crt'), now).filter((ca) => servedLeaf && signs(ca, servedLeaf)),
-    );
+    ca = {
+      kind: 'new',
+      reason: 'no usable CA: creating one',
+      keep: parseBundle(read(storedData, 'ca.crt'), now)
+        .filter((candidate) => servedLeaf && signs(candidate, servedLeaf))
+        .slice(0, 1),
+    };
   } else if (now.getTime() >= notAfter(found.ca.cert) - policy.caRenewBeforeMs) {
-    signing = newCa('the CA is due for renewal: adding a new CA to the bundle', [found.ca]);
+    ca = {
+      kind: 'new',
+      reason: 'the CA is due for renewal: adding a new CA to the bundle',
+      keep: [found.ca],
+    };
   } else {
     // The signing CA first, then at most one older CA that still serves as a trust anchor.
-    signing = {
-      signer: found.ca,
-      signerKey: found.key,
-      bundle: [found.ca, ...found.bundle.filter((ca) => ca !== found.ca).slice(0, 1)],
+    ca = {
+      kind: 'keep',
+      signing: {
+        signer: found.ca,
+        signerKey: found.key,
+        bundle: [found.ca, ...found.bundle.filter((other) => other !== found.ca).slice(0, 1)],
+      },
     };
     checkTimes.push(notAfter(found.ca.cert) - policy.caRenewBeforeMs);
   }
-  const { signer, signerKey, bundle } = signing;
 
-  // 2. The serving certificate: keep it, restore it, or issue one from the signing CA.
+  // 2. The serving certificate in place, if any can be served. A new CA signs none of them,
+  // so the CAs kept beside it decide, and this can be known before the new CA exists.
+  const trusted = ca.kind === 'keep' ? ca.signing.bundle : ca.keep;
   let servingCertPem = '';
   let servingKeyPem = '';
   let keptProblem: string | undefined = 'no serving certificate';
   for (const data of sources) {
     const certPem = read(data, 'tls.crt');
     const keyPem = read(data, 'tls.key');
-    const problem = unusableBecause(certPem, keyPem, bundle, policy, now);
+    const problem = unusableBecause(certPem, keyPem, trusted, policy, now);
     if (problem === undefined) {
       servingCertPem = certPem;
       servingKeyPem = keyPem;
@@ -254,6 +283,31 @@ export function planSecret({ stored, policy, now, isPublished, remembered }: Pla
     }
     if (data === storedData) keptProblem = problem;
   }
+
+  let signing: Signing;
+  if (ca.kind === 'keep') {
+    signing = ca.signing;
+  } else {
+    if (!keys.ca) {
+      // Beside a new CA the serving certificate is replaced only when none can be served: the
+      // switch to the new CA waits until it is published.
+      const roles: KeyRole[] = ['ca'];
+      if (keptProblem !== undefined && !keys.serving) roles.push('serving');
+      return { kind: 'keys-needed', roles };
+    }
+    reasons.push(ca.reason);
+    const created = signCertificateAuthority(
+      { commonName: CA_COMMON_NAME, lifetimeMs: policy.caLifetimeMs, now },
+      keys.ca,
+    );
+    const newCa = { pem: created.certificatePem, cert: new X509Certificate(created.certificatePem) };
+    bundleChangedAt = now.getTime();
+    issued.push('ca');
+    signing = { signer: newCa, signerKey: created.privateKeyPem, bundle: [newCa, ...ca.keep] };
+  }
+  const { signer, signerKey, bundle } = signing;
+
+  // 3. Keep the serving certificate, or issue one from the signing CA.
   let reissue: string | undefined = keptProblem;
   if (reissue === undefined) {
     const leaf = new X509Certificate(servingCertPem);
@@ -270,8 +324,9 @@ export function planSecret({ stored, policy, now, isPublished, remembered }: Pla
     }
   }
   if (reissue !== undefined) {
+    if (!keys.serving) return { kind: 'keys-needed', roles: ['serving'] };
     reasons.push(`${reissue}: issuing a serving certificate`);
-    const leaf = issueCertificate(
+    const leaf = signCertificate(
       {
         commonName: policy.dnsNames[0] ?? policy.ipAddresses[0] ?? 'admission-operator',
         usage: 'server',
@@ -280,6 +335,7 @@ export function planSecret({ stored, policy, now, isPublished, remembered }: Pla
         lifetimeMs: policy.servingLifetimeMs,
         now,
       },
+      keys.serving,
       { certificatePem: signer.pem, privateKeyPem: signerKey },
     );
     servingCertPem = leaf.certificatePem;
@@ -311,4 +367,26 @@ export function planSecret({ stored, policy, now, isPublished, remembered }: Pla
   if (reasons.length === 0) reasons.push('the Secret layout or labels need updating');
   const mode = stored === undefined ? 'create' : stored.type === TLS_SECRET_TYPE ? 'update' : 'recreate';
   return { kind: 'write', mode, data, annotations, material, issued, reasons, nextCheckAt };
+}
+
+/** The rounds `planSecretWithKeys` may take: each one adds at least one of the two keys. */
+const MAX_KEY_ROUNDS = 3;
+
+/**
+ * Plans with the inputs given, generating (off the event loop) exactly the keys the plan
+ * issues with. The same inputs are planned again once the keys exist; only `isPublished`
+ * can answer differently, which at worst asks for the other key in one more round.
+ */
+export async function planSecretWithKeys(
+  inputs: Omit<PlanInputs, 'keys'>,
+  generateKey: () => Promise<KeyPair> = () => generateRsaKeyPair(),
+): Promise<SecretPlan> {
+  const keys: PlanKeys = {};
+  for (let round = 1; round <= MAX_KEY_ROUNDS; round++) {
+    const plan = planSecret({ ...inputs, keys });
+    if (plan.kind !== 'keys-needed') return plan;
+    // One at a time: each generation keeps a core busy, and the event loop needs one to serve.
+    for (const role of plan.roles) keys[role] = await generateKey();
+  }
+  throw new Error(`planning the TLS Secret still wanted keys after ${MAX_KEY_ROUNDS} rounds`);
 }

@@ -2,10 +2,21 @@
  * X.509 issuing for the operator's own CA and serving certificates (and, reused by
  * scripts/cluster, the local control plane's PKI).
  *
- * RSA keys come from Node's native crypto: node-forge's pure-JS key generation takes
- * seconds, while signing with an existing key is fast, so forge only builds and signs.
+ * The admission server shares this event loop, so nothing here may hold it for long during a
+ * rotation. RSA keys come from Node's native crypto, generated asynchronously on libuv's thread
+ * pool (a 2048-bit key takes tens to hundreds of milliseconds). node-forge only builds the
+ * certificate; the RSA signature is Node's native one too, since forge's pure-JS arithmetic
+ * takes tens of milliseconds per signature.
  */
-import { X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import {
+  X509Certificate,
+  constants,
+  createPrivateKey,
+  generateKeyPair,
+  privateEncrypt,
+  randomBytes,
+} from 'node:crypto';
+import { promisify } from 'node:util';
 import forge from 'node-forge';
 
 export interface KeyPair {
@@ -49,30 +60,63 @@ export interface Signer {
 
 const DEFAULT_BACKDATE_MS = 60 * 60 * 1000;
 
-export function generateRsaKeyPair(modulusLength = 2048): KeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength });
-  return {
-    privateKeyPem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
+export type CertificateAuthorityRequest = Omit<CertificateRequest, 'usage' | 'dnsNames' | 'ipAddresses'>;
+
+const generateRsa = promisify(generateKeyPair);
+
+/** A fresh RSA key pair, generated off the event loop. */
+export async function generateRsaKeyPair(modulusLength = 2048): Promise<KeyPair> {
+  const { privateKey, publicKey } = await generateRsa('rsa', {
+    modulusLength,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
 /** Issues a self-signed CA certificate with a fresh key. */
-export function createCertificateAuthority(
-  request: Omit<CertificateRequest, 'usage' | 'dnsNames' | 'ipAddresses'>,
-): IssuedCertificate {
-  return issue({ ...request, usage: 'ca' }, undefined);
+export async function createCertificateAuthority(
+  request: CertificateAuthorityRequest,
+): Promise<IssuedCertificate> {
+  return signCertificateAuthority(request, await generateRsaKeyPair());
 }
 
 /** Issues a certificate with a fresh key, signed by `signer`. */
-export function issueCertificate(request: CertificateRequest, signer: Signer): IssuedCertificate {
-  if (request.usage === 'ca')
-    throw new Error('issueCertificate issues leaf certificates; use createCertificateAuthority');
-  return issue(request, signer);
+export async function issueCertificate(
+  request: CertificateRequest,
+  signer: Signer,
+): Promise<IssuedCertificate> {
+  refuseCa(request);
+  return signCertificate(request, await generateRsaKeyPair(), signer);
 }
 
-function issue(request: CertificateRequest, signer: Signer | undefined): IssuedCertificate {
-  const keys = generateRsaKeyPair();
+/**
+ * A self-signed CA certificate for a key generated beforehand. Synchronous (signing is cheap),
+ * so a pure planner can issue with keys its caller generated asynchronously.
+ */
+export function signCertificateAuthority(
+  request: CertificateAuthorityRequest,
+  keys: KeyPair,
+): IssuedCertificate {
+  return issue({ ...request, usage: 'ca' }, keys, undefined);
+}
+
+/** A certificate for a key generated beforehand, signed by `signer`. */
+export function signCertificate(
+  request: CertificateRequest,
+  keys: KeyPair,
+  signer: Signer,
+): IssuedCertificate {
+  refuseCa(request);
+  return issue(request, keys, signer);
+}
+
+function refuseCa(request: CertificateRequest): void {
+  if (request.usage === 'ca')
+    throw new Error('only leaf certificates here: a CA comes from createCertificateAuthority');
+}
+
+function issue(request: CertificateRequest, keys: KeyPair, signer: Signer | undefined): IssuedCertificate {
   const now = request.now ?? new Date();
   const notBefore = new Date(now.getTime() - (request.backdateMs ?? DEFAULT_BACKDATE_MS));
   const notAfter = new Date(now.getTime() + request.lifetimeMs);
@@ -89,12 +133,12 @@ function issue(request: CertificateRequest, signer: Signer | undefined): IssuedC
   let authorityKeyId: string;
   if (signer === undefined) {
     cert.setIssuer(subject);
-    signingKey = forge.pki.privateKeyFromPem(keys.privateKeyPem);
+    signingKey = nativeSigningKey(keys.privateKeyPem);
     authorityKeyId = cert.generateSubjectKeyIdentifier().getBytes();
   } else {
     const issuer = forge.pki.certificateFromPem(signer.certificatePem);
     cert.setIssuer(issuer.subject.attributes);
-    signingKey = forge.pki.privateKeyFromPem(signer.privateKeyPem);
+    signingKey = nativeSigningKey(signer.privateKeyPem);
     authorityKeyId = subjectKeyIdentifierOf(issuer);
   }
   cert.setExtensions([
@@ -114,6 +158,33 @@ function issue(request: CertificateRequest, signer: Signer | undefined): IssuedC
     notAfter,
     serialNumber: cert.serialNumber,
   };
+}
+
+/**
+ * A key forge can sign with, whose signature is Node's native RSA: RSASSA-PKCS1-v1_5 over the
+ * DigestInfo of the digest forge computed, byte for byte what forge's own key would produce.
+ */
+function nativeSigningKey(privateKeyPem: string): forge.pki.rsa.PrivateKey {
+  const key = createPrivateKey(privateKeyPem);
+  const sign = (md: forge.md.MessageDigest): forge.Bytes => {
+    const { asn1 } = forge;
+    const algorithm = forge.pki.oids[md.algorithm];
+    if (algorithm === undefined) throw new Error(`no OID for the digest ${md.algorithm}`);
+    const digestInfo = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+        asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(algorithm).getBytes()),
+        asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, ''),
+      ]),
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, md.digest().getBytes()),
+    ]);
+    // Encrypting with the private key under PKCS#1 v1.5 padding is the v1.5 signature primitive.
+    return privateEncrypt(
+      { key, padding: constants.RSA_PKCS1_PADDING },
+      Buffer.from(asn1.toDer(digestInfo).getBytes(), 'binary'),
+    ).toString('binary');
+  };
+  // forge's Certificate.sign calls only `sign(md)` on the key it is given.
+  return { sign } as unknown as forge.pki.rsa.PrivateKey;
 }
 
 /** The issuer's own subject key identifier, so a leaf's authority key identifier always matches it. */

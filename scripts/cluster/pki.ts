@@ -29,11 +29,11 @@ export interface ClusterPki {
 
 export async function createClusterPki(): Promise<ClusterPki> {
   await mkdir(pkiDir, { recursive: true, mode: 0o700 });
-  const ca = createCertificateAuthority({
+  const ca = await createCertificateAuthority({
     commonName: 'admission-operator-local-cluster-ca',
     lifetimeMs: YEAR_MS,
   });
-  const apiserver = issueCertificate(
+  const apiserver = await issueCertificate(
     {
       commonName: 'kube-apiserver',
       usage: 'server',
@@ -49,15 +49,15 @@ export async function createClusterPki(): Promise<ClusterPki> {
     },
     ca,
   );
-  const admin = issueCertificate(
+  const admin = await issueCertificate(
     { commonName: 'admin', organizations: ['system:masters'], usage: 'client', lifetimeMs: YEAR_MS },
     ca,
   );
-  const controllerManager = issueCertificate(
+  const controllerManager = await issueCertificate(
     { commonName: 'system:kube-controller-manager', usage: 'client', lifetimeMs: YEAR_MS },
     ca,
   );
-  const serviceAccount = generateRsaKeyPair();
+  const serviceAccount = await generateRsaKeyPair();
 
   const contents: Record<keyof ClusterPki, [file: string, pem: string]> = {
     caCert: ['ca.crt', ca.certificatePem],

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds the operator image with podman on a machine without a registry or a Docker engine
-# (see shared notes on container builds): podman runs with runc and lowered ulimits, and the
+# Builds the operator image with podman on a machine without a registry or a Docker engine:
+# podman runs with runc and lowered ulimits, and the
 # node:20-bookworm-slim base is stood in for by a debootstrapped Debian with the host's Node 20,
 # tagged with the upstream name so the Dockerfile stays as it is. The stand-in is made once and
 # cached in podman's storage.
 #
 #   scripts/image/build.sh [tag]      (default localhost/admission-operator:dev)
+#
+# debootstrap fetches from the Debian archive the machine's apt sources name, or from
+# $DEBIAN_MIRROR when set.
 #
 # Prints the CONTAINERS_CONF to export for later podman commands.
 set -euo pipefail
@@ -16,6 +19,76 @@ for tool in podman runc debootstrap; do
   command -v "$tool" >/dev/null || { echo "build.sh needs $tool (apt-get install podman runc debootstrap)" >&2; exit 1; }
 done
 
+# A Debian archive for $1 the machine's apt already uses (DEBIAN_MIRROR overrides it): the first
+# "deb" source, in sources.list, then sources.list.d/*.list and deb822 *.sources by name (under
+# $2, default /etc/apt), that has the main component and whose suite is $1 or the host's own
+# Debian release, so security archives, "-updates" suites and third-party repositories are
+# passed over.
+debian_mirror() {
+  local release=$1 apt_dir=${2:-/etc/apt} host_release='' file
+  if [ -n "${DEBIAN_MIRROR:-}" ]; then
+    printf '%s\n' "${DEBIAN_MIRROR%/}"
+    return 0
+  fi
+  if [ -r /etc/os-release ]; then
+    # shellcheck disable=SC1091
+    host_release=$(. /etc/os-release && [ "${ID:-}" = debian ] && printf '%s' "${VERSION_CODENAME:-}" || true)
+  fi
+  local -a files=()
+  [ -f "$apt_dir/sources.list" ] && files+=("$apt_dir/sources.list")
+  while IFS= read -r file; do files+=("$file"); done < <(
+    find "$apt_dir/sources.list.d" -maxdepth 1 -type f \( -name '*.list' -o -name '*.sources' \) 2>/dev/null | LC_ALL=C sort
+  )
+  local mirror=''
+  for file in "${files[@]}"; do
+    mirror=$(awk -v suites=" ${release} ${host_release} " -v deb822="$([[ $file == *.sources ]] && echo 1 || echo 0)" '
+      function wanted(type_list, uri_list, suite_list, component_list,   n, uris, s, i, j, ok) {
+        if ((" " type_list " ") !~ / deb /) return ""
+        if ((" " component_list " ") !~ / main /) return ""
+        ok = 0
+        n = split(suite_list, s, " ")
+        for (i = 1; i <= n; i++) if (index(suites, " " s[i] " ") > 0) ok = 1
+        if (!ok) return ""
+        n = split(uri_list, uris, " ")
+        for (j = 1; j <= n; j++) if (uris[j] ~ /^(https?:\/\/|file:\/)/) { sub(/\/+$/, "", uris[j]); return uris[j] }
+        return ""
+      }
+      function paragraph(   found) {
+        if (tolower(f["enabled"]) != "no") found = wanted(f["types"], f["uris"], f["suites"], f["components"])
+        delete f
+        key = ""
+        if (found != "") { print found; exit }
+      }
+      /^[ \t]*#/ { next }
+      deb822 == 1 {
+        if ($0 ~ /^[ \t]*$/) { paragraph(); next }
+        if ($0 ~ /^[ \t]/) { if (key != "") f[key] = f[key] " " $0; next }
+        key = tolower($0); sub(/:.*/, "", key)
+        value = $0; sub(/^[^:]*:[ \t]*/, "", value)
+        f[key] = value
+        next
+      }
+      deb822 == 0 && NF >= 3 {
+        sub(/[ \t]#.*/, "")
+        i = 2
+        if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+        components = ""
+        for (j = i + 2; j <= NF; j++) components = components " " $j
+        found = wanted($1, $i, $(i + 1), components)
+        if (found != "") { print found; exit }
+      }
+      END { if (deb822 == 1) paragraph() }
+    ' "$file")
+    if [ -n "$mirror" ]; then
+      printf '%s\n' "$mirror"
+      return 0
+    fi
+  done
+  echo "build.sh needs a Debian archive for ${release}: none of the machine's apt sources" \
+    "(${apt_dir}/sources.list, ${apt_dir}/sources.list.d/*.list or *.sources) is one; set DEBIAN_MIRROR to its URL" >&2
+  return 1
+}
+
 conf_dir="$PWD/.cache/podman"
 mkdir -p "$conf_dir"
 export CONTAINERS_CONF="$conf_dir/containers.conf"
@@ -25,10 +98,10 @@ printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=32768:32768"]\n[
 base=docker.io/library/node:20-bookworm-slim
 if ! podman image exists "$base"; then
   echo "making a local stand-in for $base (debootstrap + the host's Node $(node --version))"
+  mirror=$(debian_mirror bookworm)
   rootfs=$(mktemp -d)
   trap 'rm -rf "$rootfs"' EXIT
-  mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+  debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >/dev/null
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   extra=()
   [ -f /usr/etc/npmrc ] && extra+=(usr/etc/npmrc)

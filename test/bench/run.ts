@@ -3,12 +3,16 @@
  *
  *   rules    rules in process against a large state: profiles on pods, slo-config and node checks
  *   server   the admission server alone over HTTPS: a burst of concurrent reviews (p50, p99, rate)
+ *   rotation the admission server under a steady load while certificates are issued over and over,
+ *            against the same load without issuing: key generation must not pause serving (p99 ratio)
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request } from 'node:https';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
 import {
   AdmissionregistrationV1Api,
@@ -17,6 +21,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { planSecretWithKeys, type CertificatePolicy } from '../../operator/certificates/tls-plan.js';
 import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
 import { createAdmissionApp } from '../../webhook/server/app.js';
@@ -54,12 +59,19 @@ interface Result {
 }
 const results: Result[] = [];
 
+const decimals = (unit: string): number => (unit === 'ms' ? 1 : unit === '×' ? 2 : 0);
+
 function record(name: string, value: number, unit: string, target: number, lower = true): void {
   results.push({ name, value, unit, target, lower });
   const met = lower ? value <= target : value >= target;
   console.log(
-    `${met ? 'met ' : 'MISS'}  ${name.padEnd(58)} ${value.toFixed(unit === 'ms' ? 1 : 0).padStart(9)} ${unit.padEnd(6)} (target ${lower ? '≤' : '≥'} ${target})`,
+    `${met ? 'met ' : 'MISS'}  ${name.padEnd(58)} ${value.toFixed(decimals(unit)).padStart(9)} ${unit.padEnd(6)} (target ${lower ? '≤' : '≥'} ${target})`,
   );
+}
+
+/** A figure with no target: context for the measurements around it, not counted as met or missed. */
+function inform(name: string, value: number, unit: string): void {
+  console.log(`info  ${name.padEnd(58)} ${value.toFixed(decimals(unit)).padStart(9)} ${unit}`);
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -107,9 +119,16 @@ function podReview(uid: string): string {
   });
 }
 
-async function benchServer(): Promise<void> {
-  const ca = createCertificateAuthority({ commonName: 'bench-ca', lifetimeMs: 3600_000 });
-  const leaf = issueCertificate(
+interface BenchServer {
+  /** POSTs `body` and resolves with the milliseconds it took; rejects unless the answer is 200. */
+  post: (path: string, body: string) => Promise<number>;
+  close: () => Promise<void>;
+}
+
+/** The admission server in this process over HTTPS, with a mutating webhook of its own at /bench-mutate. */
+async function startBenchServer(): Promise<BenchServer> {
+  const ca = await createCertificateAuthority({ commonName: 'bench-ca', lifetimeMs: 3600_000 });
+  const leaf = await issueCertificate(
     { commonName: 'localhost', usage: 'server', lifetimeMs: 3600_000, ipAddresses: ['127.0.0.1'] },
     ca,
   );
@@ -174,6 +193,17 @@ async function benchServer(): Promise<void> {
       req.end(body);
     });
 
+  return {
+    post,
+    close: async () => {
+      agent.destroy();
+      await server.close(1000);
+    },
+  };
+}
+
+async function benchServer(): Promise<void> {
+  const { post, close } = await startBenchServer();
   for (const [label, path] of [
     ['validate-pod (allow)', '/validate-pod'],
     ['mutate a 4-container pod (JSON patch from a diff)', '/bench-mutate'],
@@ -189,8 +219,114 @@ async function benchServer(): Promise<void> {
     record(`server: ${label}, 64 concurrent, p99`, percentile(latencies, 99), 'ms', 50);
     record(`server: ${label}, throughput`, count / seconds, 'req/s', 1000, false);
   }
-  agent.destroy();
-  await server.close(1000);
+  await close();
+}
+
+/**
+ * Latencies of reviews sent at a fixed rate for `durationMs`, each timed from the moment it was
+ * due rather than sent: the client shares the event loop with the server, so a stalled loop
+ * delays the sending too, and that delay must count.
+ */
+async function steadyLoad(
+  server: BenchServer,
+  durationMs: number,
+  intervalMs: number,
+): Promise<{ latencies: number[]; longestStallMs: number }> {
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const answered: Promise<number>[] = [];
+  const start = performance.now();
+  const total = Math.floor(durationMs / intervalMs);
+  let sent = 0;
+  await new Promise<void>((done) => {
+    const tick = (): void => {
+      const now = performance.now();
+      for (; sent < total && start + sent * intervalMs <= now; sent++) {
+        const due = start + sent * intervalMs;
+        answered.push(
+          server.post('/validate-pod', podReview(`steady-${sent}`)).then(() => performance.now() - due),
+        );
+      }
+      if (sent >= total) done();
+      else setTimeout(tick, Math.max(0, start + sent * intervalMs - performance.now()));
+    };
+    tick();
+  });
+  const latencies = (await Promise.all(answered)).sort((a, b) => a - b);
+  loopDelay.disable();
+  return { latencies, longestStallMs: loopDelay.max / 1e6 };
+}
+
+/**
+ * Runs `issue` over and over until `phase` settles, or `limit` times; resolves with how many
+ * times it completed.
+ */
+async function issuingDuring(
+  phase: Promise<unknown>,
+  issue: () => Promise<unknown>,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  let settled = false;
+  void phase.finally(() => (settled = true));
+  let issued = 0;
+  while (!settled && issued < limit) {
+    await issue();
+    issued++;
+  }
+  return issued;
+}
+
+async function benchRotation(): Promise<void> {
+  const server = await startBenchServer();
+  const policy: CertificatePolicy = {
+    caLifetimeMs: 3600_000,
+    caRenewBeforeMs: 600_000,
+    servingLifetimeMs: 3600_000,
+    servingRenewBeforeMs: 600_000,
+    bundlePropagationMs: 10_000,
+    maxCheckIntervalMs: 60_000,
+    dnsNames: ['admission-operator.admission-system.svc', 'localhost'],
+    ipAddresses: ['127.0.0.1'],
+  };
+  // What the certificate manager runs when there is no usable CA: a new CA and serving
+  // certificate, two RSA keys, as at every CA rotation that also replaces the serving certificate.
+  const rotate = (): Promise<unknown> =>
+    planSecretWithKeys({ stored: undefined, policy, now: new Date(), isPublished: () => true });
+  // The same two keys generated synchronously, as before: for comparison only.
+  const rotateBlocking = async (): Promise<void> => {
+    for (let i = 0; i < 2; i++) generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await new Promise((resolvePromise) => setImmediate(resolvePromise));
+  };
+
+  // A load this machine serves with room to spare, so queueing does not hide a pause.
+  const durationMs = 8000;
+  const intervalMs = 20;
+  const label = `${1000 / intervalMs} reviews/s for ${durationMs / 1000} s`;
+  await runPool(200, 8, (i) => server.post('/validate-pod', podReview(`warm-${i}`)));
+
+  const quiet = await steadyLoad(server, durationMs, intervalMs);
+  const rotatingLoad = steadyLoad(server, durationMs, intervalMs);
+  const rotations = await issuingDuring(rotatingLoad, rotate);
+  const rotating = await rotatingLoad;
+  const blockingLoad = steadyLoad(server, durationMs, intervalMs);
+  // As many rotations as the asynchronous phase managed, so both do the same work.
+  const blockingRotations = await issuingDuring(blockingLoad, rotateBlocking, Math.max(1, rotations));
+  const blocking = await blockingLoad;
+  await server.close();
+
+  const quietP99 = percentile(quiet.latencies, 99);
+  const rotatingP99 = percentile(rotating.latencies, 99);
+  const blockingP99 = percentile(blocking.latencies, 99);
+  record(`rotation: validate-pod p99, ${label}, no issuing`, quietP99, 'ms', 50);
+  record(`rotation: validate-pod p99, same load, issuing meanwhile`, rotatingP99, 'ms', 50);
+  record('rotation: p99 while issuing / p99 without (ratio)', rotatingP99 / quietP99, '×', 2);
+  inform('rotation: CA + serving certificates issued during that load', rotations, 'count');
+  inform('rotation: longest event-loop stall, no issuing', quiet.longestStallMs, 'ms');
+  inform('rotation: longest event-loop stall, issuing meanwhile', rotating.longestStallMs, 'ms');
+  inform('rotation: for comparison, synchronous generation: p99', blockingP99, 'ms');
+  inform('rotation: for comparison, synchronous generation: ratio', blockingP99 / quietP99, '×');
+  inform('rotation: for comparison, synchronous generation: longest stall', blocking.longestStallMs, 'ms');
+  inform('rotation: for comparison, synchronous key pairs generated', blockingRotations * 2, 'count');
 }
 
 async function benchCluster(): Promise<void> {
@@ -486,6 +622,7 @@ const want = (name: string): boolean => suites.length === 0 || suites.includes(n
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
 if (want('server')) await benchServer();
+if (want('rotation')) await benchRotation();
 if (want('cluster')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);

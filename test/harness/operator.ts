@@ -1,6 +1,6 @@
 /**
- * Runs the operator as a real process (`operator/main.ts`, as `npm start` does) against the
- * local control plane, and inspects what it serves.
+ * Runs the operator as a real process (`operator/main.ts`, as `npm start` does, or the same
+ * start-up with a skewed clock) against the local control plane, and inspects what it serves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -36,20 +36,29 @@ export interface StartOptions {
   webhookPort?: number;
   args?: string[];
   env?: NodeJS.ProcessEnv;
+  /** Runs the process with its clock this far ahead (negative: behind) of the system clock. */
+  clockOffsetMs?: number;
 }
 
-/** Starts `operator/main.ts` with the local cluster's kubeconfig; stops it when the test ends. */
+/**
+ * Starts `operator/main.ts` (or, given a clock offset, `skewed-operator.ts`, the same start-up
+ * on a skewed clock) with the local cluster's kubeconfig; stops it when the test ends.
+ */
 export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
   await clusterKubeConfig();
   const [freePort, metricsPort] = (await freePorts(2)) as [number, number];
   const port = options.port ?? freePort;
   const webhookPort = options.webhookPort ?? port;
+  const entry =
+    options.clockOffsetMs === undefined
+      ? ['operator/main.ts']
+      : ['test/harness/skewed-operator.ts', String(options.clockOffsetMs)];
   const child = spawn(
     process.execPath,
     [
       '--import',
       'tsx',
-      'operator/main.ts',
+      ...entry,
       `--namespace=${options.namespace}`,
       `--port=${port}`,
       `--webhook-port=${webhookPort}`,

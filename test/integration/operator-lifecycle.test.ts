@@ -108,7 +108,8 @@ describe('operator lifecycle', () => {
     const { operator, secret } = await freshOperator(t);
     const ca = secretValue(secret, 'ca.crt');
     const { admission } = await apis();
-    const oldCa = createCertificateAuthority({ commonName: 'old-ca', lifetimeMs: 3600_000 }).certificatePem;
+    const oldCa = (await createCertificateAuthority({ commonName: 'old-ca', lifetimeMs: 3600_000 }))
+      .certificatePem;
 
     const damages: [string, () => Promise<unknown>][] = [
       [
@@ -313,12 +314,12 @@ describe('operator lifecycle', () => {
   it("migrates an Opaque Secret in Koordinator's layout, keeping its CA and serving certificate", async (t) => {
     cleanConfigurationsAfter(t);
     const namespace = await testNamespace(t, 'op');
-    const ca = createCertificateAuthority({
+    const ca = await createCertificateAuthority({
       commonName: 'koordinator-webhook-ca',
       // Longer than the default renew-before (one year), so the CA is kept rather than rotated.
       lifetimeMs: 5 * 365 * 86_400_000,
     });
-    const leaf = issueCertificate(
+    const leaf = await issueCertificate(
       {
         commonName: `admission-operator.${namespace}.svc`,
         usage: 'server',
@@ -366,11 +367,12 @@ describe('operator lifecycle', () => {
       cleanConfigurationsAfter(t);
       const namespace = await testNamespace(t, 'op');
       const workload = await podReadyNamespace(t);
-      const operator = await startOperator(t, {
-        namespace,
-        env: { ADMISSION_TEST_CLOCK_OFFSET_MS: String(offsetMs) },
-      });
+      const operator = await startOperator(t, { namespace, clockOffsetMs: offsetMs });
       const secret = await waitForPublishedSecret(namespace);
+      // The CA was issued on the skewed clock (notBefore lies an hour before its "now").
+      const issuedAt = Date.parse(new X509Certificate(secretValue(secret, 'ca.crt')).validFrom) + 3600_000;
+      const skew = issuedAt - Date.now();
+      assert.ok(Math.abs(skew - offsetMs) < 60_000, `issued ${skew} ms from our clock, wanted ${offsetMs}`);
       await waitReady(operator, secretValue(secret, 'ca.crt'));
       await admitsPods(operator, workload);
     });

@@ -3,17 +3,19 @@ import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   createCertificateAuthority,
+  generateRsaKeyPair,
   issueCertificate,
   keyMatchesCertificate,
   parseCertificate,
+  signCertificate,
+  signCertificateAuthority,
   splitPemCertificates,
 } from '../../../../operator/certificates/x509.js';
 
 const HOUR = 60 * 60 * 1000;
+const ca = await createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 24 * HOUR });
 
 describe('x509', () => {
-  const ca = createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 24 * HOUR });
-
   it('creates a self-signed CA backdated by an hour', () => {
     const cert = new X509Certificate(ca.certificatePem);
     assert.equal(cert.ca, true);
@@ -25,8 +27,8 @@ describe('x509', () => {
     assert.ok(keyMatchesCertificate(cert, ca.privateKeyPem));
   });
 
-  it('issues a serving certificate that chains to the CA and carries the SANs', () => {
-    const leaf = issueCertificate(
+  it('issues a serving certificate that chains to the CA and carries the SANs', async () => {
+    const leaf = await issueCertificate(
       {
         commonName: 'svc.ns.svc',
         usage: 'server',
@@ -49,8 +51,8 @@ describe('x509', () => {
     assert.equal(keyMatchesCertificate(cert, ca.privateKeyPem), false);
   });
 
-  it('issues client certificates with organisations as groups', () => {
-    const leaf = issueCertificate(
+  it('issues client certificates with organisations as groups', async () => {
+    const leaf = await issueCertificate(
       { commonName: 'admin', organizations: ['system:masters'], usage: 'client', lifetimeMs: HOUR },
       ca,
     );
@@ -59,26 +61,54 @@ describe('x509', () => {
     assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
   });
 
-  it('uses an injected clock for validity', () => {
+  it('uses an injected clock for validity', async () => {
     const now = new Date(Date.now() + 5 * 60 * 1000);
-    const leaf = issueCertificate({ commonName: 'skewed', usage: 'server', lifetimeMs: HOUR, now }, ca);
+    const leaf = await issueCertificate({ commonName: 'skewed', usage: 'server', lifetimeMs: HOUR, now }, ca);
     assert.equal(leaf.notAfter.getTime(), now.getTime() + HOUR);
     assert.equal(leaf.notBefore.getTime(), now.getTime() - HOUR);
   });
 
-  it('always produces a positive serial number', () => {
+  it('always produces a positive serial number', async () => {
+    // Serials are random whatever the key, so one key serves all twenty.
+    const keys = await generateRsaKeyPair();
     for (let i = 0; i < 20; i++) {
-      const leaf = issueCertificate({ commonName: `s${i}`, usage: 'server', lifetimeMs: HOUR }, ca);
+      const leaf = signCertificate({ commonName: `s${i}`, usage: 'server', lifetimeMs: HOUR }, keys, ca);
       assert.ok(Number.parseInt(leaf.serialNumber.slice(0, 2), 16) < 0x80);
     }
   });
 
-  it('refuses to issue a CA through issueCertificate', () => {
-    assert.throws(() => issueCertificate({ commonName: 'x', usage: 'ca', lifetimeMs: HOUR }, ca), /leaf/);
+  it('refuses to issue a CA through issueCertificate or signCertificate', async () => {
+    await assert.rejects(issueCertificate({ commonName: 'x', usage: 'ca', lifetimeMs: HOUR }, ca), /leaf/);
+    const keys = await generateRsaKeyPair();
+    assert.throws(
+      () => signCertificate({ commonName: 'x', usage: 'ca', lifetimeMs: HOUR }, keys, ca),
+      /leaf/,
+    );
   });
 
-  it('splits a bundle and rejects garbage', () => {
-    const other = createCertificateAuthority({ commonName: 'other-ca', lifetimeMs: HOUR });
+  it('generates a PKCS#1 private key with its SPKI public key', async () => {
+    const keys = await generateRsaKeyPair();
+    assert.match(keys.privateKeyPem, /^-----BEGIN RSA PRIVATE KEY-----\n/);
+    assert.match(keys.publicKeyPem, /^-----BEGIN PUBLIC KEY-----\n/);
+    const other = await generateRsaKeyPair();
+    assert.notEqual(other.privateKeyPem, keys.privateKeyPem);
+  });
+
+  it('signs with a key generated beforehand', async () => {
+    const caKeys = await generateRsaKeyPair();
+    const leafKeys = await generateRsaKeyPair();
+    const ownCa = signCertificateAuthority({ commonName: 'own-ca', lifetimeMs: HOUR }, caKeys);
+    assert.equal(ownCa.privateKeyPem, caKeys.privateKeyPem);
+    const caCert = new X509Certificate(ownCa.certificatePem);
+    assert.equal(caCert.publicKey.export({ type: 'spki', format: 'pem' }), caKeys.publicKeyPem);
+    const leaf = signCertificate({ commonName: 'own', usage: 'server', lifetimeMs: HOUR }, leafKeys, ownCa);
+    const cert = new X509Certificate(leaf.certificatePem);
+    assert.ok(keyMatchesCertificate(cert, leafKeys.privateKeyPem));
+    assert.ok(cert.verify(caCert.publicKey));
+  });
+
+  it('splits a bundle and rejects garbage', async () => {
+    const other = await createCertificateAuthority({ commonName: 'other-ca', lifetimeMs: HOUR });
     const bundle = ca.certificatePem + other.certificatePem;
     const parts = splitPemCertificates(bundle);
     assert.equal(parts.length, 2);

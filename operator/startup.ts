@@ -1,0 +1,145 @@
+/**
+ * The operator process's start-up, shared by `operator/main.ts` and the test harness's entry
+ * that runs it with a skewed clock. It runs against $KUBECONFIG, or the in-cluster config, or,
+ * with neither, a local control plane it starts itself (URL mode on 127.0.0.1).
+ */
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { pino, type Logger } from 'pino';
+import { join } from 'node:path';
+import { applyFolder } from './kube/apply.js';
+import { isNotFound } from './kube/errors.js';
+import { OptionsError, parseOptions, usage, type OperatorOptions } from './config/options.js';
+import { runOperator } from './operator.js';
+import type { Endpoint } from './webhooks/desired-configurations.js';
+
+interface Connection {
+  kubeConfig: KubeConfig;
+  endpoint: Endpoint;
+  outOfCluster: boolean;
+  /** The operator started the local control plane itself. */
+  local: boolean;
+}
+
+async function connect(
+  options: OperatorOptions,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<Connection> {
+  const kubeConfig = new KubeConfig();
+  const urlEndpoint: Endpoint = { mode: 'url', host: options.webhookHost, port: options.webhookPort };
+  if (!options.local && env.KUBECONFIG) {
+    kubeConfig.loadFromDefault();
+    logger.info({ kubeconfig: env.KUBECONFIG }, 'using $KUBECONFIG; webhooks are reached by URL');
+    return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: false };
+  }
+  if (!options.local && env.KUBERNETES_SERVICE_HOST) {
+    kubeConfig.loadFromCluster();
+    logger.info('using the in-cluster config; webhooks are reached through the Service');
+    return {
+      kubeConfig,
+      endpoint: { mode: 'service', namespace: options.namespace, name: options.serviceName, port: 443 },
+      outOfCluster: false,
+      local: false,
+    };
+  }
+  // Loaded lazily: the container image runs in a cluster and never needs the local control plane.
+  const { startCluster } = await import('../scripts/cluster/control-plane.js');
+  const { kubeconfigPath } = await import('../scripts/cluster/layout.js');
+  logger.info('no kubeconfig given: starting the local control plane');
+  const { state } = await startCluster((line) => {
+    logger.info({ component: 'local-cluster' }, line);
+  });
+  kubeConfig.loadFromFile(kubeconfigPath);
+  logger.info({ server: state.server, kubeconfig: kubeconfigPath }, 'local control plane is up');
+  return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: true };
+}
+
+async function ensureNamespace(kubeConfig: KubeConfig, namespace: string, logger: Logger): Promise<void> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  try {
+    await core.readNamespace({ name: namespace });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    logger.info({ namespace }, 'created the operator namespace');
+  }
+}
+
+/** What the process start-up depends on, so a test can run the same start-up with its own clock. */
+export interface StartupDependencies {
+  /** The command-line arguments, without the node executable and script. */
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** The certificates' notion of now; the system clock when omitted. */
+  clock?: () => Date;
+}
+
+/**
+ * Parses the command line, connects, runs the operator and stops it on SIGTERM or SIGINT:
+ * everything `operator/main.ts` does as a process.
+ */
+export async function startOperatorProcess({ argv, env, clock }: StartupDependencies): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseOptions([...argv], env);
+  } catch (error) {
+    if (!(error instanceof OptionsError)) throw error;
+    console.error(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  if (parsed.help) {
+    console.log(usage());
+    return;
+  }
+  const { options } = parsed;
+  const logger = pino({ level: options.logLevel, base: { component: 'admission-operator' } });
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'unhandled promise rejection');
+  });
+
+  const connection = await connect(options, env, logger);
+  // Out of a cluster nobody else creates our namespace; in a cluster the chart does.
+  if (connection.outOfCluster) await ensureNamespace(connection.kubeConfig, options.namespace, logger);
+  if (connection.local) {
+    // The local control plane starts empty; a cluster gets the CRDs from the chart.
+    const { repoRoot } = await import('../scripts/cluster/layout.js');
+    const files = await applyFolder(connection.kubeConfig, join(repoRoot, 'crds'), 'admission-operator');
+    logger.info({ crds: files }, 'applied the CRDs to the local control plane');
+  }
+  const operator = await runOperator(
+    options,
+    connection.kubeConfig,
+    connection.endpoint,
+    logger,
+    clock ? { clock } : {},
+  );
+  logger.info({ port: operator.port, namespace: options.namespace }, 'operator running');
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    operator
+      .stop()
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => {
+    shutdown('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    shutdown('SIGINT');
+  });
+}
