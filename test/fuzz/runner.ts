@@ -118,7 +118,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     }
   };
 
-  const server = new FuzzServer();
+  const server = await FuzzServer.create();
   await server.start();
   const send = (fuzzCase: FuzzCase): Promise<HttpResult> =>
     sendCase(fuzzCase, { port: server.port, agent: server.agent, ca: server.ca, timeoutMs });

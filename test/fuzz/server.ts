@@ -5,7 +5,11 @@
  */
 import { Agent, request } from 'node:https';
 import { Worker } from 'node:worker_threads';
-import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  type IssuedCertificate,
+} from '../../operator/certificates/x509.js';
 import type { ParentMessage, WorkerInput, WorkerMessage } from './server-worker.js';
 
 export interface DecisionRecord {
@@ -38,10 +42,17 @@ export class FuzzServer {
   /** Log lines the checks look at: errors and every line over the size bound. */
   readonly logs: LogRecord[] = [];
 
-  constructor() {
+  private constructor(ca: IssuedCertificate, leaf: IssuedCertificate) {
+    this.ca = ca.certificatePem;
+    this.certificate = { certificatePem: leaf.certificatePem, privateKeyPem: leaf.privateKeyPem };
+    this.agent = this.newAgent();
+  }
+
+  /** A server with a CA and serving certificate of its own (not started yet). */
+  static async create(): Promise<FuzzServer> {
     const hour = 3600_000;
-    const ca = createCertificateAuthority({ commonName: 'fuzz-ca', lifetimeMs: hour });
-    const leaf = issueCertificate(
+    const ca = await createCertificateAuthority({ commonName: 'fuzz-ca', lifetimeMs: hour });
+    const leaf = await issueCertificate(
       {
         commonName: 'localhost',
         usage: 'server',
@@ -51,9 +62,7 @@ export class FuzzServer {
       },
       ca,
     );
-    this.ca = ca.certificatePem;
-    this.certificate = { certificatePem: leaf.certificatePem, privateKeyPem: leaf.privateKeyPem };
-    this.agent = this.newAgent();
+    return new FuzzServer(ca, leaf);
   }
 
   private newAgent(): Agent {

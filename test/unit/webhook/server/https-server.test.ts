@@ -1,0 +1,131 @@
+/**
+ * The transport limits of the admission server, on a real TLS socket: a sender that stalls is cut
+ * off at the request time-out, and connections past the cap are dropped and counted.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { connect, type TLSSocket } from 'node:tls';
+import { pino } from 'pino';
+import { allow } from '../../../../webhook/admission/decisions.js';
+import { createCertificateAuthority, issueCertificate } from '../../../../operator/certificates/x509.js';
+import { createAdmissionApp } from '../../../../webhook/server/app.js';
+import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import { OperatorMetrics } from '../../../../webhook/server/metrics.js';
+import { stateSnapshot } from '../../../harness/state.js';
+
+describe('admission HTTPS transport', () => {
+  const metrics = new OperatorMetrics();
+  let server: AdmissionHttpsServer;
+  let port = 0;
+  let ca = '';
+
+  before(async () => {
+    const authority = await createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 3600_000 });
+    const leaf = await issueCertificate(
+      {
+        commonName: 'localhost',
+        usage: 'server',
+        lifetimeMs: 3600_000,
+        dnsNames: ['localhost'],
+        ipAddresses: ['127.0.0.1'],
+      },
+      authority,
+    );
+    ca = authority.certificatePem;
+    const app = createAdmissionApp({
+      webhooks: () => [
+        {
+          name: 'allow.test.io',
+          path: '/validate-pod',
+          type: 'validating',
+          rules: [],
+          failurePolicy: 'Fail',
+          timeoutSeconds: 10,
+          namespaceSelector: {},
+          objectSelector: {},
+          matchConditions: [],
+          featureGate: 'PodValidatingWebhook',
+          handler: () => allow(),
+        },
+      ],
+      state: () => stateSnapshot(),
+      readiness: () => Promise.resolve({ ready: true, checks: {} }),
+      metrics,
+      logger: pino({ level: 'silent' }),
+    });
+    server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics, {
+      requestTimeoutMs: 400,
+      maxConnections: 3,
+    });
+    port = await server.listen(0, '127.0.0.1', {
+      certificatePem: leaf.certificatePem,
+      privateKeyPem: leaf.privateKeyPem,
+    });
+  });
+  after(async () => {
+    await server.close(100);
+  });
+
+  const open = (): Promise<TLSSocket> =>
+    new Promise((resolvePromise, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+        resolvePromise(socket);
+      });
+      socket.once('error', reject);
+    });
+
+  /** Everything the server sends until it closes the connection. */
+  const untilClosed = (socket: TLSSocket): Promise<string> =>
+    new Promise((resolvePromise) => {
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', () => undefined);
+      socket.once('close', () => {
+        resolvePromise(text);
+      });
+    });
+
+  it('ends a request whose body stalls, at the request time-out', async () => {
+    const socket = await open();
+    const closed = untilClosed(socket);
+    socket.write(
+      'POST /validate-pod HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 1000\r\n\r\n{"apiVersion":',
+    );
+    // The test runner's own time-out is the bound: without the server's time-out this never ends.
+    assert.match(await closed, /^HTTP\/1\.1 408/);
+  });
+
+  it('ends a request whose headers stall', async () => {
+    const socket = await open();
+    const closed = untilClosed(socket);
+    socket.write('POST /validate-pod HTTP/1.1\r\nHost: local');
+    assert.match(await closed, /^HTTP\/1\.1 408/);
+  });
+
+  it('drops connections past the cap, counts them, and serves again once there is room', async () => {
+    const held = [await open(), await open(), await open()];
+    const dropped = await new Promise<boolean>((resolvePromise) => {
+      const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+        socket.destroy();
+        resolvePromise(false);
+      });
+      socket.once('error', () => {
+        resolvePromise(true);
+      });
+      socket.once('close', () => {
+        resolvePromise(true);
+      });
+    });
+    assert.equal(dropped, true);
+    const counted = await metrics.registry.getSingleMetricAsString('admission_connections_dropped_total');
+    assert.match(counted, /admission_connections_dropped_total 1$/m);
+    for (const socket of held) socket.destroy();
+    await new Promise((resolveTimer) => setTimeout(resolveTimer, 50));
+    const socket = await open();
+    const closed = untilClosed(socket);
+    socket.end('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    assert.match(await closed, /^HTTP\/1\.1 200/);
+  });
+});
