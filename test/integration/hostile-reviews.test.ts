@@ -3,6 +3,12 @@
  * exponent (which the API server accepts and hands to mutating webhooks before its own
  * validation) used to hold the admission server for 12 s, so every other tenant's pod create
  * failed meanwhile and /healthz stalled past the liveness probe.
+ *
+ * The API server itself then spends about 30 s on such a quantity after our webhooks have answered,
+ * and ends the create with its own Timeout (measured with no webhook registered at all: 34 s for
+ * `kubectl create --dry-run=server`), so what this test holds us to is our part: every call of ours
+ * on that pod answered within a second of the create, in milliseconds of handler time, while the
+ * other tenant's pod is admitted and /healthz stays fast.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -46,6 +52,7 @@ describe('hostile reviews through the API server', () => {
     await waitFor('a first pod to be admitted', () => createPod(tenant), { timeoutMs: 20_000 });
 
     let slowestHealthMs = 0;
+    const healthSamples: number[] = [];
     let polling = true;
     const poller = (async (): Promise<void> => {
       while (polling) {
@@ -53,35 +60,46 @@ describe('hostile reviews through the API server', () => {
         const health = await httpsGet(operator.port, '/healthz', ca);
         assert.equal(health.status, 200);
         slowestHealthMs = Math.max(slowestHealthMs, performance.now() - started);
+        healthSamples.push(Math.round(performance.now() - started));
         await new Promise((resolveTimer) => setTimeout(resolveTimer, 10));
       }
     })();
 
     const core = await coreApi();
-    const started = performance.now();
-    const [crafted, ordinary] = await Promise.allSettled([
-      core.createNamespacedPod({ namespace: attacker, body: craftedPod() }),
-      createPod(tenant),
-    ]);
-    const answeredMs = performance.now() - started;
+    const sent = Date.now();
+    const crafted = core.createNamespacedPod({ namespace: attacker, body: craftedPod() }).then(
+      () => 'admitted',
+      (error: unknown) => String(error),
+    );
+    // The other tenant creates a pod while the crafted one is under review.
+    await new Promise((resolveTimer) => setTimeout(resolveTimer, 100));
+    const ordinaryStarted = performance.now();
+    await createPod(tenant);
+    const ordinaryMs = performance.now() - ordinaryStarted;
+    const outcome = await crafted;
     polling = false;
     await poller;
-
-    assert.equal(ordinary.status, 'fulfilled', String(ordinary.status === 'rejected' && ordinary.reason));
-    // Refused or admitted unchanged: either way an answer, and never a webhook time-out.
-    if (crafted.status === 'rejected') {
-      assert.doesNotMatch(String(crafted.reason), /deadline exceeded|timeout|failed calling webhook/i);
-    }
-    assert.equal(answeredMs < 1000, true, `both pod creates took ${Math.round(answeredMs)} ms`);
-    assert.equal(slowestHealthMs < 100, true, `/healthz took up to ${Math.round(slowestHealthMs)} ms`);
-
+    // Read after the poller stopped: parsing the whole log would stall this process, not the server.
     const decisions = logsMatching(operator, /admission decision/).filter(
       (line) => line.object === `${attacker}/dos`,
     );
-    assert.equal(decisions.length > 0, true, 'the crafted pod reached our webhooks');
+    assert.equal(decisions.length > 0, true, 'our webhooks were called for the crafted pod');
+
+    assert.equal(ordinaryMs < 1000, true, `the other tenant's pod took ${Math.round(ordinaryMs)} ms`);
+    assert.equal(
+      slowestHealthMs < 100,
+      true,
+      `/healthz took up to ${Math.round(slowestHealthMs)} ms: ${healthSamples.join(' ')}`,
+    );
+    // The first call (the mutating webhooks) comes at once; the API server may call the validating
+    // ones only after its own slow work on the quantity, so only handler time is bounded for those.
+    const firstAnswerMs = Math.min(...decisions.map((line) => Number(line.time))) - sent;
+    assert.equal(firstAnswerMs < 1000, true, `our first answer came ${firstAnswerMs} ms after the create`);
     for (const line of decisions) {
       assert.equal(Number(line.ms) < 100, true, `${String(line.webhook)} took ${String(line.ms)} ms`);
       assert.equal(typeof line.message !== 'string' || line.message.length <= 256, true);
     }
+    // Refused by us, admitted, or ended by the API server's own time-out: never a failed call to us.
+    assert.doesNotMatch(outcome, /failed calling webhook/i);
   });
 });
