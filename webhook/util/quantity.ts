@@ -93,11 +93,31 @@ function firstNonZero(text: string, from: number, to: number): number {
 const anyNonZero = (text: string, from: number, to: number): boolean => firstNonZero(text, from, to) < to;
 
 /**
+ * Quantities repeat: a pod's containers, and the pods of a cluster, ask for the same few amounts
+ * ("100m", "128Mi"), so a review with thousands of containers parses a handful of distinct texts.
+ * Short texts only, and the cache is cleared when full: its memory is bounded by both.
+ */
+const PARSED = new Map<string, bigint>();
+const MAX_CACHED_TEXT = 32;
+const MAX_CACHED = 4096;
+
+/**
  * Parses a quantity into nano-units. Throws a QuantityError (kind 'invalid') on anything that
  * is not a Kubernetes quantity, and (kind 'too-large') on one whose magnitude exceeds 2^63-1
  * whole units.
  */
 export function parseQuantity(input: string): bigint {
+  const cached = PARSED.get(input);
+  if (cached !== undefined) return cached;
+  const value = parseUncached(input);
+  if (input.length <= MAX_CACHED_TEXT) {
+    if (PARSED.size >= MAX_CACHED) PARSED.clear();
+    PARSED.set(input, value);
+  }
+  return value;
+}
+
+function parseUncached(input: string): bigint {
   const text = input.trim();
   const invalid = (): QuantityError => new QuantityError('invalid', input);
   let position = 0;
