@@ -53,6 +53,13 @@ function objectName(request: AdmissionRequest): string {
   return truncate(request.namespace ? `${request.namespace}/${shown}` : shown, MAX_LOG_FIELD_CHARS);
 }
 
+/** A rule's audit as the log line shows it: each value bounded (a list of defaulted fields can be long). */
+function boundedAudit(audit: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(audit).map(([key, value]) => [key, truncate(value, MAX_LOG_FIELD_CHARS)]),
+  );
+}
+
 /** The review in the body, with every part nested deeper than the bound already cut off. */
 function readReview(raw: Buffer): { request: AdmissionRequest; tooDeep: boolean } {
   const { body, pruned } = pruneDeepJson(raw, MAX_OBJECT_DEPTH + ENVELOPE_DEPTH);
@@ -84,8 +91,6 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
       ctx.status = status;
       ctx.type = 'application/json';
       ctx.body = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: status, message };
-      // The rest of a body we stopped reading is not worth reading: end the connection instead.
-      if (status === 413 || status === 503) ctx.set('Connection', 'close');
     }
   });
 
@@ -152,7 +157,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
         outcome,
         ms: Math.round(seconds * 1e6) / 1e3,
         ...(decision.allowed ? {} : { message: truncate(decision.message, MAX_LOG_FIELD_CHARS) }),
-        ...(decision.audit ? { audit: decision.audit } : {}),
+        ...(decision.audit ? { audit: boundedAudit(decision.audit) } : {}),
       },
       'admission decision',
     );

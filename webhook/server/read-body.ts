@@ -36,6 +36,14 @@ export class BodyBudget {
 }
 
 /**
+ * Reads and drops what the sender still sends, holding none of it, so that it can finish writing
+ * and read our answer instead of a reset connection; the request time-out bounds how long.
+ */
+function discardRest(req: IncomingMessage): void {
+  req.resume();
+}
+
+/**
  * The whole body, or a BadReviewError: 413 past `limit`, 503 when the budget is spent. The bytes
  * stay counted against the budget until the response is done with them.
  */
@@ -47,6 +55,7 @@ export function readBody(
 ): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
+    discardRest(req);
     return Promise.reject(
       new BadReviewError(413, `request body of ${declared} bytes exceeds the ${limit}-byte limit`),
     );
@@ -60,7 +69,7 @@ export function readBody(
     const chunks: Buffer[] = [];
     const stop = (error: BadReviewError): void => {
       req.off('data', onData);
-      req.pause();
+      discardRest(req);
       reject(error);
     };
     const onData = (chunk: Buffer): void => {

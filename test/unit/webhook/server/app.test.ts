@@ -88,7 +88,10 @@ const entries: WebhookEntry[] = [
     name: 'many-warnings.test.io',
     path: '/many-warnings',
     failurePolicy: 'Fail',
-    handler: () => allow(Array.from({ length: 1000 }, (_, i) => `warning ${i} ${'w'.repeat(5000)}`)),
+    handler: () => ({
+      ...allow(Array.from({ length: 1000 }, (_, i) => `warning ${i} ${'w'.repeat(5000)}`)),
+      audit: { action: 'defaulted', fields: 'spec.backends[0].x,'.repeat(5000) },
+    }),
   },
   {
     ...base,
@@ -315,6 +318,8 @@ describe('admission app', () => {
       true,
     );
     assert.equal(warnings[20], '…and 980 more warnings');
+    const line = logLines.findLast((entry) => entry.includes('many-warnings.test.io')) ?? '';
+    assert.equal(line.length < 2048, true, `log line of ${line.length} chars`);
   });
 
   it('answers 503 while the bodies being read hold the whole budget, and frees it afterwards', async () => {
