@@ -94,6 +94,20 @@ describe('x509', () => {
     assert.notEqual(other.privateKeyPem, keys.privateKeyPem);
   });
 
+  it('generates keys off the event loop: timers keep firing while a 4096-bit key is made', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks += 1;
+    }, 1);
+    try {
+      // Several hundred milliseconds of work; a synchronous generation would let no timer run.
+      await generateRsaKeyPair(4096);
+    } finally {
+      clearInterval(timer);
+    }
+    assert.equal(ticks > 0, true, 'no timer ran while the key was generated');
+  });
+
   it('signs with a key generated beforehand', async () => {
     const caKeys = await generateRsaKeyPair();
     const leafKeys = await generateRsaKeyPair();
