@@ -7,7 +7,7 @@ import type { FuzzCase } from './generate.js';
 import type { HttpResult } from './checks.js';
 
 /** More of an answer than any check needs. */
-const BODY_CAP = 4 * 1024 * 1024;
+const BODY_CAP = 128 * 1024 * 1024;
 /** Bodies past the server's 3 MiB limit. */
 const OVERSIZED = 3 * 1024 * 1024;
 /** How long a dribbled body takes to send (or to stall). */

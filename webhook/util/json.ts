@@ -1,5 +1,23 @@
 /** Narrowing helpers for reading objects under review, which arrive as untyped JSON. */
+import { pruneDeepJson } from '../admission/json-depth.js';
 import type { JsonObject, JsonValue } from '../admission/types.js';
+
+/** How deep JSON written into an annotation or a ConfigMap key may nest: far above any real value. */
+export const MAX_JSON_TEXT_DEPTH = 64;
+
+/**
+ * JSON.parse for JSON that users write into strings (annotations, ConfigMap keys). Throws a
+ * SyntaxError, as JSON.parse does, for text that is not JSON and for text nested deeper than
+ * MAX_JSON_TEXT_DEPTH: JSON.parse would build such a value, but every walk over it afterwards
+ * (comparing, cloning, printing) would recurse past the stack.
+ */
+export function parseJsonText(text: string): unknown {
+  const bytes = Buffer.from(text);
+  if (pruneDeepJson(bytes, MAX_JSON_TEXT_DEPTH).pruned > 0) {
+    throw new SyntaxError(`nested deeper than ${MAX_JSON_TEXT_DEPTH} levels`);
+  }
+  return JSON.parse(text) as unknown;
+}
 
 /** The value when it is a JSON object (not null, not an array). */
 export function asObject(value: JsonValue | undefined): JsonObject | undefined {

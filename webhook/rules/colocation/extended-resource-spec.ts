@@ -4,7 +4,7 @@
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
-import { asArray, asObject } from '../../util/json.js';
+import { asArray, asObject, parseJsonText } from '../../util/json.js';
 import type { StepSkip } from '../skip.js';
 
 export const EXTENDED_RESOURCE_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
@@ -87,7 +87,7 @@ export function applyExtendedResourceSpec(pod: KubeObject): StepSkip | undefined
   let current: unknown = {};
   if (typeof currentText === 'string') {
     try {
-      current = JSON.parse(currentText);
+      current = parseJsonText(currentText);
     } catch {
       return {
         warning: `metadata.annotations[${EXTENDED_RESOURCE_SPEC_ANNOTATION}]: failed to get current extended resource spec: not valid JSON${skipped}`,

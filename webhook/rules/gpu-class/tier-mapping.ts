@@ -66,6 +66,8 @@ const TOP_LEVEL_KEYS = new Set([
 export const MAX_MAPPING_CHARS = 64 * 1024;
 /** A mapping nests four levels (workloadOverrides.gold.inference[0]); this leaves room for any style. */
 export const MAX_MAPPING_DEPTH = 64;
+/** Alias expansions a mapping may make: a real one needs none; a "billion laughs" needs millions. */
+const MAX_ALIAS_COUNT = 100;
 
 /**
  * An upper bound of how deeply `text` nests, read in one pass before the YAML parser sees it: the
@@ -160,7 +162,15 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
       );
     return { ok: false, errors };
   }
-  const content: unknown = document.toJS({ maxAliasCount: 100 });
+  let content: unknown;
+  try {
+    content = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // The yaml package refuses an alias bomb by throwing a ReferenceError while expanding it.
+    if (!(error instanceof ReferenceError)) throw error;
+    errors.push(`${root}: expands more than ${MAX_ALIAS_COUNT} YAML aliases`);
+    return { ok: false, errors };
+  }
   if (!isRecord(content)) {
     errors.push(`${root}: must be a YAML mapping with at least the key "tiers"`);
     return { ok: false, errors };

@@ -10,7 +10,7 @@ import type { Rule } from '../../state.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { skipAudit, type StepSkip } from '../skip.js';
 import { AMPLIFICATION_RATIO_ANNOTATION, AMPLIFIED_RESOURCES, RAW_ALLOCATABLE_ANNOTATION } from './keys.js';
-import { asObject } from '../../util/json.js';
+import { asObject, parseJsonText } from '../../util/json.js';
 
 function amplified(node: JsonObject): Record<string, JsonValue> {
   const allocatable = asObject(asObject(node.status)?.allocatable) ?? {};
@@ -84,7 +84,7 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   const ratioPath = `metadata.annotations[${AMPLIFICATION_RATIO_ANNOTATION}]`;
   let ratios: JsonObject | undefined;
   try {
-    ratios = asObject(JSON.parse(ratioText) as JsonValue);
+    ratios = asObject(parseJsonText(ratioText) as JsonValue);
   } catch {
     ratios = undefined;
   }
@@ -107,7 +107,7 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   } else {
     let parsed: JsonObject | undefined;
     try {
-      parsed = asObject(JSON.parse(rawText) as JsonValue);
+      parsed = asObject(parseJsonText(rawText) as JsonValue);
     } catch {
       parsed = undefined;
     }

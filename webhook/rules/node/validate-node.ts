@@ -9,7 +9,7 @@ import { allow, deny } from '../../admission/decisions.js';
 import type { AdmissionRequest, Decision, KubeObject } from '../../admission/types.js';
 import { SLO_CONFIG_NAME } from '../../names.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { asObject, labelsOf } from '../../util/json.js';
+import { asObject, labelsOf, parseJsonText } from '../../util/json.js';
 import { sloConfigStrategyConflicts } from '../slo-config/node-strategy-conflicts.js';
 import { AMPLIFICATION_RATIO_ANNOTATION } from './keys.js';
 
@@ -28,7 +28,7 @@ function ratioProblems(node: KubeObject, maxRatio: number): Decision | undefined
     return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');
   let ratios: unknown;
   try {
-    ratios = JSON.parse(text);
+    ratios = parseJsonText(text);
   } catch {
     return deny(
       `${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`,

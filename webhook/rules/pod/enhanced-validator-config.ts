@@ -9,7 +9,7 @@
 import { allow, deny } from '../../admission/decisions.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
-import { stringsOf } from '../../util/json.js';
+import { stringsOf, parseJsonText } from '../../util/json.js';
 
 export interface LabelRule {
   name: string;
@@ -27,7 +27,7 @@ export function parseLabelRules(text: string | undefined): LabelRulesParse {
   if (text === undefined || text.trim() === '') return { ok: true, rules: [] };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonText(text);
   } catch {
     return { ok: false, problem: 'data[rules]: not valid JSON; must be a JSON array of rules' };
   }

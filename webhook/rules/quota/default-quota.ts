@@ -7,7 +7,7 @@
 import { allow, deny, mutate } from '../../admission/decisions.js';
 import type { JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { stringsOf } from '../../util/json.js';
+import { stringsOf, parseJsonText } from '../../util/json.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
 
@@ -51,7 +51,7 @@ export const defaultElasticQuota: Rule = (request, state) => {
   } else {
     let parsed: JsonValue | undefined;
     try {
-      parsed = JSON.parse(declared) as JsonValue;
+      parsed = parseJsonText(declared) as JsonValue;
     } catch {
       parsed = undefined;
     }

@@ -5,7 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
-import { asObject } from '../../util/json.js';
+import { asObject, parseJsonText } from '../../util/json.js';
 
 export interface QuotaView {
   namespace: string;
@@ -38,7 +38,7 @@ function stringMap(value: JsonValue | undefined): Record<string, string> {
 function parseAdmissionAnnotation(value: string | undefined): Record<string, JsonValue> | undefined {
   if (!value) return undefined;
   try {
-    const limits = asObject(JSON.parse(value) as JsonValue);
+    const limits = asObject(parseJsonText(value) as JsonValue);
     if (!limits || Object.keys(limits).length === 0) return undefined;
     // A nested value is no quantity; an empty one of its kind says so without holding (and later
     // walking) whatever depth the annotation's text built.
@@ -54,7 +54,7 @@ function parseAdmissionAnnotation(value: string | undefined): Record<string, Jso
 export function parseNamespacesAnnotation(value: string | undefined): string[] {
   if (!value) return [];
   try {
-    const parsed: unknown = JSON.parse(value);
+    const parsed: unknown = parseJsonText(value);
     return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
   } catch {
     return [];

@@ -11,7 +11,7 @@
 import { deny } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { asObject } from '../../util/json.js';
+import { asObject, parseJsonText } from '../../util/json.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { quotaView, type QuotaView } from './quota-view.js';
@@ -81,7 +81,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): void {
   if (typeof weightText === 'string' && weightText !== '') {
     let weight: unknown;
     try {
-      weight = JSON.parse(weightText);
+      weight = parseJsonText(weightText);
     } catch {
       fail(weightPath, 'not valid JSON');
     }
@@ -110,7 +110,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): void {
     const strictPath = `metadata.annotations[${QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys}]`;
     let keys: unknown;
     try {
-      keys = JSON.parse(strictText);
+      keys = parseJsonText(strictText);
     } catch {
       fail(strictPath, 'not valid JSON');
     }

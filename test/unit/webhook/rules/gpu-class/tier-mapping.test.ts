@@ -151,6 +151,16 @@ describe('tier mapping', () => {
     ]);
   });
 
+  it('refuses an alias bomb instead of expanding it', () => {
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'tiers: [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
+    assert.deepEqual(errorsOf(bomb), ['data[mapping.yaml]: expands more than 100 YAML aliases']);
+  });
+
   it('still reads flow style and comments that mention brackets', () => {
     const result = parse('tiers: {gold: [a100, h100], silver: "l4"}  # [[[[ not nesting\n');
     assert.ok(result.ok, JSON.stringify(result));

@@ -169,6 +169,7 @@ describe('nodeValidator', () => {
 
   for (const [label, value, message] of [
     ['invalid JSON', '{cpu', /not valid JSON/],
+    ['JSON nested 20,000 deep', `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`, /not valid JSON/],
     ['a list', '[1.5]', /must be a JSON object of ratios/],
     ['a ratio below 1', '{"cpu":0.5}', /\.cpu: ratio 0\.5 must be at least 1/],
     ['a ratio above the bound', '{"memory":12}', /\.memory: ratio 12 exceeds the maximum 10/],
