@@ -8,8 +8,8 @@ import type { HttpResult } from './checks.js';
 
 /** More of an answer than any check needs. */
 const BODY_CAP = 128 * 1024 * 1024;
-/** Bodies past the server's 3 MiB limit. */
-const OVERSIZED = 3 * 1024 * 1024;
+/** Bodies past the server's 7 MiB limit. */
+const OVERSIZED = 7 * 1024 * 1024;
 /** How long a dribbled body takes to send (or to stall). */
 const DRIBBLE_MS = 1500;
 
@@ -81,17 +81,13 @@ export function sendCase(fuzzCase: FuzzCase, options: SendOptions): Promise<Http
       // An oversized body may be cut off by the server after it answered 413: the answer counts.
       finish(status === undefined ? error.message : undefined);
     });
-    void write(req, fuzzCase, () => status !== undefined).catch(() => {
+    void write(req, fuzzCase).catch(() => {
       // The request's own error handler reports it.
     });
   });
 }
 
-async function write(
-  req: ReturnType<typeof request>,
-  fuzzCase: FuzzCase,
-  answered: () => boolean,
-): Promise<void> {
+async function write(req: ReturnType<typeof request>, fuzzCase: FuzzCase): Promise<void> {
   const body = fuzzCase.body;
   if (fuzzCase.method !== 'POST') {
     req.end();
@@ -102,13 +98,13 @@ async function write(
     return;
   }
   if (body.length > OVERSIZED) {
-    // The server may answer 413 from the headers and close: stop sending then, or the
-    // connection's reset can discard the answer before it is read.
-    for (let i = 0; i < body.length && !answered() && !req.destroyed; i += 256 * 1024) {
+    // The server answers 413 from the headers and reads the rest without keeping it, so the
+    // whole body can be sent and the answer read after it.
+    for (let i = 0; i < body.length && !req.destroyed; i += 256 * 1024) {
       if (!req.write(body.subarray(i, i + 256 * 1024))) await new Promise((r) => req.once('drain', r));
       await sleep(1);
     }
-    if (!answered() && !req.destroyed) req.end();
+    if (!req.destroyed) req.end();
     return;
   }
   if (fuzzCase.transport === 'chunked') {
