@@ -104,14 +104,17 @@ export function embedPodSchema(podSchema: PatchSchema, at: readonly string[]): P
 }
 
 /**
- * `original` with `patch` applied. Neither input is changed, and the result shares nothing with
- * them. Throws StrategicMergePatchError for a patch that cannot be applied.
+ * `original` with `patch` applied. Neither input is changed. The result is copied only along the
+ * maps and lists the patch touches and shares every other subtree of `original` by reference
+ * (never anything of `patch`), so neither may be changed in place afterwards while the other is
+ * in use. Throws StrategicMergePatchError for a patch that cannot be applied.
  */
 export function strategicMergePatch(original: JsonObject, patch: JsonValue, schema: PatchSchema): JsonObject {
   if (!isObject(patch))
     throw new StrategicMergePatchError('', `the patch must be a JSON object, not ${describe(patch)}`);
-  // Working on a private copy lets the merge update in place, as apimachinery does.
-  return mergeMap(structuredClone(original), patch, [compile(schema)], '');
+  // Copying only what the patch reaches keeps a small patch to a huge object cheap, and lets the
+  // caller's diff skip every shared subtree at once.
+  return mergeMap(original, patch, [compile(schema)], '');
 }
 
 interface SchemaNode {
@@ -167,8 +170,11 @@ function mergeKeyOf(cursor: Cursor): string | undefined {
   return strategy?.strategy === 'merge' ? strategy.key : undefined;
 }
 
-/** Merges `patch` into `original`, which the caller owns and which may be updated in place. */
-function mergeMap(original: JsonObject, patch: JsonObject, at: Cursor, path: string): JsonObject {
+/**
+ * `patch` merged into a shallow copy of `source`, which is left as it is; the copy's untouched
+ * values are `source`'s own.
+ */
+function mergeMap(source: JsonObject, patch: JsonObject, at: Cursor, path: string): JsonObject {
   if (Object.hasOwn(patch, DIRECTIVE)) {
     const directive = patch[DIRECTIVE];
     if (directive === 'replace') {
@@ -183,6 +189,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, at: Cursor, path: str
     );
   }
 
+  const original = copyOf(source);
   applyRetainKeys(original, patch, path);
 
   // apimachinery orders lists before merging anything else, and the ordered field is done then.
@@ -521,6 +528,11 @@ function keyOf(item: JsonValue, key: string, path: string): JsonValue {
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A shallow copy; spreading defines own data properties, so `__proto__` stays an ordinary key. */
+function copyOf(source: JsonObject): JsonObject {
+  return { ...source };
 }
 
 /** Defined as data, so a key such as `__proto__` stays an ordinary key. */

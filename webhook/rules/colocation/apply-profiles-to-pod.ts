@@ -85,6 +85,9 @@ export function applyProfilesToPod(
       warnings.push(error.message);
     }
   }
+  // applyProfile shares what it leaves alone with `pod`, but the translation and the steps of
+  // /mutate-pod after it update the pod in place: one private copy here keeps `pod` untouched.
+  if (result !== pod) result = structuredClone(result);
   // As in Koordinator, translation runs once any profile matched, even when none won its roll: it
   // follows the pod's own resulting class, so a pod that kept its class is translated only if that
   // class was already batch or mid, which is what that class means.

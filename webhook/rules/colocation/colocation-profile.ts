@@ -128,26 +128,56 @@ function optionalString(profile: ColocationProfileView, field: string): string {
   return value;
 }
 
-/** The object at `path` under `root`, created when `create` is set; undefined when absent. */
-function objectAt(root: JsonObject, path: readonly string[], create: boolean): JsonObject | undefined {
+/** The object at `path` under `root`; undefined when absent. */
+function objectAt(root: JsonObject, path: readonly string[]): JsonObject | undefined {
+  let current: JsonObject | undefined = root;
+  for (const name of path) current = current && asObject(current[name]);
+  return current;
+}
+
+/**
+ * The object at `path` under `root`, which the caller owns, made writable: every object on the
+ * way is replaced by a shallow copy (or created), so what it shares with the input stays untouched.
+ */
+function ownObjectAt(root: JsonObject, path: readonly string[]): JsonObject {
   let current = root;
   for (const name of path) {
-    let next = asObject(current[name]);
-    if (!next) {
-      if (!create) return undefined;
-      next = {};
-      current[name] = next;
-    }
+    const next: JsonObject = { ...(asObject(current[name]) ?? {}) };
+    current[name] = next;
     current = next;
   }
   return current;
 }
 
 /**
+ * A string map copied on its first write, so one the profile leaves alone stays shared with the
+ * object it came from.
+ */
+class CopyOnWriteMap {
+  private copy: Record<string, JsonValue> | undefined;
+  constructor(private readonly source: Readonly<Record<string, JsonValue>>) {}
+  /** Own keys only: a key such as `constructor` names no label, not Object.prototype's function. */
+  get(key: string): JsonValue | undefined {
+    const map = this.copy ?? this.source;
+    return Object.hasOwn(map, key) ? map[key] : undefined;
+  }
+  set(key: string, value: JsonValue): void {
+    this.copy ??= { ...this.source };
+    this.copy[key] = value;
+  }
+  /** The written copy, when it was written and holds anything. */
+  written(): Record<string, JsonValue> | undefined {
+    return this.copy && Object.keys(this.copy).length > 0 ? this.copy : undefined;
+  }
+}
+
+/**
  * The object with the profile applied, in Koordinator's order (labels, annotations, key
  * mappings, suffixes, schedulerName, qosClass, priorityClassName, koordinatorPriority, patch):
- * later steps and later profiles win. Pure: `object` is not modified. Throws a ProfileProblem,
- * leaving nothing half-applied.
+ * later steps and later profiles win. Pure: `object` is not modified. The result copies only the
+ * objects on the paths it changes and shares the rest with `object`, so that an admission diff
+ * against `object` skips everything the profile left alone; neither may be changed in place
+ * while the other is in use. Throws a ProfileProblem, leaving nothing half-applied.
  */
 export function applyProfile(
   object: JsonObject,
@@ -155,33 +185,35 @@ export function applyProfile(
   target: ProfileTarget,
   state: StateSnapshot,
 ): JsonObject {
-  const result = structuredClone(object);
-  const metadata = objectAt(result, ['metadata'], true) as JsonObject;
-  const labels: Record<string, JsonValue> = asObject(metadata.labels) ?? {};
-  const annotations: Record<string, JsonValue> = asObject(metadata.annotations) ?? {};
+  const result: JsonObject = { ...object };
+  const metadata = ownObjectAt(result, ['metadata']);
+  const labels = new CopyOnWriteMap(asObject(metadata.labels) ?? {});
+  const annotations = new CopyOnWriteMap(asObject(metadata.annotations) ?? {});
 
-  Object.assign(labels, stringMap(profile, 'labels'));
-  Object.assign(annotations, stringMap(profile, 'annotations'));
+  for (const [key, value] of Object.entries(stringMap(profile, 'labels'))) labels.set(key, value);
+  for (const [key, value] of Object.entries(stringMap(profile, 'annotations'))) annotations.set(key, value);
   for (const [from, to] of Object.entries(stringMap(profile, 'labelKeysMapping')))
-    labels[to] = labels[from] ?? '';
+    labels.set(to, labels.get(from) ?? '');
   for (const [from, to] of Object.entries(stringMap(profile, 'annotationKeysMapping')))
-    annotations[to] = annotations[from] ?? '';
+    annotations.set(to, annotations.get(from) ?? '');
   for (const [key, suffix] of Object.entries(stringMap(profile, 'labelSuffixes'))) {
-    const value = labels[key];
-    if (typeof value === 'string') labels[key] = value + suffix;
+    const value = labels.get(key);
+    if (typeof value === 'string') labels.set(key, value + suffix);
   }
 
   // A Reservation without a template has no pod spec to set (Koordinator checks spec.template != nil).
-  const podSpec = (): JsonObject | undefined =>
-    target.podSpecOptional && !objectAt(result, target.podSpecPath.slice(0, -1), false)
-      ? undefined
-      : objectAt(result, target.podSpecPath, true);
+  let ownPodSpec: JsonObject | undefined;
+  const podSpec = (): JsonObject | undefined => {
+    if (target.podSpecOptional && !objectAt(result, target.podSpecPath.slice(0, -1))) return undefined;
+    ownPodSpec ??= ownObjectAt(result, target.podSpecPath);
+    return ownPodSpec;
+  };
   const schedulerName = optionalString(profile, 'schedulerName');
   const schedulerSpec = schedulerName ? podSpec() : undefined;
   if (schedulerSpec) schedulerSpec.schedulerName = schedulerName;
 
   const qosClass = optionalString(profile, 'qosClass');
-  if (qosClass) labels[QOS_LABEL] = qosClass;
+  if (qosClass) labels.set(QOS_LABEL, qosClass);
 
   const priorityClassName = optionalString(profile, 'priorityClassName');
   const prioritySpec = priorityClassName ? podSpec() : undefined;
@@ -204,11 +236,13 @@ export function applyProfile(
     if (typeof koordinatorPriority !== 'number' || !Number.isInteger(koordinatorPriority)) {
       throw problem(profile, 'spec.koordinatorPriority: must be an integer');
     }
-    labels[PRIORITY_LABEL] = String(koordinatorPriority);
+    labels.set(PRIORITY_LABEL, String(koordinatorPriority));
   }
 
-  if (Object.keys(labels).length > 0) metadata.labels = labels;
-  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+  const newLabels = labels.written();
+  if (newLabels) metadata.labels = newLabels;
+  const newAnnotations = annotations.written();
+  if (newAnnotations) metadata.annotations = newAnnotations;
 
   const patch = profile.spec.patch;
   if (patch === undefined || patch === null) return result;

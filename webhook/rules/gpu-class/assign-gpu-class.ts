@@ -77,18 +77,24 @@ export function classesFor(
   return mapping.tiers.get(folded);
 }
 
+/**
+ * The pod pinned to `classes`; `pod` is not modified. Only the objects on the path to the change
+ * are copied; the rest is shared with `pod`, so the admission diff against it skips everything
+ * else (a pod may carry megabytes the rule never looks at). Neither may be changed in place after.
+ */
 function pinToClasses(pod: KubeObject, key: string, classes: readonly string[]): KubeObject {
-  const mutated = structuredClone(pod);
-  const spec = asObject(mutated.spec) ?? {};
-  mutated.spec = spec;
+  const spec: JsonObject = { ...(asObject(pod.spec) ?? {}) };
+  const mutated: KubeObject = { ...pod, spec };
   if (classes.length === 1) {
     spec.nodeSelector = { ...(asObject(spec.nodeSelector) ?? {}), [key]: classes[0] ?? '' };
     return mutated;
   }
   const expression: JsonObject = { key, operator: 'In', values: [...classes] };
-  const affinity = asObject(spec.affinity) ?? {};
-  const nodeAffinity = asObject(affinity.nodeAffinity) ?? {};
-  const required = asObject(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ?? {};
+  const affinity: JsonObject = { ...(asObject(spec.affinity) ?? {}) };
+  const nodeAffinity: JsonObject = { ...(asObject(affinity.nodeAffinity) ?? {}) };
+  const required: JsonObject = {
+    ...(asObject(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ?? {}),
+  };
   const terms = asArray(required.nodeSelectorTerms);
   required.nodeSelectorTerms =
     terms.length === 0

@@ -38,7 +38,9 @@ export function reservationMutator(roll: () => number): Rule {
     if (request.operation !== 'CREATE' || !request.object) return allow();
     const warnings: string[] = [];
     const applied: string[] = [];
-    let reservation: KubeObject = structuredClone(request.object);
+    // Each step copies only what it changes, so the result shares everything else with the
+    // request object, which is never written: the server diffs the two, skipping shared subtrees.
+    let reservation: KubeObject = request.object;
     const labels = labelsOf(reservation);
     for (const profile of state.colocationProfiles()) {
       try {
@@ -53,7 +55,7 @@ export function reservationMutator(roll: () => number): Rule {
     }
     const spec = asObject(reservation.spec);
     if (spec && (spec.ttl ?? null) === null && (spec.expires ?? null) === null)
-      spec.ttl = DEFAULT_RESERVATION_TTL;
+      reservation = { ...reservation, spec: { ...spec, ttl: DEFAULT_RESERVATION_TTL } };
     const decision = mutate(reservation, warnings.length > 0 ? warnings : undefined);
     const audit = profileAudit(applied, warnings);
     return audit ? { ...decision, audit } : decision;

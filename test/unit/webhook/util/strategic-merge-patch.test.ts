@@ -174,14 +174,44 @@ describe('strategicMergePatch: maps', () => {
     assert.deepEqual(Object.keys(merged), ['a', '__proto__']);
   });
 
-  it('returns a result that shares nothing with its inputs', () => {
+  it('returns a result that shares nothing with the patch', () => {
     const original = pod({ containers: [{ name: 'app', env: [{ name: 'A', value: '1' }] }] });
     const patch: JsonObject = { spec: { containers: [{ name: 'side', env: [{ name: 'B', value: '2' }] }] } };
-    const before = structuredClone({ original, patch });
-    const result = strategicMergePatch(original, patch, POD_PATCH_SCHEMA);
+    const before = structuredClone(patch);
+    const result = strategicMergePatch(deepFreeze(original), patch, POD_PATCH_SCHEMA);
     const containers = (result.spec as JsonObject).containers as JsonObject[];
-    for (const container of containers) (container.env as JsonObject[]).push({ name: 'X' });
-    assert.deepEqual({ original, patch }, before);
+    const side = containers.find((container) => container.name === 'side');
+    assert.ok(side);
+    (side.env as JsonObject[]).push({ name: 'X' });
+    side.image = 'changed';
+    assert.deepEqual(patch, before);
+  });
+
+  it('copies only the maps and lists the patch touches, sharing every other subtree with the original', () => {
+    const app = { name: 'app', env: [{ name: 'A', value: '1' }], resources: { limits: { cpu: '1' } } };
+    const original = deepFreeze(
+      pod(
+        { containers: [app, { name: 'side', image: 's:1' }], volumes: [{ name: 'v', emptyDir: {} }] },
+        { name: 'p', labels: { a: '1' }, annotations: { big: 'x' } },
+      ),
+    );
+    const result = strategicMergePatch(
+      original,
+      { metadata: { labels: { b: '2' } }, spec: { containers: [{ name: 'side', image: 's:2' }] } },
+      POD_PATCH_SCHEMA,
+    );
+    const metadata = result.metadata as JsonObject;
+    const spec = result.spec as JsonObject;
+    const before = original.spec as JsonObject;
+    assert.deepEqual(metadata.labels, { a: '1', b: '2' });
+    assert.notEqual(metadata, original.metadata);
+    assert.equal(metadata.annotations, (original.metadata as JsonObject).annotations);
+    assert.equal(spec.volumes, before.volumes);
+    const containers = spec.containers as JsonObject[];
+    assert.notEqual(containers, before.containers);
+    assert.equal(containers[0], app);
+    assert.deepEqual(containers[1], { name: 'side', image: 's:2' });
+    assert.equal(Object.isFrozen(containers[1]), false);
   });
 });
 

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Decision, JsonObject, KubeObject } from '../../../../../webhook/admission/types.js';
+import { jsonPatch } from '../../../../../webhook/admission/response.js';
+import {
+  applyProfile,
+  type ProfileTarget,
+} from '../../../../../webhook/rules/colocation/colocation-profile.js';
 import { podMutator, type PodMutationOptions } from '../../../../../webhook/rules/pod/mutate-pod.js';
 import type { ColocationProfileView, StateSnapshot } from '../../../../../webhook/state.js';
+import { POD_PATCH_SCHEMA } from '../../../../../webhook/util/strategic-merge-patch.js';
+import { deepFreeze } from '../../../../harness/deep-freeze.js';
 import { admissionRequest } from '../../../../harness/requests.js';
 import { stateSnapshot, type StateFixture } from '../../../../harness/state.js';
 
@@ -344,5 +351,55 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       );
       assert.ok(warning.length < 250, warning);
     }
+  });
+});
+
+describe('applyProfile: copy on write', () => {
+  const POD: ProfileTarget = { podSpecPath: ['spec'], patchSchema: POD_PATCH_SCHEMA };
+  const onlyLabels = koordinatorProfile({
+    annotations: null,
+    schedulerName: null,
+    qosClass: null,
+    priorityClassName: null,
+    koordinatorPriority: null,
+    patch: null,
+  });
+
+  it('never writes to the object it is given, nor does /mutate-pod to the request object', () => {
+    const pod = deepFreeze(koordinatorPod());
+    const snapshot = state([koordinatorProfile(), onlyLabels]);
+    const applied = applyProfile(pod, koordinatorProfile(), POD, snapshot);
+    assert.equal((applied.spec as JsonObject).schedulerName, 'koordinator-scheduler');
+    assert.deepEqual(mutated(run(pod, snapshot)), mutated(run(koordinatorPod(), snapshot)));
+    assert.deepEqual(pod, koordinatorPod());
+  });
+
+  it('shares every subtree it leaves alone with the input, so the admission diff holds only the change', () => {
+    const pod = deepFreeze(koordinatorPod());
+    const labelled = applyProfile(pod, onlyLabels, POD, state([]));
+    assert.equal(labelled.spec, pod.spec);
+    assert.notEqual(labelled.metadata, pod.metadata);
+    assert.deepEqual(jsonPatch(pod, labelled as KubeObject), [
+      { op: 'add', path: '/metadata/labels/testLabelA', value: 'valueA' },
+    ]);
+
+    const scheduled = applyProfile(pod, koordinatorProfile({ patch: null }), POD, state([]));
+    const spec = scheduled.spec as JsonObject;
+    assert.notEqual(spec, pod.spec);
+    assert.equal(spec.schedulerName, 'koordinator-scheduler');
+    const podSpec = pod.spec as JsonObject;
+    assert.equal(spec.containers, podSpec.containers);
+    assert.equal(spec.initContainers, podSpec.initContainers);
+    assert.equal(spec.overhead, podSpec.overhead);
+  });
+
+  it('maps a key named like an Object.prototype member as a missing one', () => {
+    const profile = koordinatorProfile({
+      ...onlyLabels.spec,
+      labels: null,
+      labelKeysMapping: { constructor: 'c' },
+    });
+    const result = applyProfile(deepFreeze(koordinatorPod()), profile, POD, state([]));
+    assert.equal((result.metadata as JsonObject & { labels: JsonObject }).labels.c, '');
   });
 });

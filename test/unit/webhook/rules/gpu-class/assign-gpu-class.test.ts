@@ -4,6 +4,7 @@ import type { AdmissionRequest, Decision, KubeObject } from '../../../../../webh
 import { jsonPatch } from '../../../../../webhook/admission/response.js';
 import { assignGpuClass } from '../../../../../webhook/rules/gpu-class/assign-gpu-class.js';
 import { parseTierMapping, type TierMapping } from '../../../../../webhook/rules/gpu-class/tier-mapping.js';
+import { deepFreeze } from '../../../../harness/deep-freeze.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
 function pod(spec: Record<string, unknown>, labels: Record<string, string> = {}): KubeObject {
@@ -138,6 +139,43 @@ describe('assignGpuClass', () => {
       { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }, gpu] },
       { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }], matchExpressions: [gpu] },
     ]);
+  });
+
+  it('never writes to the pod, and shares with it everything off the path to the change', () => {
+    const make = (): KubeObject =>
+      pod({
+        containers: [gpuContainer({ limits: { 'nvidia.com/gpu': '1' } })],
+        nodeSelector: { disk: 'ssd' },
+        affinity: {
+          podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] },
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }],
+            },
+            preferredDuringSchedulingIgnoredDuringExecution: [],
+          },
+        },
+      });
+    const frozen = deepFreeze(make());
+    const spec = frozen.spec as { containers: unknown; affinity: Record<string, Record<string, unknown>> };
+    for (const [tier, mapping] of [
+      ['gold', undefined],
+      ['bronze', several],
+    ] as const) {
+      const decision = decide(frozen, tier, mapping);
+      assert.ok(decision.allowed && decision.mutated);
+      assert.equal(decision.mutated.metadata, frozen.metadata);
+      const result = decision.mutated.spec as typeof spec;
+      assert.equal(result.containers, spec.containers);
+      if (tier === 'bronze') {
+        assert.equal(result.affinity.podAntiAffinity, spec.affinity.podAntiAffinity);
+        assert.equal(
+          result.affinity.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution,
+          spec.affinity.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution,
+        );
+      }
+    }
+    assert.deepEqual(frozen, make());
   });
 
   it('uses the workload-type override of the tier', () => {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { jsonPatch } from '../../../../../webhook/admission/response.js';
 import type { Decision, JsonObject, KubeObject } from '../../../../../webhook/admission/types.js';
 import { reservationMutator } from '../../../../../webhook/rules/reservation/mutate-reservation.js';
 import type { ColocationProfileView } from '../../../../../webhook/state.js';
+import { deepFreeze } from '../../../../harness/deep-freeze.js';
 import { admissionRequest } from '../../../../harness/requests.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
@@ -105,5 +107,36 @@ describe('/mutate-reservation (Koordinator §6)', () => {
       /ClusterColocationProfile "batch": spec\.priorityClassName: Not found/,
     );
     assert.deepEqual(mutate(reservation({}), state(), 'UPDATE'), { allowed: true });
+  });
+
+  it('never writes to the request object, and shares with it every part no profile touched', () => {
+    const template = {
+      metadata: { annotations: { free: 'form' } },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    };
+    const frozen = deepFreeze(reservation({ template }));
+    const full = mutated(mutate(frozen));
+    assert.deepEqual(frozen, reservation({ template }));
+    assert.deepEqual(full, mutated(mutate(reservation({ template }))));
+
+    const light: ColocationProfileView = {
+      ...profile,
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        labels: { team: 'infra' },
+        schedulerName: 'koord-scheduler',
+      },
+    };
+    const result = mutated(mutate(frozen, state([light])));
+    const resultTemplate = (result.spec as JsonObject).template as typeof template;
+    const frozenTemplate = (frozen.spec as JsonObject).template as typeof template;
+    assert.equal(resultTemplate.metadata, frozenTemplate.metadata);
+    assert.equal(resultTemplate.spec.containers, frozenTemplate.spec.containers);
+    assert.equal((result.spec as JsonObject).owners, (frozen.spec as JsonObject).owners);
+    assert.deepEqual(jsonPatch(frozen, result), [
+      { op: 'add', path: '/spec/template/spec/schedulerName', value: 'koord-scheduler' },
+      { op: 'add', path: '/spec/ttl', value: '24h' },
+      { op: 'add', path: '/metadata/labels/team', value: 'infra' },
+    ]);
   });
 });
