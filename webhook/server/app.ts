@@ -6,14 +6,14 @@
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { pruneDeepJson } from '../admission/json-depth.js';
+import { pruneJson } from '../admission/json-depth.js';
 import { parseAdmissionReview, BadReviewError } from '../admission/review.js';
 import { admissionResponse } from '../admission/response.js';
 import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
 import type { WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
-import { decide, tooDeep, type Judgement } from './decide.js';
+import { decide, unreadable, type Judgement } from './decide.js';
 import type { OperatorMetrics } from './metrics.js';
 import { BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 
@@ -24,6 +24,12 @@ export { MAX_BODY_BYTES } from './read-body.js';
  * template is about 12 levels deep), far below what would make cloning or diffing overflow the stack.
  */
 export const MAX_OBJECT_DEPTH = 512;
+/**
+ * How many keys one map, or items one list, may have: far above any real object (a node reports
+ * at most 50 images by default; a pod's annotations fit in 256 KiB), far below the 100,000-key
+ * maps that cost V8 hundreds of milliseconds to parse, copy and diff.
+ */
+export const MAX_OBJECT_MEMBERS = 10_000;
 /** The object sits two levels down in the review: {request: {object: …}}. */
 const ENVELOPE_DEPTH = 2;
 
@@ -60,9 +66,18 @@ function boundedAudit(audit: Readonly<Record<string, string>>): Record<string, s
   );
 }
 
-/** The review in the body, with every part nested deeper than the bound already cut off. */
-function readReview(raw: Buffer): { request: AdmissionRequest; tooDeep: boolean } {
-  const { body, pruned } = pruneDeepJson(raw, MAX_OBJECT_DEPTH + ENVELOPE_DEPTH);
+/** Why a review's object is not read, in the words of the answer. */
+const UNREAD: Record<'depth' | 'members', string> = {
+  depth: `the object under review is nested deeper than ${MAX_OBJECT_DEPTH} levels; no rule was run`,
+  members: `the object under review has a map or list of more than ${MAX_OBJECT_MEMBERS} entries; no rule was run`,
+};
+
+/** The review in the body, with every part beyond the shape bounds already cut off. */
+function readReview(raw: Buffer): { request: AdmissionRequest; unread?: string } {
+  const { body, exceeded } = pruneJson(raw, {
+    maxDepth: MAX_OBJECT_DEPTH + ENVELOPE_DEPTH,
+    maxMembers: MAX_OBJECT_MEMBERS,
+  });
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -70,7 +85,8 @@ function readReview(raw: Buffer): { request: AdmissionRequest; tooDeep: boolean 
     const reason = truncate((error as Error).message, MAX_LOG_FIELD_CHARS);
     throw new BadReviewError(400, `the body is not valid JSON: ${reason}`);
   }
-  return { request: parseAdmissionReview(parsed), tooDeep: pruned > 0 };
+  const request = parseAdmissionReview(parsed);
+  return exceeded ? { request, unread: UNREAD[exceeded] } : { request };
 }
 
 export function createAdmissionApp(options: AdmissionAppOptions): Koa {
@@ -127,13 +143,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     const raw = await readBody(ctx.req, ctx.res, MAX_BODY_BYTES, bodyBudget);
     // The handler time starts once the body is in: a slow sender is not our slowness.
     const started = process.hrtime.bigint();
-    const { request, tooDeep: deep } = readReview(raw);
-    const judgement: Judgement & { patch?: Parameters<typeof admissionResponse>[2] } = deep
-      ? tooDeep(
-          entry,
-          `the object under review is nested deeper than ${MAX_OBJECT_DEPTH} levels; no rule was run`,
-          metrics,
-        )
+    const { request, unread } = readReview(raw);
+    const judgement: Judgement & { patch?: Parameters<typeof admissionResponse>[2] } = unread
+      ? unreadable(entry, unread, metrics)
       : decide(entry, request, options.state(), logger, metrics);
     const { decision, outcome } = judgement;
     // Same tick as the rule: no other request can run between the decision and its reservation.

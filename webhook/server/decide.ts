@@ -40,9 +40,19 @@ function passUnchanged(
   };
 }
 
-/** The answer for a review whose object nests deeper than the server reads. */
-export function tooDeep(entry: WebhookEntry, message: string, metrics: OperatorMetrics): Judgement {
+/**
+ * The answer for a review whose object the server would not read (too deep, too wide): refused
+ * under failurePolicy Fail; under Ignore allowed with a warning, as the API server would have done
+ * had we not answered.
+ */
+export function unreadable(entry: WebhookEntry, message: string, metrics: OperatorMetrics): Judgement {
   if (failsOpen(entry)) return passUnchanged(entry, 'unreadable-object', message, metrics);
+  if (entry.failurePolicy === 'Ignore') {
+    return {
+      decision: { allowed: true, warnings: [`${message}; allowed (failurePolicy Ignore)`] },
+      outcome: 'allowed',
+    };
+  }
   return {
     decision: { allowed: false, code: 400, reason: 'BadRequest', message },
     outcome: 'denied',

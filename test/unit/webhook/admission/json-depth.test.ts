@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pruneDeepJson } from '../../../../webhook/admission/json-depth.js';
+import { pruneDeepJson, pruneJson } from '../../../../webhook/admission/json-depth.js';
 
 const prune = (text: string, maxDepth: number): { text: string; pruned: number } => {
   const result = pruneDeepJson(Buffer.from(text), maxDepth);
@@ -47,5 +47,27 @@ describe('pruneDeepJson', () => {
     assert.throws(() => JSON.parse(prune(unterminated, 10).text));
     const openString = `{"a":${'['.repeat(600)}"abc`;
     assert.throws(() => JSON.parse(prune(openString, 10).text));
+  });
+
+  it('replaces a map or list with more members than the bound, and says which bound', () => {
+    const wide = JSON.stringify({
+      keep: [1, 2, 3],
+      map: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])),
+      list: Array.from({ length: 20 }, (_, i) => i),
+      text: 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v',
+    });
+    const result = pruneJson(Buffer.from(wide), { maxDepth: 10, maxMembers: 10 });
+    assert.equal(result.exceeded, 'members');
+    assert.deepEqual(JSON.parse(result.body.toString()), {
+      keep: [1, 2, 3],
+      map: null,
+      list: null,
+      text: 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v',
+    });
+  });
+
+  it('accepts exactly the bound of members', () => {
+    const text = JSON.stringify({ list: Array.from({ length: 9 }, (_, i) => i) });
+    assert.equal(pruneJson(Buffer.from(text), { maxDepth: 10, maxMembers: 10 }).pruned, 0);
   });
 });

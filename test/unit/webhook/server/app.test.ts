@@ -289,6 +289,22 @@ describe('admission app', () => {
     assert.match(String((res.warnings as string[])[0]), /nested deeper than 512 levels/);
   });
 
+  it('refuses an object with a map of more than 10,000 keys before any rule runs', async () => {
+    const annotations = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`a${i}`, '']));
+    const wide = review({
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', annotations } },
+    });
+    const refused = response(await call('/throws-fail', wide));
+    assert.equal(refused.allowed, false);
+    assert.match(
+      String((refused.status as Record<string, unknown>).message),
+      /a map or list of more than 10000 entries; no rule was run/,
+    );
+    const passed = response(await call('/mutate-refuses-ignore', wide));
+    assert.equal(passed.allowed, true);
+    assert.equal(passed.patch, undefined);
+  });
+
   it('answers an envelope field nested thousands deep with a short 400, not a 500', async () => {
     const text = `{"apiVersion":${'['.repeat(4000)}${']'.repeat(4000)},"kind":"AdmissionReview"}`;
     const reply = await call('/allow', text);
