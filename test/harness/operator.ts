@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 import type { TestContext } from 'node:test';
@@ -183,58 +183,49 @@ export interface HttpsCall {
   contentType?: string;
 }
 
-/** One HTTPS request to the operator on 127.0.0.1; resolves with the status and body whatever the status. */
-export function httpsCall(
-  port: number,
-  path: string,
-  call: HttpsCall = {},
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: call.method ?? 'GET',
-        ...(call.ca ? { ca: call.ca } : { rejectUnauthorized: false }),
-        headers: call.contentType ? { 'Content-Type': call.contentType } : {},
-        timeout: 5000,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => {
-          resolvePromise({ status: res.statusCode ?? 0, body });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(call.body);
-  });
+export interface HttpAnswer {
+  status: number;
+  body: string;
 }
 
-/** GET trusting `ca`. */
-export const httpsGet = (port: number, path: string, ca: string): Promise<{ status: number; body: string }> =>
-  httpsCall(port, path, { ca });
-
-/** GET over plain HTTP on 127.0.0.1 (the metrics port). */
-export function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
+/** Sends `req` with `body` and resolves with the status and body whatever the status. */
+function answerOf(req: ClientRequest, body?: string): Promise<HttpAnswer> {
   return new Promise((resolvePromise, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, timeout: 5000 }, (res) => {
-      let body = '';
+    req.on('response', (res) => {
+      let text = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
+      res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () => {
-        resolvePromise({ status: res.statusCode ?? 0, body });
+        resolvePromise({ status: res.statusCode ?? 0, body: text });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
+
+/** One HTTPS request to the operator on 127.0.0.1. */
+export function httpsCall(port: number, path: string, call: HttpsCall = {}): Promise<HttpAnswer> {
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    path,
+    method: call.method ?? 'GET',
+    ...(call.ca ? { ca: call.ca } : { rejectUnauthorized: false }),
+    headers: call.contentType ? { 'Content-Type': call.contentType } : {},
+    timeout: 5000,
+  });
+  return answerOf(req, call.body);
+}
+
+/** GET trusting `ca`. */
+export const httpsGet = (port: number, path: string, ca: string): Promise<HttpAnswer> =>
+  httpsCall(port, path, { ca });
+
+/** GET over plain HTTP on 127.0.0.1 (the metrics port). */
+export const httpGet = (port: number, path: string): Promise<HttpAnswer> =>
+  answerOf(httpRequest({ host: '127.0.0.1', port, path, timeout: 5000 }));
 
 /** Lines of the operator's log whose `msg` matches. */
 export function logsMatching(operator: OperatorProcess, msg: RegExp): Record<string, unknown>[] {
