@@ -8,7 +8,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { pruneJson } from '../admission/json-depth.js';
 import { parseAdmissionReview, BadReviewError } from '../admission/review.js';
-import { admissionResponse } from '../admission/response.js';
+import { admissionResponse, serializeReview } from '../admission/response.js';
 import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
 import type { WebhookEntry } from '../table.js';
@@ -174,7 +174,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
       'admission decision',
     );
     ctx.type = 'application/json';
-    ctx.body = review;
+    ctx.body = serializeReview(review);
   });
 
   return app;

@@ -36,16 +36,11 @@ export class BodyBudget {
 }
 
 /**
- * Reads and drops what the sender still sends, holding none of it, so that it can finish writing
- * and read our answer instead of a reset connection; the request time-out bounds how long.
- */
-function discardRest(req: IncomingMessage): void {
-  req.resume();
-}
-
-/**
- * The whole body, or a BadReviewError: 413 past `limit`, 503 when the budget is spent. The bytes
- * stay counted against the budget until the response is done with them.
+ * The whole body, or a BadReviewError: 413 past `limit`, 503 when the budget is spent. A refused
+ * body is still read to its end, keeping none of it, before the refusal is answered: a sender
+ * still writing when the connection closed would see a reset instead of the answer. The request
+ * time-out bounds how long that takes. The bytes kept stay counted against the budget until the
+ * response is done with them.
  */
 export function readBody(
   req: IncomingMessage,
@@ -53,13 +48,6 @@ export function readBody(
   limit: number,
   budget: BodyBudget,
 ): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    discardRest(req);
-    return Promise.reject(
-      new BadReviewError(413, `request body of ${declared} bytes exceeds the ${limit}-byte limit`),
-    );
-  }
   let taken = 0;
   res.once('close', () => {
     budget.give(taken);
@@ -67,26 +55,33 @@ export function readBody(
   });
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
-    const stop = (error: BadReviewError): void => {
-      req.off('data', onData);
-      discardRest(req);
-      reject(error);
+    let refusal: BadReviewError | undefined;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      refusal = new BadReviewError(413, `request body of ${declared} bytes exceeds the ${limit}-byte limit`);
+    }
+    const refuse = (error: BadReviewError): void => {
+      refusal = error;
+      chunks.length = 0;
+      budget.give(taken);
+      taken = 0;
     };
-    const onData = (chunk: Buffer): void => {
+    req.on('data', (chunk: Buffer) => {
+      if (refusal) return;
       if (taken + chunk.length > limit) {
-        stop(new BadReviewError(413, `request body exceeds the ${limit}-byte limit`));
+        refuse(new BadReviewError(413, `request body exceeds the ${limit}-byte limit`));
         return;
       }
       if (!budget.take(chunk.length)) {
-        stop(new BadReviewError(503, 'the server is reading too many request bodies at once; try again'));
+        refuse(new BadReviewError(503, 'the server is reading too many request bodies at once; try again'));
         return;
       }
       taken += chunk.length;
       chunks.push(chunk);
-    };
-    req.on('data', onData);
+    });
     req.once('end', () => {
-      resolvePromise(Buffer.concat(chunks, taken));
+      if (refusal) reject(refusal);
+      else resolvePromise(Buffer.concat(chunks, taken));
     });
     req.once('error', reject);
   });

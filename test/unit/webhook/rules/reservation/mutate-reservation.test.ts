@@ -133,10 +133,13 @@ describe('/mutate-reservation (Koordinator §6)', () => {
     assert.equal(resultTemplate.metadata, frozenTemplate.metadata);
     assert.equal(resultTemplate.spec.containers, frozenTemplate.spec.containers);
     assert.equal((result.spec as JsonObject).owners, (frozen.spec as JsonObject).owners);
-    assert.deepEqual(jsonPatch(frozen, result), [
-      { op: 'add', path: '/spec/template/spec/schedulerName', value: 'koord-scheduler' },
-      { op: 'add', path: '/spec/ttl', value: '24h' },
-      { op: 'add', path: '/metadata/labels/team', value: 'infra' },
-    ]);
+    assert.deepEqual(
+      jsonPatch(frozen, result).sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { op: 'add', path: '/metadata/labels/team', value: 'infra' },
+        { op: 'add', path: '/spec/template/spec/schedulerName', value: 'koord-scheduler' },
+        { op: 'add', path: '/spec/ttl', value: '24h' },
+      ],
+    );
   });
 });
