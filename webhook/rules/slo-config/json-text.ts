@@ -14,10 +14,17 @@ export type JsonNode =
   | { kind: 'array'; items: JsonNode[] }
   | { kind: 'object'; entries: [string, JsonNode][] };
 
-export type JsonParse = { ok: true; value: JsonNode } | { ok: false; error: string };
+export type JsonParse =
+  | { ok: true; value: JsonNode }
+  | { ok: false; error: string; /** Valid JSON, but larger than this server reads. */ tooLarge?: true };
 
 // Go allows 10000 levels; recursion this deep in JS risks the stack, and no real config nests past a few.
 const MAX_DEPTH = 1000;
+/**
+ * Entries one object or array may hold: room for a node strategy per host of a very large
+ * cluster, while a 200,000-item list (which costs more than a review may) is refused unread.
+ */
+export const MAX_ENTRIES = 50_000;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',
@@ -31,6 +38,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 class SyntaxProblem extends Error {}
+class TooLarge extends Error {}
 
 /** Parses one JSON document (RFC 8259, as Go accepts it). */
 export function parseJsonText(text: string): JsonParse {
@@ -49,6 +57,11 @@ export function parseJsonText(text: string): JsonParse {
     const shown =
       character === "'" ? "'\\''" : character === '"' ? `'"'` : `'${goQuote(character).slice(1, -1)}'`;
     throw new SyntaxProblem(`invalid character ${shown} ${context} (${where(at)})`);
+  };
+  const tooLarge = (what: string): never => {
+    throw new TooLarge(
+      `${what} of more than ${MAX_ENTRIES} entries (${where(at)}), more than any configuration needs`,
+    );
   };
   const skipSpace = (): void => {
     while (at < text.length && ' \t\n\r'.includes(text.charAt(at))) at++;
@@ -114,6 +127,7 @@ export function parseJsonText(text: string): JsonParse {
       if (text.charAt(at) !== ':') fail('after object key');
       at++;
       entries.push([key, parseValue(depth + 1)]);
+      if (entries.length > MAX_ENTRIES) tooLarge('an object');
       skipSpace();
       const next = text.charAt(at);
       if (next !== ',' && next !== '}') fail('after object key:value pair');
@@ -132,6 +146,7 @@ export function parseJsonText(text: string): JsonParse {
     }
     for (;;) {
       items.push(parseValue(depth + 1));
+      if (items.length > MAX_ENTRIES) tooLarge('an array');
       skipSpace();
       const next = text.charAt(at);
       if (next !== ',' && next !== ']') fail('after array element');
@@ -173,6 +188,7 @@ export function parseJsonText(text: string): JsonParse {
     return { ok: true, value };
   } catch (error) {
     if (error instanceof SyntaxProblem) return { ok: false, error: error.message };
+    if (error instanceof TooLarge) return { ok: false, error: error.message, tooLarge: true };
     throw error;
   }
 }

@@ -81,8 +81,10 @@ export function problemText(key: string, problem: FieldError | string): string {
 
 function decode<T>(definition: KeyDefinition<T>, text: string, out: Decoding): Decoded<T> {
   const parsed = parseJsonText(text);
-  if (!parsed.ok)
-    return { ok: false, problems: [problemText(definition.key, `not valid JSON: ${parsed.error}`)] };
+  if (!parsed.ok) {
+    const problem = parsed.tooLarge ? parsed.error : `not valid JSON: ${parsed.error}`;
+    return { ok: false, problems: [problemText(definition.key, problem)] };
+  }
   const config = definition.decoder(parsed.value, FieldPath.root(), out);
   if (out.typeErrors.length > 0) {
     return { ok: false, problems: out.typeErrors.map((error) => problemText(definition.key, error)) };

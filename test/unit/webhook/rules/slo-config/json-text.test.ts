@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type JsonNode, nodeText, parseJsonText } from '../../../../../webhook/rules/slo-config/json-text.js';
+import {
+  type JsonNode,
+  MAX_ENTRIES,
+  nodeText,
+  parseJsonText,
+} from '../../../../../webhook/rules/slo-config/json-text.js';
 
 function parsed(text: string): JsonNode {
   const result = parseJsonText(text);
@@ -92,5 +97,19 @@ describe('nodeText', () => {
     assert.equal(nodeText(parsed('{"a": [1, 2.50]}')), '{"a":[1,2.50]}');
     assert.equal(nodeText(parsed(`{"a": "${'x'.repeat(50)}"}`)), '{…}');
     assert.equal(nodeText(parsed(`[${'1,'.repeat(30)}1]`)), '[…]');
+  });
+});
+
+describe('parseJsonText bounds', () => {
+  it(`refuses an array or object of more than ${MAX_ENTRIES} entries, as too large rather than invalid`, () => {
+    const list = parseJsonText(JSON.stringify({ a: Array.from({ length: MAX_ENTRIES + 1 }, () => 1) }));
+    assert.equal(list.ok, false);
+    assert.equal(!list.ok && list.tooLarge, true);
+    assert.match(!list.ok ? list.error : '', /^an array of more than 50000 entries \(line 1, column \d+\)/);
+    const map = parseJsonText(
+      JSON.stringify(Object.fromEntries(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => [`k${i}`, i]))),
+    );
+    assert.match(!map.ok ? map.error : '', /^an object of more than 50000 entries/);
+    assert.equal(parseJsonText(JSON.stringify(Array.from({ length: MAX_ENTRIES }, () => 1))).ok, true);
   });
 });
