@@ -28,6 +28,16 @@ export interface Decoding {
   unknownFields?: FieldPath[];
 }
 
+/**
+ * Problems kept per list: a refusal shows a few dozen within its bounded message, and a config
+ * with 20,000 unknown keys must not build 20,000 paths to say so.
+ */
+export const MAX_REPORTED = 100;
+
+function report<T>(list: T[] | undefined, item: () => T): void {
+  if (list && list.length < MAX_REPORTED) list.push(item());
+}
+
 export type Decoder<T> = (node: JsonNode | undefined, path: FieldPath, out: Decoding) => T | undefined;
 
 type Tag =
@@ -46,7 +56,7 @@ function shown(node: JsonNode): string | boolean | GoStringer {
 }
 
 function refuse(node: JsonNode, path: FieldPath, out: Decoding, expected: string): void {
-  out.typeErrors.push(invalid(path, shown(node), `must be ${expected}`));
+  report(out.typeErrors, () => invalid(path, shown(node), `must be ${expected}`));
 }
 
 /** What a scalar reader returns for a value Go would refuse: what it expected instead. */
@@ -240,7 +250,7 @@ function checkTags<T>(
   if (problem === undefined) return;
   const bad =
     typeof value === 'bigint' || typeof value === 'number' || typeof value === 'string' ? value : '';
-  out.tagErrors.push(invalid(path, bad, problem));
+  report(out.tagErrors, () => invalid(path, bad, problem));
 }
 
 export type Fields = Readonly<Record<string, Decoder<unknown>>>;
@@ -262,7 +272,7 @@ export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
     for (const [key, value] of node.entries) {
       const name = Object.hasOwn(fields, key) ? key : folded.get(key.toLowerCase());
       if (name !== undefined) chosen.set(name, value);
-      else out.unknownFields?.push(path.child(key));
+      else report(out.unknownFields, () => path.child(key));
     }
     // As go-playground walks a struct: each field's own tags, then what is nested in it.
     const decoded: Record<string, unknown> = {};
@@ -280,7 +290,7 @@ export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
     for (const name of names) {
       const decoder = fields[name];
       if (decoder) checkTags(decoder, decoded[name], path.child(name), out, (field) => decoded[field]);
-      out.tagErrors.push(...(nested.get(name) ?? []));
+      for (const error of nested.get(name) ?? []) report(out.tagErrors, () => error);
     }
     return decoded as Struct<F>;
   };
