@@ -64,7 +64,12 @@ export function parseJsonText(text: string): JsonParse {
     );
   };
   const skipSpace = (): void => {
-    while (at < text.length && ' \t\n\r'.includes(text.charAt(at))) at++;
+    for (;;) {
+      const code = text.charCodeAt(at);
+      // space, tab, line feed, carriage return (NaN past the end stops the loop)
+      if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return;
+      at++;
+    }
   };
   const literal = (word: string, node: JsonNode): JsonNode => {
     for (const expected of word) {
@@ -77,19 +82,22 @@ export function parseJsonText(text: string): JsonParse {
   const parseString = (): string => {
     at++; // the opening quote
     let out = '';
+    // Plain characters are taken a run at a time: one slice, not one concatenation per character.
+    let run = at;
     for (;;) {
       if (at >= text.length) fail('in string literal');
-      const character = text.charAt(at);
-      if (character === '"') {
+      const code = text.charCodeAt(at);
+      if (code === 0x22) {
+        out += text.slice(run, at);
         at++;
         return out;
       }
-      if (character < ' ') fail('in string literal');
-      if (character !== '\\') {
-        out += character;
+      if (code < 0x20) fail('in string literal');
+      if (code !== 0x5c) {
         at++;
         continue;
       }
+      out += text.slice(run, at);
       at++;
       const escape = text.charAt(at);
       const simple = ESCAPES[escape];
@@ -108,6 +116,7 @@ export function parseJsonText(text: string): JsonParse {
       } else {
         fail('in string escape code');
       }
+      run = at;
     }
   };
 
