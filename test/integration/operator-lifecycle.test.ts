@@ -13,6 +13,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { MAX_BODY_BYTES } from '../../webhook/server/read-body.js';
 import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
 import {
   clusterKubeConfig,
@@ -430,7 +431,7 @@ describe('operator lifecycle', () => {
     assert.match(notJson.body, /not valid JSON/);
     const wrongType = await post('{}', 'text/plain');
     assert.equal(wrongType.status, 415);
-    const tooLarge = await post(' '.repeat(3 * 1024 * 1024 + 1), 'application/json');
+    const tooLarge = await post(' '.repeat(MAX_BODY_BYTES + 1), 'application/json');
     assert.equal(tooLarge.status, 413);
     assert.equal((await httpsGet(operator.port, '/healthz', ca)).status, 200);
   });
