@@ -204,24 +204,44 @@ export function parseJsonText(text: string): JsonParse {
 
 /** A short rendering of a node for messages: the JSON text, elided past `limit` characters. */
 export function nodeText(node: JsonNode, limit = 40): string {
-  const full = render(node);
-  if (full.length <= limit) return full;
+  const parts: string[] = [];
+  // Rendering stops as soon as the text is past the limit: a node may be a megabyte of JSON.
+  const complete = render(node, parts, { left: limit + 1 });
+  const full = parts.join('');
+  if (complete && full.length <= limit) return full;
   return node.kind === 'object' ? '{…}' : node.kind === 'array' ? '[…]' : `${full.slice(0, limit)}…`;
 }
 
-function render(node: JsonNode): string {
+/** Appends the node's JSON text to `parts` while `budget` lasts; false when it ran out. */
+function render(node: JsonNode, parts: string[], budget: { left: number }): boolean {
+  const put = (text: string): boolean => {
+    parts.push(text);
+    budget.left -= text.length;
+    return budget.left > 0;
+  };
   switch (node.kind) {
     case 'null':
-      return 'null';
+      return put('null');
     case 'boolean':
-      return String(node.value);
+      return put(String(node.value));
     case 'number':
-      return node.text;
+      return put(node.text);
     case 'string':
-      return JSON.stringify(node.value);
+      return put(JSON.stringify(node.value.slice(0, budget.left + 1)));
     case 'array':
-      return `[${node.items.map(render).join(',')}]`;
+      if (!put('[')) return false;
+      for (const [index, item] of node.items.entries()) {
+        if (index > 0 && !put(',')) return false;
+        if (!render(item, parts, budget)) return false;
+      }
+      return put(']');
     case 'object':
-      return `{${node.entries.map(([key, value]) => `${JSON.stringify(key)}:${render(value)}`).join(',')}}`;
+      if (!put('{')) return false;
+      for (const [index, [key, value]] of node.entries.entries()) {
+        if (index > 0 && !put(',')) return false;
+        if (!put(`${JSON.stringify(key.slice(0, budget.left + 1))}:`)) return false;
+        if (!render(value, parts, budget)) return false;
+      }
+      return put('}');
   }
 }
