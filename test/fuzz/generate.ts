@@ -133,8 +133,9 @@ function allPaths(root: unknown, prefix: Path, limit = 4000): Path[] {
   while (queue.length > 0 && out.length < limit) {
     const [value, path] = queue.shift() as [unknown, Path];
     if (!isContainer(value)) continue;
+    // Array.from, not map: a mutation may leave holes in an array, and map keeps them.
     const entries: [string | number, unknown][] = Array.isArray(value)
-      ? value.map((item, i) => [i, item])
+      ? Array.from(value, (item, i): [number, unknown] => [i, item])
       : Object.entries(value);
     for (const [key, child] of entries) {
       const childPath = [...path, key];
