@@ -3,18 +3,13 @@ import { describe, it } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { diffJson } from '../../../../webhook/admission/json-diff.js';
 import type { JsonObject, JsonValue } from '../../../../webhook/admission/types.js';
+import { mulberry32 } from '../../../fuzz/prng.js';
 
-/** A small seeded PRNG, so a failing case can be reproduced. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (mulberry32), so a failing case can be replayed from its seed. */
+const random = (seed: number): (() => number) => {
+  const rng = mulberry32(seed);
+  return () => rng.next();
+};
 
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'x/y', 'm~n', '0'];
 

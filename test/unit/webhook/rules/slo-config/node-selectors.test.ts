@@ -15,6 +15,7 @@ import {
   strategyList,
   virtualNodes,
 } from '../../../../../webhook/rules/slo-config/node-selectors.js';
+import { mulberry32 } from '../../../../fuzz/prng.js';
 
 function selector(json: unknown): LabelSelectorJson {
   const parsed = parseJsonText(JSON.stringify(json));
@@ -316,17 +317,11 @@ function selectorMatchesPairwise(strategy: NodeStrategy, labels: Record<string, 
   });
 }
 
-/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (mulberry32), so a failing case can be replayed from its seed. */
+const random = (seed: number): (() => number) => {
+  const rng = mulberry32(seed);
+  return () => rng.next();
+};
 
 /** Random selectors over few keys and values, so that they collide often. */
 function randomEntries(seed: number, count: number): { name: string; nodeSelector: unknown }[] {
