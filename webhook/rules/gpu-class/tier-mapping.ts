@@ -63,7 +63,7 @@ const TOP_LEVEL_KEYS = new Set([
 ]);
 
 /** Far more than a mapping holds (a few hundred tiers fit in a few KiB). */
-export const MAX_MAPPING_CHARS = 64 * 1024;
+export const MAX_MAPPING_CHARS = 8 * 1024;
 /** A mapping nests four levels (workloadOverrides.gold.inference[0]); this leaves room for any style. */
 export const MAX_MAPPING_DEPTH = 64;
 /** Alias expansions a mapping may make: a real one needs none; a "billion laughs" needs millions. */
@@ -153,7 +153,8 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
     errors.push(`${root}: nested deeper than ${MAX_MAPPING_DEPTH} levels`);
     return { ok: false, errors };
   }
-  const document = parseDocument(text, { uniqueKeys: true });
+  // prettyErrors adds each error's line and context by rescanning the text: quadratic in garbage.
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (document.errors.length > 0) {
     // The parser's own messages (its error codes' texts), first line only: never a JS exception.
     for (const error of document.errors.slice(0, 5))
