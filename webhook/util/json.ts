@@ -41,3 +41,18 @@ export function stringsOf(value: JsonValue | undefined): Record<string, string> 
 export function labelsOf(object: JsonObject | null): Record<string, string> {
   return stringsOf(asObject(object?.metadata)?.labels);
 }
+
+/** A pod's containers, then its init containers, each with the field path messages name it by. */
+export function podContainers(pod: JsonObject): { container: JsonValue; path: string }[] {
+  const spec = asObject(pod.spec);
+  return [
+    ...asArray(spec?.containers).map((container, index) => ({
+      container,
+      path: `spec.containers[${index}]`,
+    })),
+    ...asArray(spec?.initContainers).map((container, index) => ({
+      container,
+      path: `spec.initContainers[${index}]`,
+    })),
+  ];
+}

@@ -33,7 +33,8 @@ const DECIMAL_SUFFIX: Record<string, bigint> = {
   P: 1_000_000_000_000_000n * NANO,
   E: 1_000_000_000_000_000_000n * NANO,
 };
-const DECIMAL_EXPONENT: Record<string, number> = {
+/** The decimal SI suffixes and the power of ten each stands for. */
+export const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,

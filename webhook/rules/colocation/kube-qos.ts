@@ -3,7 +3,7 @@
  * computes it from cpu and memory: Koordinator derives a default QoS class from it.
  */
 import type { JsonObject } from '../../admission/types.js';
-import { asArray, asObject } from '../../util/json.js';
+import { asObject, podContainers } from '../../util/json.js';
 import { quantityAt } from '../../util/quantity.js';
 
 export type KubeQoS = 'Guaranteed' | 'Burstable' | 'BestEffort';
@@ -19,17 +19,7 @@ function amount(list: JsonObject | undefined, name: string, path: string): bigin
 export function kubeQoS(pod: JsonObject): KubeQoS {
   const reported = asObject(pod.status)?.qosClass;
   if (reported === 'Guaranteed' || reported === 'Burstable' || reported === 'BestEffort') return reported;
-  const spec = asObject(pod.spec);
-  const containers = [
-    ...asArray(spec?.containers).map((container, index) => ({
-      container,
-      path: `spec.containers[${index}]`,
-    })),
-    ...asArray(spec?.initContainers).map((container, index) => ({
-      container,
-      path: `spec.initContainers[${index}]`,
-    })),
-  ];
+  const containers = podContainers(pod);
   let anyResource = false;
   let guaranteed = true;
   for (const { container, path } of containers) {

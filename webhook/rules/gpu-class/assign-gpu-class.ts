@@ -10,7 +10,7 @@ import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admissio
 import type { Rule } from '../../state.js';
 import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
 import type { TierMapping } from './tier-mapping.js';
-import { asObject, asArray } from '../../util/json.js';
+import { asObject, asArray, podContainers } from '../../util/json.js';
 
 export type SkipReason =
   'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace' | 'invalid-quantity';
@@ -24,17 +24,7 @@ const isPositiveQuantity = (value: JsonValue | undefined, path: string): boolean
  * Throws a QuantityFieldError, naming the field, for a GPU amount that cannot be read.
  */
 export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): boolean {
-  const spec = asObject(pod.spec);
-  const containers = [
-    ...asArray(spec?.containers).map((container, index) => ({
-      container,
-      path: `spec.containers[${index}]`,
-    })),
-    ...asArray(spec?.initContainers).map((container, index) => ({
-      container,
-      path: `spec.initContainers[${index}]`,
-    })),
-  ];
+  const containers = podContainers(pod);
   return containers.some(({ container, path }) => {
     const resources = asObject(asObject(container)?.resources);
     return ['requests', 'limits'].some((kind) => {

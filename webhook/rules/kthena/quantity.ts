@@ -8,20 +8,11 @@
  * the Quantity pattern of the Kubernetes OpenAPI schema, with the exponent narrowed to the int32
  * Go parses it as.
  */
+import { DECIMAL_EXPONENT } from '../../util/quantity.js';
+
 const QUANTITY =
   /^([+-]?)((?:[0-9]+(?:\.[0-9]*)?)|(?:\.[0-9]+))(?:([KMGTPE]i)|([numkMGTPE])|[eE]([+-]?[0-9]+))?$/;
 
-const DECIMAL_SI_EXPONENT: Record<string, number> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
 const INT32_MAX = 2 ** 31 - 1;
 // Go's ErrFormatWrong, word for word (its regular expression is looser than the grammar it enforces).
 const FORMAT_WRONG =
@@ -51,7 +42,7 @@ export function parseQuantity(text: string): QuantityResult {
       return { ok: false, problem: "unable to parse quantity's suffix" };
     }
   } else if (decimalSuffix !== undefined) {
-    exponent = DECIMAL_SI_EXPONENT[decimalSuffix] ?? 0;
+    exponent = DECIMAL_EXPONENT[decimalSuffix] ?? 0;
   }
   const zero = !/[1-9]/.test(mantissa);
   const sign = zero ? 0 : signText === '-' ? -1 : 1;
