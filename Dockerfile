@@ -7,7 +7,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY operator ./operator
 COPY webhook ./webhook
-COPY scripts/cluster ./scripts/cluster
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime

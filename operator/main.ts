@@ -1,6 +1,7 @@
 /**
- * `npm start` and the image's entry point: the operator process, on the system clock. It reads
- * its options from the command line and the environment, and nothing that only tests should set.
+ * The image's entry point: the operator process, on the system clock, against $KUBECONFIG or the
+ * in-cluster config. It reads its options from the command line and the environment, and nothing
+ * that only tests should set; `npm start` (scripts/start-local.ts) adds the local control plane.
  */
 import { startOperatorProcess } from './startup.js';
 

@@ -13,7 +13,7 @@ import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-cla
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
-import { OperatorMetrics } from '../webhook/server/metrics.js';
+import { OperatorMetrics } from '../webhook/metrics/operator-metrics.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { EventRecorder } from './kube/events.js';

@@ -1,11 +1,12 @@
 /**
- * The operator process's start-up, shared by `operator/main.ts` and the test harness's entry
- * that runs it with a skewed clock. It runs against $KUBECONFIG, or the in-cluster config, or,
- * with neither, a local control plane it starts itself (URL mode on 127.0.0.1).
+ * The operator process's start-up, shared by `operator/main.ts` (the image's entry point),
+ * `scripts/start-local.ts` (`npm start` from a checkout) and the test harness's entry that runs
+ * it with a skewed clock. It runs against $KUBECONFIG or the in-cluster config; with neither, only
+ * an entry point that can start a local control plane (`npm start`) has somewhere to go, so the
+ * production entry point never reaches into `scripts/`.
  */
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
-import { join } from 'node:path';
 import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
 import { OptionsError, parseOptions, usage, type OperatorOptions } from './config/options.js';
@@ -18,12 +19,25 @@ interface Connection {
   outOfCluster: boolean;
   /** The operator started the local control plane itself. */
   local: boolean;
+  /** Our CRDs, to apply to a local control plane, which starts empty. */
+  crdsDir?: string;
 }
+
+/** A local control plane started for this process: where its kubeconfig and our CRDs are. */
+export interface LocalCluster {
+  kubeconfigPath: string;
+  server: string;
+  crdsDir: string;
+}
+
+/** Starts (or joins) the local control plane; `log` receives its progress lines. */
+export type LocalClusterStarter = (log: (line: string) => void) => Promise<LocalCluster>;
 
 async function connect(
   options: OperatorOptions,
   env: NodeJS.ProcessEnv,
   logger: Logger,
+  startLocalCluster: LocalClusterStarter | undefined,
 ): Promise<Connection> {
   const kubeConfig = new KubeConfig();
   const urlEndpoint: Endpoint = { mode: 'url', host: options.webhookHost, port: options.webhookPort };
@@ -42,17 +56,24 @@ async function connect(
       local: false,
     };
   }
-  // Loaded lazily: the container image runs in a cluster and never needs the local control plane.
-  const { startCluster } = await import('../scripts/cluster/control-plane.js');
-  const { kubeconfigPath } = await import('../scripts/cluster/layout.js');
+  if (!startLocalCluster) {
+    throw new NoClusterError(
+      options.local
+        ? '--local=true needs a local control plane: run `npm start` from a checkout'
+        : 'no cluster to run against: set $KUBECONFIG, run in a cluster, or run `npm start` from a checkout for a local control plane',
+    );
+  }
   logger.info('no kubeconfig given: starting the local control plane');
-  const { state } = await startCluster((line) => {
+  const local = await startLocalCluster((line) => {
     logger.info({ component: 'local-cluster' }, line);
   });
-  kubeConfig.loadFromFile(kubeconfigPath);
-  logger.info({ server: state.server, kubeconfig: kubeconfigPath }, 'local control plane is up');
-  return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: true };
+  kubeConfig.loadFromFile(local.kubeconfigPath);
+  logger.info({ server: local.server, kubeconfig: local.kubeconfigPath }, 'local control plane is up');
+  return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: true, crdsDir: local.crdsDir };
 }
+
+/** Neither a kubeconfig, nor a cluster, nor a way to start a local control plane. */
+class NoClusterError extends Error {}
 
 async function ensureNamespace(kubeConfig: KubeConfig, namespace: string, logger: Logger): Promise<void> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -72,13 +93,20 @@ export interface StartupDependencies {
   env: NodeJS.ProcessEnv;
   /** The certificates' notion of now; the system clock when omitted. */
   clock?: () => Date;
+  /** How to start a local control plane when no cluster is configured; none in the image. */
+  startLocalCluster?: LocalClusterStarter;
 }
 
 /**
  * Parses the command line, connects, runs the operator and stops it on SIGTERM or SIGINT:
  * everything `operator/main.ts` does as a process.
  */
-export async function startOperatorProcess({ argv, env, clock }: StartupDependencies): Promise<void> {
+export async function startOperatorProcess({
+  argv,
+  env,
+  clock,
+  startLocalCluster,
+}: StartupDependencies): Promise<void> {
   let parsed;
   try {
     parsed = parseOptions([...argv], env);
@@ -102,13 +130,20 @@ export async function startOperatorProcess({ argv, env, clock }: StartupDependen
     logger.error({ err: reason }, 'unhandled promise rejection');
   });
 
-  const connection = await connect(options, env, logger);
+  let connection;
+  try {
+    connection = await connect(options, env, logger, startLocalCluster);
+  } catch (error) {
+    if (!(error instanceof NoClusterError)) throw error;
+    logger.fatal(error.message);
+    process.exitCode = 2;
+    return;
+  }
   // Out of a cluster nobody else creates our namespace; in a cluster the chart does.
   if (connection.outOfCluster) await ensureNamespace(connection.kubeConfig, options.namespace, logger);
-  if (connection.local) {
+  if (connection.crdsDir !== undefined) {
     // The local control plane starts empty; a cluster gets the CRDs from the chart.
-    const { repoRoot } = await import('../scripts/cluster/layout.js');
-    const files = await applyFolder(connection.kubeConfig, join(repoRoot, 'crds'), 'admission-operator');
+    const files = await applyFolder(connection.kubeConfig, connection.crdsDir, 'admission-operator');
     logger.info({ crds: files }, 'applied the CRDs to the local control plane');
   }
   const operator = await runOperator(

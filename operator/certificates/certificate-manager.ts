@@ -9,7 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from '../../webhook/server/metrics.js';
+import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { OwnerResolver } from '../kube/owner.js';

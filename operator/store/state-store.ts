@@ -26,7 +26,7 @@ import { DEFAULT_QUOTA, QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
 import { podIsDone, podRequests } from '../../webhook/rules/quota/pod-requests.js';
 import { quotaNameOf } from '../../webhook/rules/quota/resolve-quota.js';
 import { formatQuantity } from '../../webhook/util/quantity.js';
-import type { OperatorMetrics } from '../../webhook/server/metrics.js';
+import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type {
   ColocationProfileView,
   ConfigMapView,

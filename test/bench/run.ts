@@ -26,7 +26,7 @@ import { createCertificateAuthority, issueCertificate } from '../../operator/cer
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
 import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../webhook/server/metrics.js';
+import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import { mutate } from '../../webhook/admission/decisions.js';
 import { enabledWebhooks } from '../../webhook/table.js';
 import { parseFeatureGates } from '../../webhook/feature-gates.js';

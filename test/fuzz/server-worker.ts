@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../webhook/server/metrics.js';
+import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type { WebhookEntry } from '../../webhook/table.js';
 import { collectGarbage } from './gc.js';
 import { fuzzState, fuzzWebhooks } from './world.js';

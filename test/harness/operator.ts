@@ -1,5 +1,5 @@
 /**
- * Runs the operator as a real process (`operator/main.ts`, as `npm start` does, or the same
+ * Runs the operator as a real process (`operator/main.ts`, the image's entry point, or the same
  * start-up with a skewed clock) against the local control plane, and inspects what it serves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

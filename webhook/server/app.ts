@@ -14,7 +14,7 @@ import type { StateSnapshot } from '../state.js';
 import type { WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
 import { decide, unreadable, type Judgement } from './decide.js';
-import type { OperatorMetrics } from './metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';

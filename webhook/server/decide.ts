@@ -11,7 +11,7 @@ import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
 import type { WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
-import type { DecisionOutcome, FailOpenCause, OperatorMetrics } from './metrics.js';
+import type { DecisionOutcome, FailOpenCause, OperatorMetrics } from '../metrics/operator-metrics.js';
 
 export interface Judgement {
   decision: Decision;

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from './metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 
 export interface ServingCertificate {
   certificatePem: string;

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from './metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 
 export interface MetricsServerOptions {
   metrics: OperatorMetrics;

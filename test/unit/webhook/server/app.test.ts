@@ -7,7 +7,7 @@ import { allow, deny, mutate } from '../../../../webhook/admission/decisions.js'
 import { createAdmissionApp, MAX_BODY_BYTES, MAX_OBJECT_DEPTH } from '../../../../webhook/server/app.js';
 import { BodyBudget } from '../../../../webhook/server/read-body.js';
 import { MetricsServer } from '../../../../webhook/server/metrics-server.js';
-import { OperatorMetrics } from '../../../../webhook/server/metrics.js';
+import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
 import type { StateSnapshot } from '../../../../webhook/state.js';
 import { stateSnapshot } from '../../../harness/state.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';

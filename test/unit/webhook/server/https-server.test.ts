@@ -10,7 +10,7 @@ import { allow } from '../../../../webhook/admission/decisions.js';
 import { createCertificateAuthority, issueCertificate } from '../../../../operator/certificates/x509.js';
 import { createAdmissionApp } from '../../../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../../../webhook/server/metrics.js';
+import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
 import { stateSnapshot } from '../../../harness/state.js';
 
 describe('admission HTTPS transport', () => {

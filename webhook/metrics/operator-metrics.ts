@@ -1,5 +1,7 @@
 /**
- * The Prometheus metrics the operator exposes at /metrics, in one registry of its own.
+ * The Prometheus metrics the operator exposes at /metrics, in one registry of its own: the
+ * admission server, the certificate manager, the state store and the configuration reconciler
+ * all count into it, so it belongs to none of them.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -1,0 +1,16 @@
+/**
+ * `npm start`: the operator from a checkout. It is the image's entry point plus one thing the
+ * image must never carry: with neither $KUBECONFIG nor an in-cluster config, it starts (or joins)
+ * the local control plane of `scripts/cluster/` and applies the CRDs to it.
+ */
+import { join } from 'node:path';
+import { startOperatorProcess, type LocalCluster } from '../operator/startup.js';
+import { startCluster } from './cluster/control-plane.js';
+import { kubeconfigPath, repoRoot } from './cluster/layout.js';
+
+async function startLocalCluster(log: (line: string) => void): Promise<LocalCluster> {
+  const { state } = await startCluster(log);
+  return { kubeconfigPath, server: state.server, crdsDir: join(repoRoot, 'crds') };
+}
+
+await startOperatorProcess({ argv: process.argv.slice(2), env: process.env, startLocalCluster });
