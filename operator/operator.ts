@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
   GPU_TIER_MAPPING_NAME,
+  OPERATOR_CONFIG_NAME,
   POD_ENHANCED_VALIDATOR_CONFIG_NAME,
   SLO_CONFIG_NAME,
 } from '../webhook/names.js';
@@ -14,13 +15,19 @@ import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
 import { OperatorMetrics } from '../webhook/metrics/operator-metrics.js';
-import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
+import {
+  enabledWebhooks,
+  webhookShortNames,
+  type TableContext,
+  type WebhookEntry,
+} from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { EventRecorder } from './kube/events.js';
 import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
 import { verifyHandshake, type HandshakeTarget } from './readiness.js';
+import { EnforcementTracker } from './store/enforcement-tracker.js';
 import { StateStore } from './store/state-store.js';
 import { ConfigurationReconciler } from './webhooks/configuration-reconciler.js';
 import type { Endpoint } from './webhooks/desired-configurations.js';
@@ -72,6 +79,7 @@ export async function runOperator(
   // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = [
     { namespace: options.namespace, name: GPU_TIER_MAPPING_NAME },
+    { namespace: options.namespace, name: OPERATOR_CONFIG_NAME },
     { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
     ...(options.featureGates.EnablePodEnhancedValidator
       ? [{ namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
@@ -94,13 +102,25 @@ export async function runOperator(
   };
   let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
 
+  const events = new EventRecorder(kubeConfig, logger);
   const store = new StateStore({
     kubeConfig,
     configMaps,
     tierMappingNamespace: options.namespace,
     logger,
     metrics,
-    events: new EventRecorder(kubeConfig, logger),
+    events,
+  });
+  const enforcement = new EnforcementTracker(
+    options.enforcement,
+    webhookShortNames(),
+    logger,
+    metrics,
+    events,
+  );
+  store.on('configMapChanged', (namespace, name) => {
+    if (namespace === options.namespace && name === OPERATOR_CONFIG_NAME)
+      enforcement.observe(store.configMap(namespace, name));
   });
   const owner = new OwnerResolver(kubeConfig, options.ownerClusterRole || undefined, logger);
   const configurations = new ConfigurationReconciler({
@@ -181,6 +201,7 @@ export async function runOperator(
       },
       metrics,
       logger,
+      enforcement: () => enforcement.enforcement,
       reserve: (reservation) => {
         store.reserve(reservation);
       },

@@ -2,6 +2,10 @@
 
 /** The tier-mapping ConfigMap (in the operator namespace) that the GPU-class rules read. */
 export const GPU_TIER_MAPPING_NAME = 'gpu-tier-mapping';
+/** The operator's own ConfigMap (in its namespace): run-time settings such as the enforcement per webhook. */
+export const OPERATOR_CONFIG_NAME = 'admission-operator';
+/** The key of OPERATOR_CONFIG_NAME holding the enforcement text (see webhook/enforcement/enforcement.ts). */
+export const ENFORCEMENT_KEY = 'enforcement';
 /** Koordinator's SLO ConfigMap. */
 export const SLO_CONFIG_NAME = 'slo-controller-config';
 /** Koordinator's ConfigMap of pod label requirements (gate EnablePodEnhancedValidator), beside the SLO config. */

@@ -257,6 +257,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
         operatorNamespace: context.namespace,
         koordinatorNamespace: context.koordinatorNamespace,
         maxAmplificationRatio: maxRatio,
+        webhookNames: webhookShortNames,
       }),
     },
     // KubeNexus: tenant tier -> GPU class.
@@ -339,9 +340,11 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
   return drafts.map((draft) => finish({ ...draft, ...overrides[shortName(draft.name)] }, context));
 }
 
-/** The names overrides may use (every webhook, gated or not). */
-export function webhookShortNames(): string[] {
-  return webhookTable({
+let shortNames: string[] | undefined;
+
+/** The names overrides and enforcement may use (every webhook, gated or not). */
+export function webhookShortNames(): readonly string[] {
+  shortNames ??= webhookTable({
     namespace: 'admission-system',
     excludedNamespaces: [],
     tierLabelKey: 'tier',
@@ -350,6 +353,7 @@ export function webhookShortNames(): string[] {
     koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
   }).map((entry) => shortName(entry.name));
+  return shortNames;
 }
 
 /** A webhook's name without the common suffix: what overrides are keyed by. */

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
 import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
+import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -33,6 +34,8 @@ export interface OperatorOptions {
   bundlePropagationMs: number;
   featureGates: FeatureGates;
   webhookOverrides: Record<string, WebhookOverride>;
+  /** Each webhook's enforcement when the operator's ConfigMap does not set one. */
+  enforcement: Enforcement;
   maxAmplificationRatio: number;
   excludedNamespaces: string[];
   sloConfigNamespace: string;
@@ -98,6 +101,11 @@ const FLAGS = {
     description:
       'JSON: failure policy and timeout per webhook, e.g. {"validate-pod":{"failurePolicy":"Ignore","timeoutSeconds":5}}',
     default: '{}',
+  },
+  enforcement: {
+    description:
+      "deny, warn or dryrun per webhook, e.g. validate-pod=warn,*=dryrun (the operator ConfigMap's enforcement key overrides it at run time)",
+    default: '',
   },
   'max-amplification-ratio': {
     description: 'the largest node resource-amplification ratio /validate-node accepts',
@@ -268,6 +276,11 @@ export function parseOptions(
     bundlePropagationMs: duration('bundle-propagation', value('bundle-propagation')),
     featureGates,
     webhookOverrides: parseWebhookOverrides(value('webhook-overrides')),
+    enforcement: ((): Enforcement => {
+      const parsed = parseEnforcement(value('enforcement'), webhookShortNames(), '--enforcement');
+      if (!parsed.ok) throw new OptionsError(parsed.errors.join('; '));
+      return parsed.enforcement;
+    })(),
     maxAmplificationRatio: ((): number => {
       const ratio = Number(value('max-amplification-ratio'));
       if (!Number.isFinite(ratio) || ratio < 1) {

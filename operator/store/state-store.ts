@@ -61,7 +61,13 @@ export interface StateStoreOptions {
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping] }> implements StateSnapshot {
+interface StateStoreEvents {
+  tierMappingChanged: [TierMapping];
+  /** One of the watched ConfigMaps changed or was deleted (also sent for each once the watches listed). */
+  configMapChanged: [namespace: string, name: string];
+}
+
+export class StateStore extends EventEmitter<StateStoreEvents> implements StateSnapshot {
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
@@ -126,6 +132,7 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
         () => {
           if (name === GPU_TIER_MAPPING_NAME && namespace === options.tierMappingNamespace)
             this.observeTierMapping();
+          if (this.started) this.emit('configMapChanged', namespace, name);
         },
       );
     }
@@ -332,6 +339,7 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
     this.started = true;
     // An absent ConfigMap sends no event: decide on the default once the watch has listed.
     this.observeTierMapping();
+    for (const { namespace, name } of this.options.configMaps) this.emit('configMapChanged', namespace, name);
   }
 
   private observeTierMapping(): void {

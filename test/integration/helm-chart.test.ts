@@ -100,6 +100,7 @@ const ALLOWED = [
   /^secrets\s+\[\]\s+\[\]\s+\[create\]$/,
   /^secrets\s+\[\]\s+\[webhook-tls\]\s+\[get list watch update delete\]$/,
   /^configmaps\s+\[\]\s+\[gpu-tier-mapping\]\s+\[get list watch\]$/,
+  /^configmaps\s+\[\]\s+\[admission-operator\]\s+\[get list watch\]$/,
   /^configmaps\s+\[\]\s+\[slo-controller-config\]\s+\[get list watch\]$/,
   /^configmaps\s+\[\]\s+\[pod-enhanced-validator-config\]\s+\[get list watch\]$/,
   /^events\s+\[\]\s+\[\]\s+\[create\]$/,
@@ -213,6 +214,8 @@ describe('Helm chart', () => {
       'featureGates.GpuClassMutatingWebhook=false',
       '--set',
       'webhooks.overrides.validate-node.timeoutSeconds=3',
+      '--set',
+      'webhooks.enforcement.validate-node=warn',
     ]);
     operator = await runAsDeployment(t, namespace, fullname);
     await waitFor('the GPU-class webhook to leave the configuration', async () => {

@@ -100,7 +100,7 @@ describe('operator lifecycle', () => {
     const metrics = await httpGet(operator.metricsPort, '/metrics');
     assert.match(
       metrics.body,
-      /admission_decisions_total\{webhook="validate-pod\.admission-operator\.io",outcome="allowed"\}/,
+      /admission_decisions_total\{webhook="validate-pod\.admission-operator\.io",outcome="allowed",enforcement="deny"\}/,
     );
     assert.match(metrics.body, /admission_certificate_not_after_seconds\{certificate="serving"/);
   });

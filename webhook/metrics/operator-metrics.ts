@@ -5,7 +5,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type DecisionOutcome = 'allowed' | 'patched' | 'denied' | 'error';
+/** would-deny and would-patch: what a webhook in enforcement warn or dryrun did not do. */
+export type DecisionOutcome = 'allowed' | 'patched' | 'denied' | 'error' | 'would-deny' | 'would-patch';
 /** Why a mutating failurePolicy=Ignore webhook let an object through unchanged. */
 export type FailOpenCause = 'refusal' | 'exception' | 'unreadable-object';
 
@@ -22,8 +23,8 @@ export class OperatorMetrics {
 
   readonly decisions = new Counter({
     name: 'admission_decisions_total',
-    help: 'Admission decisions, by webhook and outcome (allowed, patched, denied, error).',
-    labelNames: ['webhook', 'outcome'] as const,
+    help: 'Admission decisions, by webhook, outcome (allowed, patched, denied, error, would-deny, would-patch) and the enforcement in force (deny, warn, dryrun).',
+    labelNames: ['webhook', 'outcome', 'enforcement'] as const,
     registers: [this.registry],
   });
 
@@ -37,6 +38,19 @@ export class OperatorMetrics {
   readonly tierMappingValid = new Gauge({
     name: 'admission_gpu_tier_mapping_valid',
     help: '1 when the gpu-tier-mapping ConfigMap in the cluster is valid (or absent), 0 while an invalid one is ignored.',
+    registers: [this.registry],
+  });
+
+  readonly enforcement = new Gauge({
+    name: 'admission_webhook_enforcement',
+    help: 'The enforcement in force per webhook: 1 on the action (deny, warn, dryrun) it has.',
+    labelNames: ['webhook', 'action'] as const,
+    registers: [this.registry],
+  });
+
+  readonly enforcementConfigValid = new Gauge({
+    name: 'admission_enforcement_config_valid',
+    help: "1 when the enforcement key of the operator's ConfigMap is valid (or absent), 0 while an invalid one is ignored.",
     registers: [this.registry],
   });
 

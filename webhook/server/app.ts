@@ -11,9 +11,11 @@ import { parseAdmissionReview, BadReviewError } from '../admission/review.js';
 import { admissionResponse, serializeReview } from '../admission/response.js';
 import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
-import type { WebhookEntry } from '../table.js';
+import { shortName, type WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
-import { decide, unreadable, type Judgement } from './decide.js';
+import { decide, unreadable } from './decide.js';
+import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
+import { enforce } from '../enforcement/apply-enforcement.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 
@@ -49,6 +51,8 @@ export interface AdmissionAppOptions {
   reserve?: (reservation: NonNullable<Decision['reserve']>) => void;
   /** Bytes all bodies being read may hold together (default MAX_BUFFERED_BODY_BYTES). */
   bodyBudget?: BodyBudget;
+  /** Each webhook's enforcement action, read on every request (it changes at run time); deny when omitted. */
+  enforcement?: () => Enforcement;
 }
 
 function objectName(request: AdmissionRequest): string {
@@ -144,16 +148,18 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     // The handler time starts once the body is in: a slow sender is not our slowness.
     const started = process.hrtime.bigint();
     const { request, unread } = readReview(raw);
-    const judgement: Judgement & { patch?: Parameters<typeof admissionResponse>[2] } = unread
-      ? unreadable(entry, unread, metrics)
-      : decide(entry, request, options.state(), logger, metrics);
-    const { decision, outcome } = judgement;
+    const judgement = enforce(
+      entry,
+      unread ? unreadable(entry, unread, metrics) : decide(entry, request, options.state(), logger, metrics),
+      actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
+    );
+    const { decision, outcome, enforcement } = judgement;
     // Same tick as the rule: no other request can run between the decision and its reservation.
     if (decision.allowed && decision.reserve && !request.dryRun) options.reserve?.(decision.reserve);
     const review = admissionResponse(request, decision, judgement.patch);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     metrics.requestDuration.observe({ webhook: entry.name }, seconds);
-    metrics.decisions.inc({ webhook: entry.name, outcome });
+    metrics.decisions.inc({ webhook: entry.name, outcome, enforcement });
     if (decision.audit) {
       const { action = '', reason = '', tier = '', class: gpuClass = '' } = decision.audit;
       metrics.ruleOutcomes.inc({ webhook: entry.name, action, reason, tier, class: gpuClass });
@@ -167,8 +173,11 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
         operation: request.operation,
         allowed: decision.allowed,
         outcome,
+        ...(enforcement === 'deny' ? {} : { enforcement }),
+        ...(judgement.wouldChange ? { wouldChange: judgement.wouldChange } : {}),
         ms: Math.round(seconds * 1e6) / 1e3,
         ...(decision.allowed ? {} : { message: truncate(decision.message, MAX_LOG_FIELD_CHARS) }),
+        ...(judgement.wouldRefuse ? { message: truncate(judgement.wouldRefuse, MAX_LOG_FIELD_CHARS) } : {}),
         ...(decision.audit ? { audit: boundedAudit(decision.audit) } : {}),
       },
       'admission decision',

@@ -64,6 +64,17 @@ describe('operator options', () => {
     assert.match(usage(), /ADMISSION_FEATURE_GATES/);
   });
 
+  it('reads the enforcement per webhook from the flag or its environment twin, naming what is wrong', () => {
+    assert.equal(options([]).enforcement.fallback, 'deny');
+    const o = options([], { ADMISSION_ENFORCEMENT: 'validate-pod=warn,*=dryrun' });
+    assert.equal(o.enforcement.byWebhook.get('validate-pod'), 'warn');
+    assert.equal(o.enforcement.fallback, 'dryrun');
+    assert.throws(
+      () => parseOptions(['--enforcement=validate-pod=audit'], {}),
+      /--enforcement\.validate-pod: action must be one of deny, warn, dryrun, got "audit"/,
+    );
+  });
+
   it('reads per-webhook failure policy and timeout overrides, naming what is wrong', () => {
     const o = options(['--webhook-overrides={"validate-pod":{"failurePolicy":"Ignore","timeoutSeconds":5}}']);
     assert.deepEqual(o.webhookOverrides, { 'validate-pod': { failurePolicy: 'Ignore', timeoutSeconds: 5 } });

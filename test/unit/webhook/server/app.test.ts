@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { allow, deny, mutate } from '../../../../webhook/admission/decisions.js';
 import { createAdmissionApp, MAX_BODY_BYTES, MAX_OBJECT_DEPTH } from '../../../../webhook/server/app.js';
+import { DENY_ALL, type Enforcement } from '../../../../webhook/enforcement/enforcement.js';
 import { BodyBudget } from '../../../../webhook/server/read-body.js';
 import { MetricsServer } from '../../../../webhook/server/metrics-server.js';
 import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
@@ -139,6 +140,7 @@ describe('admission app', () => {
   const metrics = new OperatorMetrics();
   const logLines: string[] = [];
   const budget = new BodyBudget(MAX_BODY_BYTES * 2);
+  let enforcement: Enforcement = DENY_ALL;
 
   const call = (
     path: string,
@@ -177,6 +179,7 @@ describe('admission app', () => {
       metrics,
       logger: pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) }),
       bodyBudget: budget,
+      enforcement: () => enforcement,
     });
     server = createServer((req, res) => void app.callback()(req, res));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -431,16 +434,61 @@ describe('admission app', () => {
     assert.deepEqual(view.json(), { used: '5' });
   });
 
+  it('in enforcement warn admits what it would refuse, with the refusal as a warning, and counts it', async () => {
+    enforcement = { byWebhook: new Map([['deny.test.io', 'warn']]), fallback: 'deny' };
+    try {
+      const reply = response(await call('/deny', review({ uid: 'warned' })));
+      assert.equal(reply.allowed, true);
+      assert.deepEqual(reply.warnings, [
+        'deny.test.io would refuse this (enforcement warn): spec.replicas: Invalid value: 0: must be positive (rule: replicas)',
+      ]);
+      const line = logLines.find((entry) => entry.includes('"uid":"warned"'));
+      assert.match(line ?? '', /"outcome":"would-deny","enforcement":"warn"/);
+      assert.match(line ?? '', /"message":"spec\.replicas: Invalid value/);
+    } finally {
+      enforcement = DENY_ALL;
+    }
+  });
+
+  it('in enforcement dryrun admits silently and returns no patch, logging what it would change', async () => {
+    enforcement = { byWebhook: new Map(), fallback: 'dryrun' };
+    try {
+      const refused = response(await call('/deny', review({ uid: 'dry-deny' })));
+      assert.deepEqual(refused, { uid: 'dry-deny', allowed: true });
+      const mutated = response(await call('/mutate', review({ uid: 'dry-patch' })));
+      assert.deepEqual(mutated, { uid: 'dry-patch', allowed: true });
+      const line = logLines.find((entry) => entry.includes('"uid":"dry-patch"'));
+      assert.match(
+        line ?? '',
+        /"outcome":"would-patch","enforcement":"dryrun","wouldChange":\["add \/metadata\/labels"\]/,
+      );
+    } finally {
+      enforcement = DENY_ALL;
+    }
+    const metricsText = (await call('/metrics', '', { method: 'GET', to: metricsPort })).body;
+    assert.match(
+      metricsText,
+      /admission_decisions_total\{webhook="deny\.test\.io",outcome="would-deny",enforcement="dryrun"\} 1/,
+    );
+    assert.match(
+      metricsText,
+      /admission_decisions_total\{webhook="mutate\.test\.io",outcome="would-patch",enforcement="dryrun"\} 1/,
+    );
+  });
+
   it('exposes decision metrics on the metrics port', async () => {
     const metrics = await call('/metrics', '', { method: 'GET', to: metricsPort });
     assert.match(
       metrics.body,
       /admission_fail_open_total\{webhook="mutate-refuses-ignore\.test\.io",cause="refusal"\} 1/,
     );
-    assert.match(metrics.body, /admission_decisions_total\{webhook="deny\.test\.io",outcome="denied"\} 1/);
     assert.match(
       metrics.body,
-      /admission_decisions_total\{webhook="throws-fail\.test\.io",outcome="error"\} 1/,
+      /admission_decisions_total\{webhook="deny\.test\.io",outcome="denied",enforcement="deny"\} 1/,
+    );
+    assert.match(
+      metrics.body,
+      /admission_decisions_total\{webhook="throws-fail\.test\.io",outcome="error",enforcement="deny"\} 1/,
     );
     assert.match(metrics.body, /admission_bad_requests_total\{status="413"\} 1/);
   });

@@ -9,6 +9,7 @@ const validate = configMapValidator({
   operatorNamespace: 'admission-system',
   koordinatorNamespace: 'koordinator-system',
   maxAmplificationRatio: 10,
+  webhookNames: () => ['validate-pod', 'mutate-pod'],
 });
 
 const write = (namespace: string, name: string, data: Record<string, string>, withName = true): Decision =>
@@ -60,5 +61,36 @@ describe('/validate-configmap dispatch', () => {
     const bad = { 'system-config': '{"clusterStrategy":{"watermarkScaleFactor":500}}' };
     assert.equal(write('default', 'slo-controller-config', bad).allowed, true);
     assert.equal(write('default', 'gpu-tier-mapping', { 'tiers.yaml': ': not yaml' }).allowed, true);
+  });
+});
+
+describe('/validate-configmap: the operator ConfigMap', () => {
+  it('accepts a valid enforcement and the ConfigMap without one', () => {
+    assert.ok(
+      write('admission-system', 'admission-operator', { enforcement: 'validate-pod=warn\n*=dryrun' }).allowed,
+    );
+    assert.ok(write('admission-system', 'admission-operator', {}).allowed);
+  });
+
+  it('refuses an unknown webhook, a bad action and an unknown key, naming each', () => {
+    const decision = write('admission-system', 'admission-operator', {
+      enforcement: 'validate-pods=warn,mutate-pod=audit',
+      enforcment: 'x',
+    });
+    assert.ok(!decision.allowed);
+    assert.equal(decision.code, 422);
+    assert.match(
+      decision.message,
+      /data\.enforcement: unknown webhook "validate-pods"; known: mutate-pod, validate-pod/,
+    );
+    assert.match(
+      decision.message,
+      /data\.enforcement\.mutate-pod: action must be one of deny, warn, dryrun, got "audit"/,
+    );
+    assert.match(decision.message, /data\["enforcment"\]: unknown key; known: enforcement/);
+  });
+
+  it('leaves a ConfigMap of the same name in another namespace alone', () => {
+    assert.ok(write('default', 'admission-operator', { enforcement: 'nonsense' }).allowed);
   });
 });

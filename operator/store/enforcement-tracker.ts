@@ -1,0 +1,94 @@
+/**
+ * Keeps each webhook's enforcement (deny, warn, dryrun) in force. The `enforcement` key of the
+ * operator's ConfigMap, when present and valid, replaces the --enforcement flag at run time; an
+ * invalid one (it got in while the webhook was down) never does: the last good enforcement stays,
+ * and the problem is logged, counted and recorded as an Event on the ConfigMap. Without the key
+ * the flag applies again.
+ */
+import type { Logger } from 'pino';
+import {
+  actionFor,
+  describeEnforcement,
+  ENFORCEMENT_ACTIONS,
+  parseEnforcement,
+  type Enforcement,
+} from '../../webhook/enforcement/enforcement.js';
+import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { ENFORCEMENT_KEY } from '../../webhook/names.js';
+import type { ConfigMapView } from '../../webhook/state.js';
+import type { EventRecorder } from '../kube/events.js';
+
+export class EnforcementTracker {
+  private current: Enforcement;
+  private seen: string | undefined;
+
+  constructor(
+    private readonly fromFlag: Enforcement,
+    private readonly webhookNames: readonly string[],
+    private readonly logger: Logger,
+    private readonly metrics: OperatorMetrics,
+    private readonly events: Pick<EventRecorder, 'warning'>,
+  ) {
+    this.current = fromFlag;
+    this.metrics.enforcementConfigValid.set(1);
+    this.publish();
+  }
+
+  get enforcement(): Enforcement {
+    return this.current;
+  }
+
+  /** Takes the operator's ConfigMap as the watch last saw it (undefined: it does not exist). */
+  observe(configMap: ConfigMapView | undefined): void {
+    const text = configMap?.data[ENFORCEMENT_KEY];
+    const version = text === undefined ? 'flag' : `rv:${configMap?.resourceVersion ?? ''}`;
+    if (version === this.seen) return;
+    this.seen = version;
+    if (text === undefined || configMap === undefined) {
+      this.metrics.enforcementConfigValid.set(1);
+      this.apply(
+        this.fromFlag,
+        'no enforcement key in the operator ConfigMap: the --enforcement flag applies',
+      );
+      return;
+    }
+    const parsed = parseEnforcement(text, this.webhookNames, `data.${ENFORCEMENT_KEY}`);
+    if (parsed.ok) {
+      this.metrics.enforcementConfigValid.set(1);
+      this.apply(parsed.enforcement, 'applied the enforcement of the operator ConfigMap');
+      return;
+    }
+    this.metrics.enforcementConfigValid.set(0);
+    const message = `Ignored an invalid enforcement; the last valid one stays in force: ${parsed.errors.join('; ')}`;
+    this.logger.error({ errors: parsed.errors, resourceVersion: configMap.resourceVersion }, message);
+    void this.events.warning(
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: configMap.namespace,
+        name: configMap.name,
+        uid: configMap.uid,
+        resourceVersion: configMap.resourceVersion,
+      },
+      'InvalidEnforcement',
+      message,
+    );
+  }
+
+  private apply(enforcement: Enforcement, what: string): void {
+    const changed = describeEnforcement(enforcement) !== describeEnforcement(this.current);
+    this.current = enforcement;
+    this.publish();
+    if (changed) this.logger.warn({ enforcement: describeEnforcement(enforcement) }, what);
+    else this.logger.info({ enforcement: describeEnforcement(enforcement) }, what);
+  }
+
+  private publish(): void {
+    for (const webhook of this.webhookNames) {
+      const action = actionFor(this.current, webhook);
+      for (const candidate of ENFORCEMENT_ACTIONS) {
+        this.metrics.enforcement.set({ webhook, action: candidate }, candidate === action ? 1 : 0);
+      }
+    }
+  }
+}

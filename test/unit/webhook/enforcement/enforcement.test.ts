@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { enforce } from '../../../../webhook/enforcement/apply-enforcement.js';
+import {
+  actionFor,
+  describeEnforcement,
+  MAX_ENFORCEMENT_CHARS,
+  parseEnforcement,
+  type EnforcementAction,
+} from '../../../../webhook/enforcement/enforcement.js';
+import type { JsonPatch } from '../../../../webhook/admission/response.js';
+import type { Decision } from '../../../../webhook/admission/types.js';
+import type { Judgement } from '../../../../webhook/server/decide.js';
+import type { WebhookEntry } from '../../../../webhook/table.js';
+
+const known = ['validate-pod', 'mutate-pod', 'mutate-pod-gpu-class'];
+
+describe('parseEnforcement', () => {
+  it('reads webhook=action entries separated by commas or newlines, with * for the rest', () => {
+    const parsed = parseEnforcement('validate-pod=warn,\n# rolling out\n*=dryrun\n', known, '--enforcement');
+    assert.ok(parsed.ok);
+    assert.equal(actionFor(parsed.enforcement, 'validate-pod'), 'warn');
+    assert.equal(actionFor(parsed.enforcement, 'mutate-pod'), 'dryrun');
+    assert.equal(describeEnforcement(parsed.enforcement), '*=dryrun,validate-pod=warn');
+  });
+
+  it('is deny for every webhook when empty', () => {
+    const parsed = parseEnforcement('', known, '--enforcement');
+    assert.ok(parsed.ok);
+    assert.equal(actionFor(parsed.enforcement, 'mutate-pod'), 'deny');
+  });
+
+  it('names every problem with the entry it is in', () => {
+    const parsed = parseEnforcement(
+      'validate-pod, mutate-pod=audit, nope=warn, validate-pod=warn, validate-pod=deny',
+      known,
+      'data.enforcement',
+    );
+    assert.ok(!parsed.ok);
+    assert.deepEqual(parsed.errors, [
+      'data.enforcement: entry "validate-pod" is not webhook=action',
+      'data.enforcement.mutate-pod: action must be one of deny, warn, dryrun, got "audit"',
+      'data.enforcement: unknown webhook "nope"; known: mutate-pod, mutate-pod-gpu-class, validate-pod',
+      'data.enforcement.validate-pod: named twice',
+    ]);
+  });
+
+  it('refuses a text longer than its bound without reading it', () => {
+    const parsed = parseEnforcement('x'.repeat(MAX_ENFORCEMENT_CHARS + 1), known, '--enforcement');
+    assert.ok(!parsed.ok);
+    assert.match(parsed.errors[0] ?? '', /longer than 4096 characters/);
+  });
+});
+
+const entry = (type: WebhookEntry['type'], failurePolicy: WebhookEntry['failurePolicy']): WebhookEntry =>
+  ({
+    name: `${type}-${failurePolicy}.admission-operator.io`,
+    path: '/x',
+    type,
+    failurePolicy,
+    resourceRules: [],
+    timeoutSeconds: 10,
+    namespaceSelector: {},
+    objectSelector: {},
+    matchConditions: [],
+    featureGate: 'PodValidatingWebhook',
+    handler: () => ({ allowed: true }),
+  }) as unknown as WebhookEntry;
+
+const refused: Judgement = {
+  decision: { allowed: false, code: 403, message: 'spec.x: nope', warnings: ['rule warning'] },
+  outcome: 'denied',
+};
+const failed: Judgement = {
+  decision: {
+    allowed: false,
+    code: 500,
+    reason: 'InternalError',
+    message: 'internal error in webhook x: boom',
+  },
+  outcome: 'error',
+};
+const patch: JsonPatch = [{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }];
+const patched: Judgement & { patch: JsonPatch } = {
+  decision: { allowed: true, mutated: { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } } } },
+  outcome: 'patched',
+  patch,
+};
+
+function run(kind: WebhookEntry, judgement: Judgement & { patch?: JsonPatch }, action: EnforcementAction) {
+  return enforce(kind, judgement, action);
+}
+
+const kinds = [entry('validating', 'Fail'), entry('mutating', 'Fail'), entry('mutating', 'Ignore')];
+
+for (const kind of kinds) {
+  describe(`enforce on a ${kind.type} failurePolicy=${kind.failurePolicy} webhook`, () => {
+    it('deny keeps the judgement as it is', () => {
+      assert.deepEqual(run(kind, refused, 'deny'), { ...refused, enforcement: 'deny' });
+      assert.deepEqual(run(kind, patched, 'deny'), { ...patched, enforcement: 'deny' });
+    });
+
+    it('warn admits a refusal with its message as a warning, and keeps a patch', () => {
+      const warned = run(kind, refused, 'warn');
+      assert.deepEqual(warned.decision, {
+        allowed: true,
+        warnings: [
+          'rule warning',
+          `${kind.name.replace('.admission-operator.io', '')} would refuse this (enforcement warn): spec.x: nope`,
+        ],
+      } satisfies Decision);
+      assert.equal(warned.outcome, 'would-deny');
+      assert.equal(warned.wouldRefuse, 'spec.x: nope');
+      assert.deepEqual(run(kind, patched, 'warn'), { ...patched, enforcement: 'warn' });
+      const error = run(kind, failed, 'warn');
+      assert.equal(error.decision.allowed, true);
+      assert.equal(error.outcome, 'error', 'an error stays counted as one');
+    });
+
+    it('dryrun admits silently, drops the patch and lists what it would change', () => {
+      const dry = run(kind, refused, 'dryrun');
+      assert.deepEqual(dry.decision, { allowed: true });
+      assert.equal(dry.outcome, 'would-deny');
+      const dryPatch = run(kind, patched, 'dryrun');
+      assert.deepEqual(dryPatch.decision, { allowed: true });
+      assert.equal(dryPatch.patch, undefined);
+      assert.equal(dryPatch.outcome, 'would-patch');
+      assert.deepEqual(dryPatch.wouldChange, ['add /metadata/labels']);
+      assert.equal(run(kind, failed, 'dryrun').outcome, 'error');
+    });
+  });
+}

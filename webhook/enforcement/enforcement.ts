@@ -1,0 +1,104 @@
+/**
+ * Enforcement per webhook: how much of its judgement a webhook acts on while rules are being
+ * rolled out, as Gatekeeper's enforcementAction does for a constraint.
+ *
+ *   deny    the judgement as it is (the default)
+ *   warn    a refusal admits the object and comes back as a warning (kubectl prints it)
+ *   dryrun  a refusal admits the object silently and a patch is not returned; both are only
+ *           counted and logged
+ *
+ * Written `validate-pod=warn,mutate-pod=dryrun` (commas or newlines), keyed by the webhook's
+ * short name; `*` sets every webhook not named otherwise. The flag --enforcement and the
+ * `enforcement` key of the operator's ConfigMap use the same text.
+ */
+import { MAX_SHOWN_VALUE_CHARS, showValue, truncate } from '../util/bounded-text.js';
+
+export const ENFORCEMENT_ACTIONS = ['deny', 'warn', 'dryrun'] as const;
+export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
+
+/** Every webhook's action; those not named take `fallback`. */
+export interface Enforcement {
+  readonly byWebhook: ReadonlyMap<string, EnforcementAction>;
+  readonly fallback: EnforcementAction;
+}
+
+export const DENY_ALL: Enforcement = { byWebhook: new Map(), fallback: 'deny' };
+
+/** Far above the 14 webhooks there are, each named once; keeps a hostile text's cost bounded. */
+export const MAX_ENFORCEMENT_CHARS = 4096;
+const MAX_PROBLEMS = 20;
+
+export type EnforcementParse = { ok: true; enforcement: Enforcement } | { ok: false; errors: string[] };
+
+function isAction(value: string): value is EnforcementAction {
+  return (ENFORCEMENT_ACTIONS as readonly string[]).includes(value);
+}
+
+/**
+ * Reads an enforcement text against the webhooks that exist; every problem is named, with the
+ * entry it is in (`where` prefixes each, e.g. `--enforcement` or `data.enforcement`).
+ */
+export function parseEnforcement(
+  text: string,
+  knownWebhooks: readonly string[],
+  where: string,
+): EnforcementParse {
+  if (text.length > MAX_ENFORCEMENT_CHARS) {
+    return { ok: false, errors: [`${where}: longer than ${MAX_ENFORCEMENT_CHARS} characters`] };
+  }
+  const errors: string[] = [];
+  const byWebhook = new Map<string, EnforcementAction>();
+  let fallback: EnforcementAction = 'deny';
+  let fallbackSet = false;
+  const entries = text
+    .split(/[,\n]/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '' && !entry.startsWith('#'));
+  for (const entry of entries) {
+    if (errors.length >= MAX_PROBLEMS) break;
+    const equals = entry.indexOf('=');
+    const name = (equals < 0 ? entry : entry.slice(0, equals)).trim();
+    const action = equals < 0 ? '' : entry.slice(equals + 1).trim();
+    const shown = showValue(entry);
+    if (equals < 0) {
+      errors.push(`${where}: entry ${shown} is not webhook=action`);
+      continue;
+    }
+    if (!isAction(action)) {
+      errors.push(
+        `${where}.${truncate(name, MAX_SHOWN_VALUE_CHARS)}: action must be one of ${ENFORCEMENT_ACTIONS.join(', ')}, got ${showValue(action)}`,
+      );
+      continue;
+    }
+    if (name === '*') {
+      if (fallbackSet) errors.push(`${where}: * is named twice`);
+      fallback = action;
+      fallbackSet = true;
+      continue;
+    }
+    if (!knownWebhooks.includes(name)) {
+      errors.push(
+        `${where}: unknown webhook ${showValue(name)}; known: ${[...knownWebhooks].sort().join(', ')}`,
+      );
+      continue;
+    }
+    if (byWebhook.has(name)) {
+      errors.push(`${where}.${name}: named twice`);
+      continue;
+    }
+    byWebhook.set(name, action);
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, enforcement: { byWebhook, fallback } };
+}
+
+export function actionFor(enforcement: Enforcement, shortName: string): EnforcementAction {
+  return enforcement.byWebhook.get(shortName) ?? enforcement.fallback;
+}
+
+/** The enforcement as the text that would produce it, sorted: for logs and Events. */
+export function describeEnforcement(enforcement: Enforcement): string {
+  const named = [...enforcement.byWebhook]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, action]) => `${name}=${action}`);
+  return [`*=${enforcement.fallback}`, ...named].join(',');
+}
