@@ -34,7 +34,7 @@ export const FAILURE_CLASSES = {
   'patch-identity': 'a patch that changes kind, apiVersion, metadata.name or metadata.namespace',
   'validating-patched': 'a validating webhook answered with a patch',
   'ignore-refused': 'a failurePolicy=Ignore mutating webhook answered allowed: false',
-  'slow-review': `a review whose handler time exceeded ${HANDLER_MS_LIMIT} ms (confirmed when replayed alone)`,
+  'slow-review': `a review whose handler time exceeded ${HANDLER_MS_LIMIT} ms (confirmed when replayed alone, scaled by how much slower the machine was than at its quietest in the run)`,
   'log-line-too-large': `a log line longer than ${LOG_LINE_BYTES_LIMIT} bytes`,
   'rss-growth': `memory grew more than ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB over the run (RSS from a quarter of the run, or the server's heap)`,
 } as const;

@@ -30,9 +30,9 @@ export type WorkerMessage =
       ms: number | undefined;
       decision: boolean;
     }
-  | { type: 'done'; id: number; heapUsed: number };
+  | { type: 'done'; id: number; heapUsed: number; calibrationMs?: number };
 
-export type ParentMessage = { type: 'sync' | 'gc' | 'close'; id: number };
+export type ParentMessage = { type: 'sync' | 'gc' | 'close' | 'calibrate'; id: number };
 
 const port = parentPort;
 if (!port) throw new Error('server-worker.ts runs as a worker thread');
@@ -96,14 +96,33 @@ const bound = await server.listen(0, '127.0.0.1', {
 });
 port.postMessage({ type: 'listening', port: bound } satisfies WorkerMessage);
 
+/**
+ * A fixed piece of work of the kind reviews do (parse, walk, serialise JSON), timed on the
+ * server's own thread: how long it takes now, against how long it took at the start of the run,
+ * says how much the machine is slowing this thread down.
+ */
+const calibrationText = JSON.stringify({
+  items: Array.from({ length: 2000 }, (_, i) => ({
+    name: `item-${i}`,
+    labels: { a: String(i), b: 'x'.repeat(20) },
+  })),
+});
+function calibrate(): number {
+  const started = performance.now();
+  for (let round = 0; round < 4; round++) JSON.stringify(JSON.parse(calibrationText));
+  return performance.now() - started;
+}
+
 port.on('message', (message: ParentMessage) => {
   void (async () => {
     if (message.type === 'gc') collectGarbage?.();
     if (message.type === 'close') await server.close(500);
+    const calibrationMs = message.type === 'calibrate' ? calibrate() : undefined;
     port.postMessage({
       type: 'done',
       id: message.id,
       heapUsed: process.memoryUsage().heapUsed,
+      ...(calibrationMs === undefined ? {} : { calibrationMs }),
     } satisfies WorkerMessage);
   })();
 });

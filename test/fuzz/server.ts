@@ -37,6 +37,8 @@ export class FuzzServer {
   restarts = 0;
   /** The server thread's V8 heap in use, as of its last answer to sync() or gc(). */
   heapUsed = 0;
+  /** The time of the server thread's fixed calibration work, as of its last answer to calibrate(). */
+  private calibrationMs = Number.NaN;
   /** By uid: the server's own timing of each review. */
   readonly decisions = new Map<string, DecisionRecord>();
   /** Log lines the checks look at: errors and every line over the size bound. */
@@ -101,6 +103,7 @@ export class FuzzServer {
             this.logs.push({ uid: message.uid, msg: message.msg, bytes: message.bytes });
         } else {
           this.heapUsed = message.heapUsed;
+          if (message.calibrationMs !== undefined) this.calibrationMs = message.calibrationMs;
           this.waiting.get(message.id)?.();
           this.waiting.delete(message.id);
         }
@@ -157,6 +160,13 @@ export class FuzzServer {
 
   gc(): Promise<boolean> {
     return this.ask('gc');
+  }
+
+  /** Times a fixed piece of JSON work on the server's thread (ms; NaN when it did not answer). */
+  async calibrate(): Promise<number> {
+    this.calibrationMs = Number.NaN;
+    await this.ask('calibrate');
+    return this.calibrationMs;
   }
 
   /** GET /healthz answers 200 "ok" within `timeoutMs`. */
