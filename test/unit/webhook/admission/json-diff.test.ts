@@ -84,6 +84,23 @@ describe('diffJson', () => {
     ]);
   });
 
+  it('replaces a list whole when most items changed, each by several operations, and not otherwise', () => {
+    const containers = Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, requests: { gpu: '100' } }));
+    const split = containers.map((c) => ({
+      ...c,
+      requests: { 'gpu-core': '100', 'gpu-memory-ratio': '100' },
+    }));
+    assert.deepEqual(diffJson({ containers }, { containers: split }), [
+      { op: 'replace', path: '/containers', value: split },
+    ]);
+    // One operation per changed item is as small as it gets: spelt out.
+    const renamed = containers.map((c) => ({ ...c, name: `${c.name}x` }));
+    assert.equal(diffJson({ containers }, { containers: renamed }).length, 6);
+    // Only a few items changed: spelt out.
+    const one = containers.map((c, i) => (i === 0 ? split[0]! : c));
+    assert.equal(diffJson({ containers }, { containers: one }).length, 3);
+  });
+
   it('treats an undefined entry as absent, as JSON does', () => {
     assert.deepEqual(diffJson({ a: 1, b: 2 }, { a: 1, b: undefined } as unknown as JsonObject), [
       { op: 'remove', path: '/b' },
