@@ -94,13 +94,14 @@ export async function runOperator(
   };
   let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
 
+  const events = new EventRecorder(kubeConfig, logger);
   const store = new StateStore({
     kubeConfig,
     configMaps,
     tierMappingNamespace: options.namespace,
     logger,
     metrics,
-    events: new EventRecorder(kubeConfig, logger),
+    events,
   });
   const owner = new OwnerResolver(kubeConfig, options.ownerClusterRole || undefined, logger);
   const configurations = new ConfigurationReconciler({
@@ -110,6 +111,7 @@ export async function runOperator(
     owner,
     logger,
     metrics,
+    events,
   });
   store.on('tierMappingChanged', (mapping) => {
     webhooks = buildWebhooks(mapping);
@@ -133,6 +135,7 @@ export async function runOperator(
     owner,
     logger,
     metrics,
+    events,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
   });
   // A newly published bundle may let a pending serving-certificate switch proceed.
