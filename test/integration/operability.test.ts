@@ -210,8 +210,11 @@ describe('alerts, dashboard and Events', () => {
       { timeoutMs: 15_000, intervalMs: 250 },
     );
     assert.match(repaired.message ?? '', /timeoutSeconds/);
-    const { stdout } = await kubectl(['get', 'events', '-n', namespace, '-o', 'wide']);
+    const { stdout } = await kubectl(['get', 'events', '-n', namespace]);
     assert.match(stdout, /CertificateRotated/);
+    t.diagnostic(
+      `Events: ${[...secretEvents, repaired].map((event) => `${event.reason ?? ''}: ${event.message ?? ''}`).join(' | ')}`,
+    );
     // The reasons are documented where people look for them.
     const runbooks = await readFile(join(repoRoot, 'docs', 'runbooks', 'README.md'), 'utf8');
     assert.match(runbooks, /WebhookConfigurationRepaired/);
