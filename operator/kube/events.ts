@@ -25,8 +25,8 @@ export interface EventTarget {
 
 export type EventType = 'Normal' | 'Warning';
 
-/** The API server refuses Event messages over 1 KiB. */
-const MAX_EVENT_MESSAGE_CHARS = 1024;
+/** The API server refuses Event messages over 1 KiB (counted in bytes). */
+const MAX_EVENT_MESSAGE_BYTES = 1024;
 /** Where Events about cluster-scoped objects must live (the API server refuses other namespaces). */
 const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
 
@@ -177,7 +177,7 @@ export class EventRecorder {
     const namespace = target.namespace || CLUSTER_SCOPED_EVENT_NAMESPACE;
     const seconds = Math.max(1, Math.round((held.lastAt - held.firstAt) / 1000));
     const note = count > 1 ? ` (${count} times in ${seconds} s)` : '';
-    const message = truncate(held.message, MAX_EVENT_MESSAGE_CHARS - note.length) + note;
+    const message = boundedMessage(held.message, note);
     try {
       const uid = target.uid ?? (await this.lookupUid(target).catch(() => undefined));
       await this.writeEvent(namespace, {
@@ -211,4 +211,16 @@ export class EventRecorder {
 
 function reasonOf(key: string): string {
   return key.slice(key.lastIndexOf('\u0000') + 1);
+}
+
+/** `message` cut so that it and `note` fit in MAX_EVENT_MESSAGE_BYTES of UTF-8. */
+function boundedMessage(message: string, note: string): string {
+  let chars = MAX_EVENT_MESSAGE_BYTES - note.length;
+  let text = truncate(message, chars) + note;
+  // Each pass drops at least the excess bytes' worth of characters, so this ends within a few.
+  while (Buffer.byteLength(text) > MAX_EVENT_MESSAGE_BYTES && chars > 0) {
+    chars -= Buffer.byteLength(text) - MAX_EVENT_MESSAGE_BYTES;
+    text = truncate(message, Math.max(0, chars)) + note;
+  }
+  return text;
 }

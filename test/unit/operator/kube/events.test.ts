@@ -113,8 +113,21 @@ describe('EventRecorder', () => {
     t.mock.timers.tick(10_000);
     await Promise.resolve();
     assert.equal(written.length, 2);
-    for (const { event } of written) assert.ok((event.message ?? '').length <= 1024);
+    for (const { event } of written) assert.ok(Buffer.byteLength(event.message ?? '') <= 1024);
     assert.match(written[1]?.event.message ?? '', /more chars\) \(2 times in 1 s\)$/);
+  });
+
+  it('counts the 1 KiB in bytes, so a message of multi-byte characters fits too', async () => {
+    const { events, written } = recorder();
+    await events.warning(configMap, 'R', 'é'.repeat(5000));
+    await events.warning({ ...configMap, name: 'emoji' }, 'R', '🙂'.repeat(5000));
+    for (const { event } of written) {
+      assert.ok(
+        Buffer.byteLength(event.message ?? '') <= 1024,
+        String(Buffer.byteLength(event.message ?? '')),
+      );
+      assert.match(event.message ?? '', /more chars\)$/);
+    }
   });
 
   it('remembers a bounded number of objects, writing what a forgotten one held', async (t) => {
