@@ -130,6 +130,7 @@ export async function runOperator(
     owner,
     logger,
     metrics,
+    events,
   });
   store.on('tierMappingChanged', (mapping) => {
     webhooks = buildWebhooks(mapping);
@@ -153,6 +154,7 @@ export async function runOperator(
     owner,
     logger,
     metrics,
+    events,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
   });
   // A newly published bundle may let a pending serving-certificate switch proceed.

@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
+import type { EventRecorder } from '../kube/events.js';
+import { certificateWritten } from '../kube/operator-events.js';
 import type { OwnerResolver } from '../kube/owner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import {
@@ -39,6 +41,8 @@ export interface CertificateManagerOptions {
   clock?: () => Date;
   /** The owner of the Secret (the chart's ClusterRole), so an uninstall removes it. */
   owner?: OwnerResolver;
+  /** Where certificates issued and rotated are recorded as Events on the Secret. */
+  events?: EventRecorder;
 }
 
 const MAX_WRITE_ATTEMPTS = 8;
@@ -75,6 +79,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     this.runner = new CoalescingRunner(
       () => this.reconcile(),
       (error) => {
+        options.metrics.certificateReconcileErrors.inc();
         options.logger.error({ err: error }, 'certificate reconcile failed; retrying in 1 s');
         this.schedule(new Date(this.clock().getTime() + 1000));
       },
@@ -161,6 +166,11 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         this.options.logger.info(
           { mode: write.mode, issued: write.issued, reasons: write.reasons },
           'wrote webhook-tls',
+        );
+        certificateWritten(
+          this.options.events,
+          { namespace: this.options.namespace, name: this.options.secretName },
+          write,
         );
         this.remembered = write.data;
         this.publish(write.material);

@@ -20,6 +20,8 @@ import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js'
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
+import type { EventRecorder } from '../kube/events.js';
+import { configurationRepaired } from '../kube/operator-events.js';
 import type { OwnerResolver } from '../kube/owner.js';
 import {
   CONFIGURATION_NAME,
@@ -49,6 +51,8 @@ export interface ConfigurationReconcilerOptions {
   owner?: OwnerResolver;
   logger: Logger;
   metrics: OperatorMetrics;
+  /** Where repairs are recorded as Events on the configuration. */
+  events?: EventRecorder;
 }
 
 export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
@@ -259,6 +263,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     }
     this.recentRepairs.push(Date.now());
     this.options.metrics.configurationRepairs.inc({ configuration: kind, action: 'repair' });
+    configurationRepaired(this.options.events, kind, actual, drift);
     this.options.logger.info({ configuration: kind, drift }, 'repaired webhook configuration');
     return true;
   }

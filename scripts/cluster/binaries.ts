@@ -16,6 +16,9 @@ import {
   helmBinDir,
   helmModuleDir,
   kubernetesVersion,
+  prometheusVersion,
+  promtoolBinDir,
+  promtoolModuleDir,
 } from './layout.js';
 
 interface BinaryGroup {
@@ -70,6 +73,16 @@ const groups: BinaryGroup[] = [
   },
 ];
 
+/** Only the alert-rule tests need promtool, so starting the cluster does not build it. */
+const promtool: BinaryGroup = {
+  name: `promtool ${prometheusVersion}`,
+  moduleDir: promtoolModuleDir,
+  binDir: promtoolBinDir,
+  packages: ['github.com/prometheus/prometheus/cmd/promtool'],
+  outputs: [binaries.promtool],
+  ldflags: [],
+};
+
 function isBuilt(group: BinaryGroup): boolean {
   return (
     existsSync(join(group.binDir, COMPLETE_STAMP)) && group.outputs.every((output) => existsSync(output))
@@ -117,4 +130,10 @@ export async function ensureBinaries(log: (line: string) => void): Promise<void>
   for (const group of groups) {
     if (!isBuilt(group)) await build(group, log);
   }
+}
+
+/** Builds promtool unless this version is already built; resolves with its path. */
+export async function ensurePromtool(log: (line: string) => void): Promise<string> {
+  if (!isBuilt(promtool)) await build(promtool, log);
+  return binaries.promtool;
 }

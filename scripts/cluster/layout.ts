@@ -17,6 +17,7 @@ function findRepoRoot(start: string): string {
 export const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
 export const clusterModuleDir = join(repoRoot, 'scripts', 'cluster');
 export const helmModuleDir = join(clusterModuleDir, 'helm');
+export const promtoolModuleDir = join(clusterModuleDir, 'promtool');
 
 export const cacheDir = join(repoRoot, '.cache');
 export const clusterDir = join(cacheDir, 'cluster');
@@ -39,6 +40,10 @@ function requiredVersion(goModPath: string, modulePath: string): string {
 export const kubernetesVersion = requiredVersion(join(clusterModuleDir, 'go.mod'), 'k8s.io/kubernetes');
 export const etcdVersion = requiredVersion(join(clusterModuleDir, 'go.mod'), 'go.etcd.io/etcd/server/v3');
 export const helmVersion = requiredVersion(join(helmModuleDir, 'go.mod'), 'helm.sh/helm/v3');
+export const prometheusVersion = requiredVersion(
+  join(promtoolModuleDir, 'go.mod'),
+  'github.com/prometheus/prometheus',
+);
 
 export const controlPlaneBinDir = join(
   cacheDir,
@@ -46,6 +51,7 @@ export const controlPlaneBinDir = join(
   `kubernetes-${kubernetesVersion}-etcd-${etcdVersion}`,
 );
 export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}`);
+export const promtoolBinDir = join(cacheDir, 'bin', `promtool-${prometheusVersion}`);
 
 export const binaries = {
   etcd: join(controlPlaneBinDir, 'etcd'),
@@ -53,4 +59,5 @@ export const binaries = {
   kubeControllerManager: join(controlPlaneBinDir, 'kube-controller-manager'),
   kubectl: join(controlPlaneBinDir, 'kubectl'),
   helm: join(helmBinDir, 'helm'),
+  promtool: join(promtoolBinDir, 'promtool'),
 } as const;

@@ -94,6 +94,12 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly certificateReconcileErrors = new Counter({
+    name: 'admission_certificate_reconcile_errors_total',
+    help: 'Certificate reconciles that failed (the Secret could not be read or written); each is retried.',
+    registers: [this.registry],
+  });
+
   readonly certificateReloads = new Counter({
     name: 'admission_certificate_reloads_total',
     help: 'Times the admission server swapped its serving certificate in place.',

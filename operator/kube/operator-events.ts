@@ -1,0 +1,113 @@
+/**
+ * The Events the operator records about what it does, one function per occasion, so their
+ * reasons stay few and searchable (`kubectl get events --field-selector reason=<reason>`):
+ *
+ *   CertificateIssued       Secret      a CA or serving certificate issued into a new or taken-over Secret
+ *   CertificateRotated      Secret      a CA or serving certificate renewed in place
+ *   CertificateRestored     Secret      a deleted Secret written back from what the replica serves
+ *   WebhookConfigurationRepaired   Mutating/ValidatingWebhookConfiguration   drift undone, naming the last writer
+ *   InvalidTierMapping      ConfigMap   an invalid gpu-tier-mapping ignored (operator/store/tier-mapping-tracker.ts)
+ *   LeaderElection          Lease       a replica became the leader
+ */
+import type { V1ManagedFieldsEntry } from '@kubernetes/client-node';
+import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.js';
+import type { EventRecorder } from './events.js';
+
+export const EVENT_REASONS = {
+  certificateIssued: 'CertificateIssued',
+  certificateRotated: 'CertificateRotated',
+  certificateRestored: 'CertificateRestored',
+  configurationRepaired: 'WebhookConfigurationRepaired',
+  invalidTierMapping: 'InvalidTierMapping',
+  leaderElection: 'LeaderElection',
+} as const;
+
+/** What the certificate manager wrote (the fields of its write plan that Events tell). */
+export interface CertificateWrite {
+  mode: 'create' | 'update' | 'recreate';
+  issued: readonly ('ca' | 'serving')[];
+  reasons: readonly string[];
+}
+
+/** Records why the webhook-tls Secret was written; a write that issued nothing new records nothing. */
+export function certificateWritten(
+  events: EventRecorder | undefined,
+  secret: { namespace: string; name: string },
+  write: CertificateWrite,
+): void {
+  if (!events) return;
+  const why = write.reasons.join('; ');
+  const target = { apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name };
+  if (write.issued.length === 0) {
+    if (write.mode === 'create') {
+      void events.warning(
+        target,
+        EVENT_REASONS.certificateRestored,
+        `Restored the Secret from the certificates this replica serves: ${why}`,
+      );
+    }
+    return;
+  }
+  const issued = write.issued.map((kind) => (kind === 'ca' ? 'CA' : 'serving certificate')).join(' and ');
+  const reason = write.mode === 'update' ? EVENT_REASONS.certificateRotated : EVENT_REASONS.certificateIssued;
+  void events.normal(target, reason, `Issued a new ${issued}: ${why}`);
+}
+
+/** The managers of the latest change recorded in `managedFields` (who last wrote the object). */
+export function lastWriters(managedFields: readonly V1ManagedFieldsEntry[] | undefined): string[] {
+  const entries = managedFields ?? [];
+  const time = (entry: V1ManagedFieldsEntry): number =>
+    entry.time ? new Date(entry.time).getTime() : Number.NEGATIVE_INFINITY;
+  const latest = Math.max(...entries.map(time));
+  return [
+    ...new Set(
+      entries
+        .filter((entry) => time(entry) === latest)
+        .map((entry) => truncate(entry.manager ?? 'unknown', MAX_LOG_FIELD_CHARS)),
+    ),
+  ];
+}
+
+/** Records a repaired webhook configuration, naming the field that drifted and who last wrote it. */
+export function configurationRepaired(
+  events: EventRecorder | undefined,
+  kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration',
+  before: {
+    metadata?: { name?: string; uid?: string; managedFields?: V1ManagedFieldsEntry[] };
+  },
+  drift: string,
+): void {
+  if (!events) return;
+  const writers = lastWriters(before.metadata?.managedFields);
+  const by = writers.length > 0 ? `; last changed by ${writers.join(', ')}` : '';
+  void events.warning(
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      name: before.metadata?.name ?? 'admission-operator',
+      ...(before.metadata?.uid ? { uid: before.metadata.uid } : {}),
+    },
+    EVENT_REASONS.configurationRepaired,
+    `Repaired ${truncate(drift, MAX_LOG_FIELD_CHARS)}${by}`,
+  );
+}
+
+/** Records on the Lease that `identity` (a replica) became the leader. */
+export function leaderElected(
+  events: EventRecorder | undefined,
+  lease: { namespace: string; name: string; uid?: string },
+  identity: string,
+): void {
+  if (!events) return;
+  void events.normal(
+    {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: lease.namespace,
+      name: lease.name,
+      ...(lease.uid ? { uid: lease.uid } : {}),
+    },
+    EVENT_REASONS.leaderElection,
+    `${truncate(identity, MAX_LOG_FIELD_CHARS)} became leader`,
+  );
+}
