@@ -4,7 +4,7 @@
  * raw-allocatable annotation so the next status update amplifies from it, not from the already
  * amplified value.
  */
-import { allow, mutate } from '../../admission/decisions.js';
+import { allow, mutate, warn } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
@@ -41,11 +41,7 @@ const MAX_INT64_FLOAT = 2 ** 63;
  * a node's heartbeat because it could not amplify it, whatever the annotations hold.
  */
 function skip(warning: string, reason: StepSkip['reason']): Decision {
-  return {
-    allowed: true,
-    warnings: [`${warning}; node status not amplified`],
-    audit: skipAudit([{ warning, reason }]),
-  };
+  return { ...warn(`${warning}; node status not amplified`), audit: skipAudit([{ warning, reason }]) };
 }
 
 export const amplifyNodeStatus: Rule = (request) => {

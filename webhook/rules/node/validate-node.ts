@@ -5,7 +5,7 @@
  * is a finite number from 1 to the admin's bound; otherwise the node is refused, naming the
  * resource.
  */
-import { allow, deny } from '../../admission/decisions.js';
+import { allow, badRequest } from '../../admission/decisions.js';
 import type { AdmissionRequest, Decision, KubeObject } from '../../admission/types.js';
 import { SLO_CONFIG_NAME } from '../../names.js';
 import type { Rule, StateSnapshot } from '../../state.js';
@@ -25,19 +25,15 @@ function ratioProblems(node: KubeObject, maxRatio: number): Decision | undefined
   if (text === undefined || text === '') return undefined;
   const path = `metadata.annotations[${AMPLIFICATION_RATIO_ANNOTATION}]`;
   if (typeof text !== 'string')
-    return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');
+    return badRequest(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`);
   let ratios: unknown;
   try {
     ratios = parseJsonText(text);
   } catch {
-    return deny(
-      `${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`,
-      400,
-      'BadRequest',
-    );
+    return badRequest(`${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`);
   }
   if (typeof ratios !== 'object' || ratios === null || Array.isArray(ratios)) {
-    return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');
+    return badRequest(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`);
   }
   const problems: string[] = [];
   for (const [resource, ratio] of Object.entries(ratios)) {
@@ -52,7 +48,7 @@ function ratioProblems(node: KubeObject, maxRatio: number): Decision | undefined
         `${path}.${resource}: ratio ${ratio} exceeds the maximum ${maxRatio} (--max-amplification-ratio)`,
       );
   }
-  return problems.length === 0 ? undefined : deny(problems.join('; '), 400, 'BadRequest');
+  return problems.length === 0 ? undefined : badRequest(problems.join('; '));
 }
 
 /**
@@ -80,7 +76,7 @@ function strategyConflict(
     labels,
   );
   if (!conflict) return undefined;
-  return request.operation === 'UPDATE' ? deny(conflict, 400, 'BadRequest') : allow([conflict]);
+  return request.operation === 'UPDATE' ? badRequest(conflict) : allow([conflict]);
 }
 
 export function nodeValidator(options: NodeValidationOptions): Rule {

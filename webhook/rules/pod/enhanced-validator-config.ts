@@ -6,7 +6,7 @@
  *   enable: "true"
  *   rules: '[{"name": "team-label", "requiredLabels": ["team"], "namespaceWhitelist": ["kube-system"]}]'
  */
-import { allow, deny } from '../../admission/decisions.js';
+import { allow, badRequest } from '../../admission/decisions.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { stringsOf, parseJsonText } from '../../util/json.js';
@@ -57,10 +57,6 @@ export function enhancedValidatorConfigValidator(namespace: string): Rule {
     if (request.operation === 'DELETE' || !object) return allow();
     const parsed = parseLabelRules(stringsOf(object.data).rules);
     if (parsed.ok) return allow();
-    return deny(
-      `ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME} ${parsed.problem}`,
-      400,
-      'BadRequest',
-    );
+    return badRequest(`ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME} ${parsed.problem}`);
   };
 }
