@@ -1,5 +1,6 @@
 /**
- * One ClusterColocationProfile (Koordinator §1.2): whether it matches an object, whether the dice
+ * One ClusterColocationProfile
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/cluster_colocation_profile.go): whether it matches an object, whether the dice
  * let it apply, and what applying it does. Pods and Reservations share this; they differ only in
  * where the pod spec lives and whether namespaces are matched.
  *

@@ -1,5 +1,6 @@
 /**
- * The rules of pod-enhanced-validator-config (Koordinator §2.5): what they look like, read from
+ * The rules of pod-enhanced-validator-config
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/validating/pod_enhanced_validator.go): what they look like, read from
  * the ConfigMap, and a write-time check so a bad edit is refused with its path rather than
  * leaving the rules unenforced.
  *
