@@ -19,7 +19,11 @@ import {
   selectsEverything,
   type SelectorParse,
 } from '../../util/label-selector.js';
-import { strategicMergePatch, type PatchSchema } from '../../util/strategic-merge-patch.js';
+import {
+  strategicMergePatch,
+  StrategicMergePatchError,
+  type PatchSchema,
+} from '../../util/strategic-merge-patch.js';
 import { PRIORITY_LABEL, QOS_LABEL } from './priority-qos.js';
 
 /** On a profile: its matching pods keep cpu and memory (no batch/mid translation). Presence is enough. */
@@ -250,7 +254,9 @@ export function applyProfile(
   try {
     return strategicMergePatch(result, patch, target.patchSchema);
   } catch (error) {
-    throw problem(profile, `spec.patch: ${(error as Error).message}`);
+    // Only a patch the profile's author got wrong is the profile's problem; anything else is a bug.
+    if (!(error instanceof StrategicMergePatchError)) throw error;
+    throw problem(profile, `spec.patch: ${error.message}`);
   }
 }
 
