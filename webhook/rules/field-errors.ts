@@ -137,7 +137,9 @@ export class FieldError {
   }
 
   toString(): string {
-    return `${this.field.toString()}: ${this.body()}`;
+    const path = this.field.toString();
+    // A message about the object as a whole stands alone (apimachinery's types always name a field).
+    return path === '' && this.type === 'Message' ? this.body() : `${path}: ${this.body()}`;
   }
 }
 
@@ -154,7 +156,10 @@ export const invalid = (path: FieldPath, value: BadValue, detail: string): Field
 export const internal = (path: FieldPath, error: Error | string): FieldError =>
   new FieldError('Internal', path, typeof error === 'string' ? error : error.message);
 
-/** `<path>: <message>`: a message kept as its author wrote it, with the field it is about in front. */
+/**
+ * `<path>: <message>`: a message kept as its author wrote it, with the field it is about in front
+ * (with `FieldPath.root()`, the message alone).
+ */
 export const atField = (path: FieldPath, message: string): FieldError =>
   new FieldError('Message', path, message);
 
