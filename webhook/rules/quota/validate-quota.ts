@@ -68,8 +68,8 @@ function annotationsOf(object: JsonObject): Record<string, JsonValue> {
   return asObject(asObject(object.metadata)?.annotations) ?? {};
 }
 
-/** Koordinator's validateQuotaSelfItem: a quota on its own. */
-function checkSelf(quota: QuotaView, object: JsonObject): FieldError | undefined {
+/** Koordinator's validateQuotaSelfItem: a quota on its own. Passed, it gives the quota's bounds as read. */
+function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
   // As written, not as the view keeps them: the view drops values that are not quantities.
   const spec = asObject(object.spec);
   const max = amounts(asObject(spec?.max) ?? {}, 'spec.max');
@@ -162,7 +162,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): FieldError | undefined
       }
     }
   }
-  return undefined;
+  return { name: quota.name, max, min };
 }
 
 /** True when `candidate` is `quota` or lies below it in the tree (following parents upward). */
@@ -266,6 +266,7 @@ function checkMaxWithinParent(parent: Bounds, child: Bounds): FieldError | undef
 function checkTopology(
   state: StateSnapshot,
   quota: QuotaView,
+  self: Bounds,
   old: QuotaView | undefined,
   options: QuotaValidationOptions,
 ): FieldError | undefined {
@@ -325,8 +326,6 @@ function checkTopology(
       );
   }
 
-  const self = boundsOf(quota);
-  if (self instanceof FieldError) return self;
   const parentBounds = parent ? boundsOf(parent) : undefined;
   if (parentBounds instanceof FieldError) return parentBounds;
   const childBounds: Bounds[] = [];
@@ -444,7 +443,8 @@ function checkCreate(
       );
     }
   }
-  return checkSelf(quota, object) ?? checkTopology(state, quota, undefined, options);
+  const self = checkSelf(quota, object);
+  return self instanceof FieldError ? self : checkTopology(state, quota, self, undefined, options);
 }
 
 /** Koordinator's ValidUpdateQuota; the quota before the update is the request's oldObject. */
@@ -470,7 +470,8 @@ function checkUpdate(
   }
   if (!state.elasticQuota(quota.name))
     return atField(NAME, `UpdateQuota quota not exist in quotaInfoMap:${quota.name}`);
-  return checkSelf(quota, object) ?? checkTopology(state, quota, old, options);
+  const self = checkSelf(quota, object);
+  return self instanceof FieldError ? self : checkTopology(state, quota, self, old, options);
 }
 
 function validate(
