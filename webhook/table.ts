@@ -43,7 +43,8 @@ export interface WebhookEntry {
   name: string;
   path: string;
   type: WebhookType;
-  rules: ResourceRule[];
+  /** What the API server sends to this webhook: groups, versions, resources, operations, scope. */
+  resourceRules: ResourceRule[];
   failurePolicy: FailurePolicy;
   timeoutSeconds: number;
   namespaceSelector: V1LabelSelector;
@@ -117,7 +118,7 @@ function requestsAnyResource(names: readonly string[]): string {
 }
 
 /**
- * CEL: a CREATE or UPDATE of one of `configMaps`. DELETE stays in the rules (as Koordinator
+ * CEL: a CREATE or UPDATE of one of `configMaps`. DELETE stays in the resource rules (as Koordinator
  * registers it) but is always allowed, so it never needs a call: a stopped operator must not
  * block deleting its own ConfigMaps (an uninstall does that).
  */
@@ -149,7 +150,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-pod.${NAME_SUFFIX}`,
       path: '/mutate-pod',
       type: 'mutating',
-      rules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       // Koordinator registers UPDATE only for pods that opt in with this label (its objectSelector);
@@ -177,7 +178,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-node-status.${NAME_SUFFIX}`,
       path: '/mutate-node-status',
       type: 'mutating',
-      rules: [core(['nodes/status'], ['CREATE', 'UPDATE'], 'Cluster')],
+      resourceRules: [core(['nodes/status'], ['CREATE', 'UPDATE'], 'Cluster')],
       failurePolicy: 'Ignore',
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
@@ -188,7 +189,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-elasticquota.${NAME_SUFFIX}`,
       path: '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
       type: 'mutating',
-      rules: [crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE'], 'Namespaced')],
+      resourceRules: [crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
@@ -199,7 +200,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-reservation.${NAME_SUFFIX}`,
       path: '/mutate-reservation',
       type: 'mutating',
-      rules: [crd('scheduling.koordinator.sh', ['reservations'], ['CREATE'], 'Cluster')],
+      resourceRules: [crd('scheduling.koordinator.sh', ['reservations'], ['CREATE'], 'Cluster')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
@@ -210,7 +211,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-pod.${NAME_SUFFIX}`,
       path: '/validate-pod',
       type: 'validating',
-      rules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
@@ -227,7 +228,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-node.${NAME_SUFFIX}`,
       path: '/validate-node',
       type: 'validating',
-      rules: [core(['nodes'], ['CREATE', 'UPDATE'], 'Cluster')],
+      resourceRules: [core(['nodes'], ['CREATE', 'UPDATE'], 'Cluster')],
       failurePolicy: 'Ignore',
       timeoutSeconds: 10,
       featureGate: 'NodeValidatingWebhook',
@@ -237,7 +238,9 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-elasticquota.${NAME_SUFFIX}`,
       path: '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
       type: 'validating',
-      rules: [crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
+      resourceRules: [
+        crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced'),
+      ],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'ElasticQuotaValidatingWebhook',
@@ -247,7 +250,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-configmap.${NAME_SUFFIX}`,
       path: '/validate-configmap',
       type: 'validating',
-      rules: [core(['configmaps'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
+      resourceRules: [core(['configmaps'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       matchConditions: [{ name: 'managed-configmaps', expression: isWriteOfConfigMaps(context.configMaps) }],
@@ -265,7 +268,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-pod-gpu-class.${NAME_SUFFIX}`,
       path: '/mutate-pod-gpu-class',
       type: 'mutating',
-      rules: [core(['pods'], ['CREATE'], 'Namespaced')],
+      resourceRules: [core(['pods'], ['CREATE'], 'Namespaced')],
       failurePolicy: 'Ignore',
       timeoutSeconds: 5,
       namespaceSelector: { matchExpressions: [{ key: context.tierLabelKey, operator: 'Exists' }] },
@@ -279,7 +282,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-model.${NAME_SUFFIX}`,
       path: '/mutate-registry-volcano-sh-v1alpha1-model',
       type: 'mutating',
-      rules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
@@ -290,7 +293,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-model.${NAME_SUFFIX}`,
       path: '/validate-registry-volcano-sh-v1alpha1-model',
       type: 'validating',
-      rules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'ModelValidatingWebhook',
@@ -300,7 +303,9 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
       path: '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
       type: 'mutating',
-      rules: [crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [
+        crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced'),
+      ],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
@@ -311,7 +316,9 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
       path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
       type: 'validating',
-      rules: [crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [
+        crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced'),
+      ],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'AutoscalingPolicyValidatingWebhook',
@@ -321,7 +328,9 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-autoscalingpolicybinding.${NAME_SUFFIX}`,
       path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
       type: 'validating',
-      rules: [crd('registry.volcano.sh', ['autoscalingpolicybindings'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [
+        crd('registry.volcano.sh', ['autoscalingpolicybindings'], ['CREATE', 'UPDATE'], 'Namespaced'),
+      ],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'AutoscalingPolicyBindingValidatingWebhook',
@@ -366,7 +375,7 @@ export function shortName(name: string): string {
  * operator's own namespace: otherwise a stopped operator could not be restarted.
  */
 function finish({ watchesOwnNamespace, ...draft }: EntryDraft, context: TableContext): WebhookEntry {
-  const namespaced = draft.rules.some((rule) => rule.scope === 'Namespaced');
+  const namespaced = draft.resourceRules.some((rule) => rule.scope === 'Namespaced');
   const namespaceSelector: V1LabelSelector = { ...(draft.namespaceSelector ?? {}) };
   if (draft.failurePolicy === 'Fail' && namespaced) {
     const excluded = new Set(['kube-system', ...context.excludedNamespaces]);

@@ -86,7 +86,7 @@ export async function issueCertificate(
   request: CertificateRequest,
   signer: Signer,
 ): Promise<IssuedCertificate> {
-  refuseCa(request);
+  assertLeafRequest(request);
   return signCertificate(request, await generateRsaKeyPair(), signer);
 }
 
@@ -107,11 +107,11 @@ export function signCertificate(
   keys: KeyPair,
   signer: Signer,
 ): IssuedCertificate {
-  refuseCa(request);
+  assertLeafRequest(request);
   return issue(request, keys, signer);
 }
 
-function refuseCa(request: CertificateRequest): void {
+function assertLeafRequest(request: CertificateRequest): void {
   if (request.usage === 'ca')
     throw new Error('only leaf certificates here: a CA comes from createCertificateAuthority');
 }

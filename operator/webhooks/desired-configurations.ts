@@ -40,7 +40,7 @@ function common(entry: WebhookEntry, endpoint: Endpoint, caBundlePem: string): V
     name: entry.name,
     admissionReviewVersions: ['v1'],
     clientConfig: clientConfig(endpoint, entry.path, caBundlePem),
-    rules: entry.rules.map((rule) => ({ ...rule })),
+    rules: entry.resourceRules.map((rule) => ({ ...rule })),
     failurePolicy: entry.failurePolicy,
     matchPolicy: 'Equivalent',
     sideEffects: 'None',

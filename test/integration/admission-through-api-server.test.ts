@@ -22,7 +22,7 @@ function testEntry(
   overrides: Pick<WebhookEntry, 'name' | 'path' | 'type' | 'handler' | 'objectSelector'>,
 ): WebhookEntry {
   return {
-    rules: [
+    resourceRules: [
       {
         apiGroups: [''],
         apiVersions: ['v1'],

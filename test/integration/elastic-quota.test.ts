@@ -86,7 +86,7 @@ describe('ElasticQuota defaults', () => {
       (error: { stderr?: string }) => {
         assert.match(
           error.stderr ?? '',
-          /denied the request: metadata\.labels\[quota\.scheduling\.koordinator\.sh\/parent\]: fill quota orphan-\S+ failed: parent quota ghost does not exist/,
+          /denied the request: metadata\.labels\[quota\.scheduling\.koordinator\.sh\/parent\]: fill quota orphan-\S+ failed, parent not exist/,
         );
         return true;
       },
@@ -151,9 +151,27 @@ describe('ElasticQuota defaults', () => {
         { [`${P}/is-parent`]: 'true', [`${P}/tree-id`]: namespace, [`${P}/parent`]: name('leaf') },
         big,
       ),
-      /its own ancestor/,
+      new RegExp(
+        `: ${name('top')} has parentName ${name('leaf')} but the parentQuotaInfo's IsParent is false`,
+      ),
     );
-    await refusedWith(['delete', 'eq', '-n', namespace, name('mid')], /still has 1 child quota\(s\): leaf-/);
+    await refusedWith(
+      ['delete', 'eq', '-n', namespace, name('mid')],
+      new RegExp(`metadata\\.name: delete quota failed, quota ${name('mid')} has 1 child quotas`),
+    );
+    // Koordinator's messages, word for word, through the API server: quota names are unique
+    // across namespaces, and a tree id never changes.
+    const elsewhere = await testNamespace(t, 'quota');
+    await refusedWith(
+      quotaYaml(name('leaf'), elsewhere, {}, small),
+      new RegExp(`denied the request: metadata\\.name: AddQuota quota already exist:${name('leaf')}`),
+    );
+    await refusedWith(
+      ['label', 'eq', '-n', namespace, name('top'), `${P}/tree-id=other`, '--overwrite'],
+      new RegExp(
+        `denied the request: metadata\\.labels\\[quota\\.scheduling\\.koordinator\\.sh/tree-id\\]: ${name('top')} tree id changed \\[${namespace}\\] vs \\[other\\]`,
+      ),
+    );
   });
 
   it('fills a quota with pods until one is refused, gives room back on delete, never overshoots under concurrency', async (t) => {
@@ -203,7 +221,12 @@ describe('ElasticQuota defaults', () => {
     await assert.rejects(
       kubectl(['delete', 'eq', '-n', namespace, quotaName]),
       (error: { stderr?: string }) => {
-        assert.match(error.stderr ?? '', new RegExp(`quota ${quotaName} still has 4 pod\\(s\\)`));
+        assert.match(
+          error.stderr ?? '',
+          new RegExp(
+            `delete quota failed, quota ${quotaName} has 4 child pods: worker-\\w+, worker-\\w+, \\.\\.\\.`,
+          ),
+        );
         return true;
       },
     );

@@ -55,7 +55,7 @@ spec:
 `;
 }
 
-async function refused(namespace: string, yaml: string, message: RegExp): Promise<void> {
+async function expectRefusal(namespace: string, yaml: string, message: RegExp): Promise<void> {
   await assert.rejects(kubectl(['apply', '-n', namespace, '-f', '-'], yaml), (error: { stderr?: string }) => {
     assert.match(error.stderr ?? '', message);
     return true;
@@ -100,7 +100,7 @@ describe('Kthena models', () => {
     assert.equal(stored.spec.costExpansionRatePercent, 200);
     assert.equal(stored.spec.backends[0]?.scaleToZeroGracePeriod, '30s');
 
-    await refused(
+    await expectRefusal(
       namespace,
       model(
         'bounds',
@@ -112,7 +112,7 @@ describe('Kthena models', () => {
       ),
       /denied the request: validation failed:\n\s+- spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
     );
-    await refused(
+    await expectRefusal(
       namespace,
       model(
         'workers',
@@ -137,7 +137,7 @@ describe('Kthena models', () => {
       'jsonpath={.spec.behavior.scaleDown.stabilizationWindow}',
     ]);
     assert.equal(policyOut, '5m0s');
-    await refused(
+    await expectRefusal(
       namespace,
       POLICY.replace('qps-policy', 'dupes').replace(
         '    targetValue: "100"\n',
@@ -147,7 +147,7 @@ describe('Kthena models', () => {
     );
 
     // A binding to a missing policy is refused; once the policy exists (the watch sees it), accepted.
-    await refused(
+    await expectRefusal(
       namespace,
       binding('missing-policy'),
       /autoscaling policy resource missing-policy does not exist/,

@@ -1,21 +1,32 @@
-/** Shorthands rules use to build decisions. */
+/**
+ * The decisions a rule returns, built only through these: allow (with warnings, if any), mutate,
+ * deny with a code, and badRequest, the 400 every validation failure answers with.
+ */
 import type { Decision, KubeObject } from './types.js';
 
 export const allow = (warnings?: string[]): Decision => ({
   allowed: true,
-  ...(warnings ? { warnings } : {}),
+  ...(warnings && warnings.length > 0 ? { warnings } : {}),
 });
+
+/** Allowed, saying why the requester should look again. */
+export const warn = (...warnings: string[]): Decision => allow(warnings);
 
 export const mutate = (mutated: KubeObject, warnings?: string[]): Decision => ({
   allowed: true,
   mutated,
-  ...(warnings ? { warnings } : {}),
+  ...(warnings && warnings.length > 0 ? { warnings } : {}),
 });
 
 /** A refusal: `message` names the field paths and the rule that refused. */
-export const deny = (message: string, code = 403, reason?: string): Decision => ({
+export const deny = (message: string, code = 403, reason?: string, warnings?: string[]): Decision => ({
   allowed: false,
   code,
   message,
   ...(reason ? { reason } : {}),
+  ...(warnings && warnings.length > 0 ? { warnings } : {}),
 });
+
+/** A refusal of an object that is invalid: code 400, reason BadRequest. */
+export const badRequest = (message: string, warnings?: string[]): Decision =>
+  deny(message, 400, 'BadRequest', warnings);

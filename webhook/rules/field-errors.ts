@@ -60,13 +60,18 @@ export class GoStringer {
  */
 export type BadValue = JsonValue | bigint | undefined | GoStringer;
 
-export type FieldErrorType = 'Required' | 'Forbidden' | 'Invalid' | 'Internal';
+/**
+ * `Message` is not apimachinery's: its body is the detail alone, for rules that keep an upstream
+ * message that was never a field error (`spec.max: q quota.Spec.Max's value < 0, in dimensions :[cpu]`).
+ */
+export type FieldErrorType = 'Required' | 'Forbidden' | 'Invalid' | 'Internal' | 'Message';
 
 const TYPE_TEXT: Record<FieldErrorType, string> = {
   Required: 'Required value',
   Forbidden: 'Forbidden',
   Invalid: 'Invalid value',
   Internal: 'Internal error',
+  Message: '',
 };
 
 // strconv.Quote keeps what unicode.IsPrint accepts: letters, marks, numbers, punctuation,
@@ -123,6 +128,7 @@ export class FieldError {
 
   /** What follows `<path>: `, as Go's `ErrorBody()`. */
   body(): string {
+    if (this.type === 'Message') return this.detail;
     const head =
       this.type === 'Invalid'
         ? `${TYPE_TEXT[this.type]}: ${renderBadValue(this.badValue)}`
@@ -131,7 +137,9 @@ export class FieldError {
   }
 
   toString(): string {
-    return `${this.field.toString()}: ${this.body()}`;
+    const path = this.field.toString();
+    // A message about the object as a whole stands alone (apimachinery's types always name a field).
+    return path === '' && this.type === 'Message' ? this.body() : `${path}: ${this.body()}`;
   }
 }
 
@@ -147,3 +155,29 @@ export const invalid = (path: FieldPath, value: BadValue, detail: string): Field
 /** Go's `field.InternalError(path, err)`: the detail is the error's text. */
 export const internal = (path: FieldPath, error: Error | string): FieldError =>
   new FieldError('Internal', path, typeof error === 'string' ? error : error.message);
+
+/**
+ * `<path>: <message>`: a message kept as its author wrote it, with the field it is about in front
+ * (with `FieldPath.root()`, the message alone).
+ */
+export const atField = (path: FieldPath, message: string): FieldError =>
+  new FieldError('Message', path, message);
+
+/**
+ * What a check reports: the errors that refuse the object (none: the check passed) and the
+ * warnings that go with whatever is decided. Every check of every webhook reports this way; the
+ * webhook runs its checks in order and answers with `decisionOf`.
+ */
+export interface Findings {
+  readonly errors: readonly FieldError[];
+  readonly warnings: readonly string[];
+}
+
+export const PASSED: Findings = { errors: [], warnings: [] };
+
+export const findings = (errors: readonly FieldError[], warnings: readonly string[] = []): Findings => ({
+  errors,
+  warnings,
+});
+
+export const warnings = (...texts: string[]): Findings => ({ errors: [], warnings: texts });

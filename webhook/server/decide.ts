@@ -6,6 +6,7 @@
  * through unchanged with a warning; any other webhook refuses what it cannot judge.
  */
 import type { Logger } from 'pino';
+import { allow, badRequest, deny, warn } from '../admission/decisions.js';
 import { jsonPatch, type JsonPatch } from '../admission/response.js';
 import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
@@ -32,10 +33,7 @@ function passUnchanged(
 ): Judgement {
   metrics.failOpen.inc({ webhook: entry.name, cause });
   return {
-    decision: {
-      allowed: true,
-      warnings: [...warnings, `${entry.name} left the object unchanged: ${message}`],
-    },
+    decision: allow([...warnings, `${entry.name} left the object unchanged: ${message}`]),
     outcome: cause === 'exception' ? 'error' : 'allowed',
   };
 }
@@ -49,12 +47,12 @@ export function unreadable(entry: WebhookEntry, message: string, metrics: Operat
   if (failsOpen(entry)) return passUnchanged(entry, 'unreadable-object', message, metrics);
   if (entry.failurePolicy === 'Ignore') {
     return {
-      decision: { allowed: true, warnings: [`${message}; allowed (failurePolicy Ignore)`] },
+      decision: warn(`${message}; allowed (failurePolicy Ignore)`),
       outcome: 'allowed',
     };
   }
   return {
-    decision: { allowed: false, code: 400, reason: 'BadRequest', message },
+    decision: badRequest(message),
     outcome: 'denied',
   };
 }
@@ -73,12 +71,12 @@ function internalError(
   // A validating webhook that may fail open says so instead of blocking on its own bug.
   if (entry.failurePolicy === 'Ignore') {
     return {
-      decision: { allowed: true, warnings: [`${message}; allowed (failurePolicy Ignore)`] },
+      decision: warn(`${message}; allowed (failurePolicy Ignore)`),
       outcome: 'error',
     };
   }
   return {
-    decision: { allowed: false, code: 500, reason: 'InternalError', message },
+    decision: deny(message, 500, 'InternalError'),
     outcome: 'error',
   };
 }

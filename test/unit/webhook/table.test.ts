@@ -42,13 +42,13 @@ describe('webhook table', () => {
   it("keeps the seeds' failure policies and operations", () => {
     const byPath = new Map(table.map((entry) => [entry.path, entry]));
     assert.equal(byPath.get('/mutate-node-status')?.failurePolicy, 'Ignore');
-    assert.deepEqual(byPath.get('/mutate-node-status')?.rules[0]?.resources, ['nodes/status']);
+    assert.deepEqual(byPath.get('/mutate-node-status')?.resourceRules[0]?.resources, ['nodes/status']);
     assert.equal(byPath.get('/validate-node')?.failurePolicy, 'Ignore');
     assert.deepEqual(
-      byPath.get('/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota')?.rules[0]?.operations,
+      byPath.get('/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota')?.resourceRules[0]?.operations,
       ['CREATE', 'UPDATE', 'DELETE'],
     );
-    assert.deepEqual(byPath.get('/mutate-reservation')?.rules[0]?.operations, ['CREATE']);
+    assert.deepEqual(byPath.get('/mutate-reservation')?.resourceRules[0]?.operations, ['CREATE']);
     const gpu = byPath.get('/mutate-pod-gpu-class');
     assert.equal(gpu?.failurePolicy, 'Ignore');
     assert.equal(gpu?.timeoutSeconds, 5);
@@ -63,7 +63,7 @@ describe('webhook table', () => {
 
   it('keeps every failurePolicy=Fail webhook away from kube-system and the operator namespace', () => {
     for (const entry of table.filter(
-      (e) => e.failurePolicy === 'Fail' && e.rules[0]?.scope === 'Namespaced',
+      (e) => e.failurePolicy === 'Fail' && e.resourceRules[0]?.scope === 'Namespaced',
     )) {
       const exclusion = entry.namespaceSelector.matchExpressions?.find(
         (expression) => expression.key === 'kubernetes.io/metadata.name',
@@ -82,7 +82,7 @@ describe('webhook table', () => {
   });
   it('calls /mutate-pod on UPDATE only for pods that opt in, as Koordinator’s objectSelector does', () => {
     const pod = webhookTable(context).find((entry) => entry.path === '/mutate-pod');
-    assert.deepEqual(pod?.rules[0]?.operations, ['CREATE', 'UPDATE']);
+    assert.deepEqual(pod?.resourceRules[0]?.operations, ['CREATE', 'UPDATE']);
     assert.match(pod?.matchConditions[0]?.expression ?? '', /request\.operation == 'CREATE' \|\|/);
     assert.match(
       pod?.matchConditions[0]?.expression ?? '',

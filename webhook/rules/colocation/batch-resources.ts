@@ -1,5 +1,6 @@
 /**
- * Koordinator §1.3: a koord-batch or koord-mid pod asks for the node's reclaimed resources
+ * Koordinator's mutatePodResourceSpec
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/cluster_colocation_profile.go): a koord-batch or koord-mid pod asks for the node's reclaimed resources
  * (kubernetes.io/batch-cpu, -memory; mid-cpu, -memory) instead of cpu and memory, so the
  * scheduler places it against what colocation frees rather than against prod capacity.
  */

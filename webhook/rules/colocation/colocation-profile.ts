@@ -1,5 +1,6 @@
 /**
- * One ClusterColocationProfile (Koordinator §1.2): whether it matches an object, whether the dice
+ * One ClusterColocationProfile
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/cluster_colocation_profile.go): whether it matches an object, whether the dice
  * let it apply, and what applying it does. Pods and Reservations share this; they differ only in
  * where the pod spec lives and whether namespaces are matched.
  *
@@ -18,7 +19,11 @@ import {
   selectsEverything,
   type SelectorParse,
 } from '../../util/label-selector.js';
-import { strategicMergePatch, type PatchSchema } from '../../util/strategic-merge-patch.js';
+import {
+  strategicMergePatch,
+  StrategicMergePatchError,
+  type PatchSchema,
+} from '../../util/strategic-merge-patch.js';
 import { PRIORITY_LABEL, QOS_LABEL } from './priority-qos.js';
 
 /** On a profile: its matching pods keep cpu and memory (no batch/mid translation). Presence is enough. */
@@ -249,7 +254,9 @@ export function applyProfile(
   try {
     return strategicMergePatch(result, patch, target.patchSchema);
   } catch (error) {
-    throw problem(profile, `spec.patch: ${(error as Error).message}`);
+    // Only a patch the profile's author got wrong is the profile's problem; anything else is a bug.
+    if (!(error instanceof StrategicMergePatchError)) throw error;
+    throw problem(profile, `spec.patch: ${error.message}`);
   }
 }
 

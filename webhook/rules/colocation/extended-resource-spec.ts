@@ -1,5 +1,6 @@
 /**
- * Koordinator §1.4: the pod annotation node.koordinator.sh/extended-resource-spec mirrors each
+ * Koordinator's extended_resource_spec.go
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/extended_resource_spec.go): the pod annotation node.koordinator.sh/extended-resource-spec mirrors each
  * container's batch-cpu and batch-memory requests and limits, for the koordlet to read.
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';

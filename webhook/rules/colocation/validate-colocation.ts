@@ -1,12 +1,22 @@
 /**
- * /validate-pod's colocation checks (Koordinator spec §2.2): the reserve-pod annotation is
+ * /validate-pod's colocation checks (Koordinator's verify_annotations.go and
+ * cluster_colocation_profile.go; docs/rules/validate-pod.md): the reserve-pod annotation is
  * forbidden; QoS class, priority class and sub-priority are immutable; batch resources need QoS
- * BE; some QoS × priority pairs are forbidden; LSR and LSE pods need whole CPUs. Errors of
- * §2.2.2 are reported together, as Koordinator's aggregate does.
+ * BE; some QoS × priority pairs are forbidden; LSR and LSE pods need whole CPUs. Errors of all
+ * but the first are reported together, as Koordinator's aggregate does.
  */
-import type { AdmissionRequest, Decision } from '../../admission/types.js';
-import { aggregate } from '../field-error-aggregate.js';
-import { FieldPath, forbidden, invalid, required, type FieldError } from '../field-errors.js';
+import type { AdmissionRequest } from '../../admission/types.js';
+import {
+  atField,
+  FieldPath,
+  findings,
+  forbidden,
+  invalid,
+  PASSED,
+  required,
+  type FieldError,
+  type Findings,
+} from '../field-errors.js';
 import { podRequests } from '../quota/pod-requests.js';
 import { labelsOf } from '../../util/json.js';
 import { formatQuantity, QuantityFieldError } from '../../util/quantity.js';
@@ -33,9 +43,9 @@ export interface ColocationOptions {
   skipValidatingPriority: boolean;
 }
 
-export function checkColocation(request: AdmissionRequest, options: ColocationOptions): Decision | undefined {
+export function checkColocation(request: AdmissionRequest, options: ColocationOptions): Findings {
   const pod = request.object;
-  if (!pod) return undefined;
+  if (!pod) return PASSED;
   const annotations = pod.metadata.annotations;
   if (
     typeof annotations === 'object' &&
@@ -43,15 +53,9 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
     !Array.isArray(annotations) &&
     RESERVE_POD_ANNOTATION in annotations
   ) {
-    return {
-      allowed: false,
-      code: 400,
-      reason: 'BadRequest',
-      message: forbidden(
-        FieldPath.of('annotations', RESERVE_POD_ANNOTATION),
-        'cannot set in annotations',
-      ).toString(),
-    };
+    return findings([
+      forbidden(FieldPath.of('annotations', RESERVE_POD_ANNOTATION), 'cannot set in annotations'),
+    ]);
   }
 
   const errors: FieldError[] = [];
@@ -77,12 +81,7 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
     requests = podRequests(pod, request.operation === 'CREATE' ? 'throw' : 'skip');
   } catch (error) {
     if (!(error instanceof QuantityFieldError)) throw error;
-    return {
-      allowed: false,
-      code: 400,
-      reason: 'BadRequest',
-      message: `colocation validation: ${error.message}`,
-    };
+    return findings([atField(FieldPath.of('colocation validation'), error.message)]);
   }
   const batch =
     (requests.get('kubernetes.io/batch-cpu') ?? 0n) !== 0n ||
@@ -112,7 +111,5 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
       errors.push(invalid(path, formatQuantity(cpu), 'the requested CPUs of LSR Pod must be integer'));
     }
   }
-  return errors.length === 0
-    ? undefined
-    : { allowed: false, code: 400, reason: 'BadRequest', message: aggregate(errors) };
+  return findings(errors);
 }

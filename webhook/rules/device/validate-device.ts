@@ -1,13 +1,21 @@
 /**
- * Koordinator §2.4 (gate ValidatePodDeviceResource): the GPU requests of each container must be
+ * Koordinator's verify_device_resource.go (gate ValidatePodDeviceResource; docs/rules/validate-pod.md): the GPU requests of each container must be
  * consistent: not whole GPUs and shared GPUs at once, whole GPUs as a percentage (≤ 100, or a
  * multiple of 100), and shared GPUs with either a memory amount or a memory ratio that, like the
  * core count, divides evenly among the shares.
  */
-import type { AdmissionRequest, Decision, JsonValue } from '../../admission/types.js';
+import type { AdmissionRequest, JsonValue } from '../../admission/types.js';
 import { asArray, asObject } from '../../util/json.js';
-import { FieldPath, forbidden, invalid, type FieldError } from '../field-errors.js';
-import { aggregate } from '../field-error-aggregate.js';
+import {
+  atField,
+  FieldPath,
+  findings,
+  forbidden,
+  invalid,
+  PASSED,
+  type FieldError,
+  type Findings,
+} from '../field-errors.js';
 import { wholeUnits } from './device-resource-spec.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
 import { QuantityFieldError, writtenAs } from '../../util/quantity.js';
@@ -65,9 +73,9 @@ function checkContainer(requests: Record<string, JsonValue>, path: string, error
   }
 }
 
-export function checkDeviceRequests(request: AdmissionRequest): Decision | undefined {
+export function checkDeviceRequests(request: AdmissionRequest): Findings {
   const pod = request.object;
-  if (!pod) return undefined;
+  if (!pod) return PASSED;
   const errors: FieldError[] = [];
   try {
     for (const [index, container] of asArray(asObject(pod.spec)?.containers).entries()) {
@@ -78,15 +86,8 @@ export function checkDeviceRequests(request: AdmissionRequest): Decision | undef
     if (!(error instanceof QuantityFieldError)) throw error;
     // A pod already holding such a quantity got in around this webhook; refusing its updates
     // would only block its finalizers and status, not the quantity, which is immutable.
-    if (request.operation !== 'CREATE') return undefined;
-    return {
-      allowed: false,
-      code: 400,
-      reason: 'BadRequest',
-      message: `device validation: ${error.message}`,
-    };
+    if (request.operation !== 'CREATE') return PASSED;
+    return findings([atField(FieldPath.of('device validation'), error.message)]);
   }
-  return errors.length === 0
-    ? undefined
-    : { allowed: false, code: 400, reason: 'BadRequest', message: aggregate(errors) };
+  return findings(errors);
 }

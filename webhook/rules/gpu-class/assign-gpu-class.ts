@@ -6,6 +6,7 @@
  * `In [classes]`, added to every existing required term (terms are ORed, so it must hold in
  * each). A pod that already constrains the class label chose for itself and is left alone.
  */
+import { allow, mutate } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
@@ -100,16 +101,12 @@ function pinToClasses(pod: KubeObject, key: string, classes: readonly string[]):
 }
 
 function skip(reason: SkipReason, tier = '', warning?: string): Decision {
-  return {
-    allowed: true,
-    ...(warning ? { warnings: [warning] } : {}),
-    audit: { action: 'skipped', reason, tier },
-  };
+  return { ...allow(warning ? [warning] : undefined), audit: { action: 'skipped', reason, tier } };
 }
 
 export const assignGpuClass: Rule = (request, state) => {
   const pod = request.object;
-  if (!pod) return { allowed: true };
+  if (!pod) return allow();
   const mapping = state.gpuTierMapping();
   let gpu: boolean;
   try {
@@ -148,8 +145,7 @@ export const assignGpuClass: Rule = (request, state) => {
     );
   }
   return {
-    allowed: true,
-    mutated: pinToClasses(pod, mapping.nodeLabelKey, classes),
+    ...mutate(pinToClasses(pod, mapping.nodeLabelKey, classes)),
     audit: { action: 'injected', tier: tier.toLowerCase(), class: classes.join(',') },
   };
 };

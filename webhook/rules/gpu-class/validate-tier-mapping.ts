@@ -3,7 +3,7 @@
  * parse, or that breaks a rule, never gets in while the webhook is up. Deleting it is allowed
  * (the built-in default then applies).
  */
-import { deny } from '../../admission/decisions.js';
+import { allow, deny } from '../../admission/decisions.js';
 import type { Decision, JsonValue } from '../../admission/types.js';
 import { GPU_TIER_MAPPING_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
@@ -27,12 +27,12 @@ function mappingProblems(data: JsonValue | undefined): string[] {
 export function validateTierMapping(operatorNamespace: string): Rule {
   return (request): Decision => {
     const object = request.object;
-    if (request.operation === 'DELETE' || !object) return { allowed: true };
+    if (request.operation === 'DELETE' || !object) return allow();
     if (request.namespace !== operatorNamespace || object.metadata.name !== GPU_TIER_MAPPING_NAME) {
-      return { allowed: true };
+      return allow();
     }
     const errors = mappingProblems(object.data);
-    if (errors.length === 0) return { allowed: true };
+    if (errors.length === 0) return allow();
     return deny(
       `ConfigMap ${operatorNamespace}/${GPU_TIER_MAPPING_NAME} is not a valid GPU tier mapping:\n${errors.map((e) => `  - ${e}`).join('\n')}`,
       422,

@@ -3,7 +3,7 @@
  * the same text: `validation failed:` and one `  - <field error>` line per error, no trailing
  * newline.
  */
-import { deny } from '../../admission/decisions.js';
+import { badRequest } from '../../admission/decisions.js';
 import type { Decision } from '../../admission/types.js';
 import type { FieldError } from '../field-errors.js';
 
@@ -15,11 +15,11 @@ const bulleted = (errors: readonly FieldError[]): string =>
  * gives the same code (the reason, empty from Kthena, becomes BadRequest).
  */
 export const validationFailed = (errors: readonly FieldError[]): Decision =>
-  deny(`validation failed:\n${bulleted(errors)}`, 400, 'BadRequest');
+  badRequest(`validation failed:\n${bulleted(errors)}`);
 
 /**
  * Where Kthena answers a plain-text HTTP 400 ("failed to decode object: <Go error>"), which the
  * API server reports as a failed webhook call, this is a denial naming every malformed field.
  */
 export const decodeFailed = (errors: readonly FieldError[]): Decision =>
-  deny(`failed to decode object:\n${bulleted(errors)}`, 400, 'BadRequest');
+  badRequest(`failed to decode object:\n${bulleted(errors)}`);

@@ -1,10 +1,11 @@
 /**
- * /mutate-node-status (Koordinator spec §3): a node whose resource-amplification-ratio annotation
+ * /mutate-node-status (docs/rules/mutate-node-status.md; Koordinator's
+ * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/node/plugins/resourceamplification/resource_amplification.go): a node whose resource-amplification-ratio annotation
  * says e.g. {"cpu": 1.5} reports 1.5 × its real allocatable CPU, and keeps the real one in the
  * raw-allocatable annotation so the next status update amplifies from it, not from the already
  * amplified value.
  */
-import { allow, mutate } from '../../admission/decisions.js';
+import { allow, mutate, warn } from '../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
@@ -41,11 +42,7 @@ const MAX_INT64_FLOAT = 2 ** 63;
  * a node's heartbeat because it could not amplify it, whatever the annotations hold.
  */
 function skip(warning: string, reason: StepSkip['reason']): Decision {
-  return {
-    allowed: true,
-    warnings: [`${warning}; node status not amplified`],
-    audit: skipAudit([{ warning, reason }]),
-  };
+  return { ...warn(`${warning}; node status not amplified`), audit: skipAudit([{ warning, reason }]) };
 }
 
 export const amplifyNodeStatus: Rule = (request) => {

@@ -1,17 +1,34 @@
 /**
  * /validate-node: Koordinator's check that a relabelled node does not fall under two node
- * strategies of one slo-controller-config key (§4), plus what the seeds promise and Koordinator
- * omits: a node's resource-amplification ratio annotation must be a JSON object whose every ratio
+ * strategies of one slo-controller-config key
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/node/plugins/sloconfig/slo_plugin.go), plus a check Koordinator
+ * lacks (docs/rules/validate-node.md): a node's resource-amplification ratio annotation must be a JSON object whose every ratio
  * is a finite number from 1 to the admin's bound; otherwise the node is refused, naming the
  * resource.
  */
-import { allow, deny } from '../../admission/decisions.js';
-import type { AdmissionRequest, Decision, KubeObject } from '../../admission/types.js';
+import type { AdmissionRequest, KubeObject } from '../../admission/types.js';
 import { SLO_CONFIG_NAME } from '../../names.js';
 import type { Rule, StateSnapshot } from '../../state.js';
 import { asObject, labelsOf, parseJsonText } from '../../util/json.js';
 import { sloConfigStrategyConflicts } from '../slo-config/node-strategy-conflicts.js';
+import { decisionOf, firstRefusal } from '../field-error-aggregate.js';
+import {
+  atField,
+  FieldPath,
+  findings,
+  PASSED,
+  warnings,
+  type FieldError,
+  type Findings,
+} from '../field-errors.js';
 import { AMPLIFICATION_RATIO_ANNOTATION } from './keys.js';
+
+const RATIO = FieldPath.of('metadata', 'annotations').key(AMPLIFICATION_RATIO_ANNOTATION);
+
+const refused = (message: string, path = FieldPath.root()): Findings => findings([atField(path, message)]);
+
+/** Each problem on its own, joined by `; `. */
+const joined = (errors: readonly FieldError[]): string => errors.map((error) => error.toString()).join('; ');
 
 export interface NodeValidationOptions {
   /** --max-amplification-ratio. */
@@ -20,39 +37,39 @@ export interface NodeValidationOptions {
   sloConfigNamespace: string;
 }
 
-function ratioProblems(node: KubeObject, maxRatio: number): Decision | undefined {
+function ratioProblems(node: KubeObject, maxRatio: number): Findings {
   const text = asObject(node.metadata.annotations)?.[AMPLIFICATION_RATIO_ANNOTATION];
-  if (text === undefined || text === '') return undefined;
-  const path = `metadata.annotations[${AMPLIFICATION_RATIO_ANNOTATION}]`;
-  if (typeof text !== 'string')
-    return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');
+  if (text === undefined || text === '') return PASSED;
+  if (typeof text !== 'string') return refused(`must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
   let ratios: unknown;
   try {
     ratios = parseJsonText(text);
   } catch {
-    return deny(
-      `${path}: not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`,
-      400,
-      'BadRequest',
-    );
+    return refused(`not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
   }
   if (typeof ratios !== 'object' || ratios === null || Array.isArray(ratios)) {
-    return deny(`${path}: must be a JSON object of ratios, e.g. {"cpu": 1.5}`, 400, 'BadRequest');
+    return refused(`must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
   }
-  const problems: string[] = [];
+  const problems: FieldError[] = [];
   for (const [resource, ratio] of Object.entries(ratios)) {
     if (typeof ratio !== 'number' || !Number.isFinite(ratio))
-      problems.push(`${path}.${resource}: ratio ${JSON.stringify(ratio)} must be a finite number`);
+      problems.push(atField(RATIO.child(resource), `ratio ${JSON.stringify(ratio)} must be a finite number`));
     else if (ratio < 1)
       problems.push(
-        `${path}.${resource}: ratio ${ratio} must be at least 1 (a node cannot report less than it has)`,
+        atField(
+          RATIO.child(resource),
+          `ratio ${ratio} must be at least 1 (a node cannot report less than it has)`,
+        ),
       );
     else if (ratio > maxRatio)
       problems.push(
-        `${path}.${resource}: ratio ${ratio} exceeds the maximum ${maxRatio} (--max-amplification-ratio)`,
+        atField(
+          RATIO.child(resource),
+          `ratio ${ratio} exceeds the maximum ${maxRatio} (--max-amplification-ratio)`,
+        ),
       );
   }
-  return problems.length === 0 ? undefined : deny(problems.join('; '), 400, 'BadRequest');
+  return findings(problems);
 }
 
 /**
@@ -64,14 +81,14 @@ function strategyConflict(
   node: KubeObject,
   state: StateSnapshot,
   sloConfigNamespace: string,
-): Decision | undefined {
+): Findings {
   const labels = labelsOf(node);
   if (request.operation === 'UPDATE' && request.oldObject) {
     const before = labelsOf(request.oldObject);
     const same =
       Object.keys(before).length === Object.keys(labels).length &&
       Object.entries(labels).every(([key, value]) => before[key] === value);
-    if (same) return undefined;
+    if (same) return PASSED;
   }
   const name = typeof node.metadata.name === 'string' ? node.metadata.name : (request.name ?? '');
   const conflict = sloConfigStrategyConflicts(
@@ -79,18 +96,18 @@ function strategyConflict(
     name,
     labels,
   );
-  if (!conflict) return undefined;
-  return request.operation === 'UPDATE' ? deny(conflict, 400, 'BadRequest') : allow([conflict]);
+  if (!conflict) return PASSED;
+  return request.operation === 'UPDATE' ? refused(conflict) : warnings(conflict);
 }
 
 export function nodeValidator(options: NodeValidationOptions): Rule {
   return (request, state) => {
     const node = request.object;
-    if (!node || request.subResource) return allow();
-    return (
-      ratioProblems(node, options.maxRatio) ??
-      strategyConflict(request, node, state, options.sloConfigNamespace) ??
-      allow()
-    );
+    if (!node || request.subResource) return decisionOf(PASSED);
+    const found = firstRefusal([
+      (): Findings => ratioProblems(node, options.maxRatio),
+      (): Findings => strategyConflict(request, node, state, options.sloConfigNamespace),
+    ]);
+    return decisionOf(found, joined);
   };
 }

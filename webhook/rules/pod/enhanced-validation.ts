@@ -1,5 +1,5 @@
 /**
- * Koordinator §2.5 (gate EnablePodEnhancedValidator): labels every new or updated pod must carry,
+ * Koordinator's pod_enhanced_validator.go (gate EnablePodEnhancedValidator; docs/rules/validate-pod.md): labels every new or updated pod must carry,
  * as listed in the ConfigMap pod-enhanced-validator-config:
  *
  *   enable: "true"
@@ -11,7 +11,8 @@
  * while the operator was down), they are not enforced, with a warning on every pod, rather than
  * replaced by rules the admin may no longer see anywhere.
  */
-import type { AdmissionRequest, Decision } from '../../admission/types.js';
+import type { AdmissionRequest } from '../../admission/types.js';
+import { atField, FieldPath, findings, PASSED, warnings, type Findings } from '../field-errors.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
 import type { StateSnapshot } from '../../state.js';
 import { labelsOf } from '../../util/json.js';
@@ -40,19 +41,19 @@ function readRules(data: Readonly<Record<string, string>> | undefined): RulesRea
   return read;
 }
 
-/** A refusal for the first rule the pod breaks, a warning when the rules do not parse, else undefined. */
+/** An error for the first rule the pod breaks, a warning when the rules do not parse. */
 export function checkEnhancedValidation(
   request: AdmissionRequest,
   state: StateSnapshot,
   configNamespace: string,
-): Decision | undefined {
+): Findings {
   const pod = request.object;
-  if (!pod) return undefined;
+  if (!pod) return PASSED;
   const source = `ConfigMap ${configNamespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME}`;
   const read = readRules(state.configMap(configNamespace, POD_ENHANCED_VALIDATOR_CONFIG_NAME)?.data);
-  if (!read.ok) return { allowed: true, warnings: [`${source} ${read.problem}; its rules are not enforced`] };
+  if (!read.ok) return warnings(`${source} ${read.problem}; its rules are not enforced`);
   const labels = labelsOf(pod);
-  if (!read.enabled || labels[SKIP_ENHANCED_VALIDATION_LABEL] === 'true') return undefined;
+  if (!read.enabled || labels[SKIP_ENHANCED_VALIDATION_LABEL] === 'true') return PASSED;
   const namespace =
     (typeof pod.metadata.namespace === 'string' && pod.metadata.namespace) || request.namespace;
   for (const rule of read.rules) {
@@ -64,12 +65,9 @@ export function checkEnhancedValidation(
       missing.length === 1
         ? `required label '${missing[0]}' is missing`
         : `required labels are missing: [${missing.join(' ')}]`;
-    return {
-      allowed: false,
-      code: 400,
-      reason: 'BadRequest',
-      message: `metadata.labels: ${what} (rule ${JSON.stringify(rule.name)} of ${source})`,
-    };
+    return findings([
+      atField(FieldPath.of('metadata', 'labels'), `${what} (rule ${JSON.stringify(rule.name)} of ${source})`),
+    ]);
   }
-  return undefined;
+  return PASSED;
 }

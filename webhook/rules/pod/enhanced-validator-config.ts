@@ -1,12 +1,13 @@
 /**
- * The rules of pod-enhanced-validator-config (Koordinator §2.5): what they look like, read from
+ * The rules of pod-enhanced-validator-config
+ * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/validating/pod_enhanced_validator.go): what they look like, read from
  * the ConfigMap, and a write-time check so a bad edit is refused with its path rather than
  * leaving the rules unenforced.
  *
  *   enable: "true"
  *   rules: '[{"name": "team-label", "requiredLabels": ["team"], "namespaceWhitelist": ["kube-system"]}]'
  */
-import { allow, deny } from '../../admission/decisions.js';
+import { allow, badRequest } from '../../admission/decisions.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { stringsOf, parseJsonText } from '../../util/json.js';
@@ -57,10 +58,6 @@ export function enhancedValidatorConfigValidator(namespace: string): Rule {
     if (request.operation === 'DELETE' || !object) return allow();
     const parsed = parseLabelRules(stringsOf(object.data).rules);
     if (parsed.ok) return allow();
-    return deny(
-      `ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME} ${parsed.problem}`,
-      400,
-      'BadRequest',
-    );
+    return badRequest(`ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME} ${parsed.problem}`);
   };
 }

@@ -1,8 +1,8 @@
 /**
  * /mutate-pod: Koordinator's CREATE chain, in its order: ClusterColocationProfiles with the
- * batch/mid translation (§1.2, §1.3), the extended-resource-spec annotation (§1.4), the
- * multi-quota-tree node affinity (§1.6, gated), the device resource split (§1.5). UPDATE changes
- * nothing (as in Koordinator).
+ * batch/mid translation, the extended-resource-spec annotation, the multi-quota-tree node affinity
+ * (gated), the device resource split. UPDATE changes nothing (as in Koordinator). Upstream:
+ * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/mutating_handler.go; docs/rules/mutate-pod.md.
  */
 import { allow, mutate } from '../../admission/decisions.js';
 import type { Rule } from '../../state.js';

@@ -1,13 +1,17 @@
 /**
  * /validate-pod: Koordinator's chain, in its order, stopping at the first refusal: the
- * reserve-pod annotation and the colocation checks (§2.2), then the quota meta check and quota
- * admission (§2.3), then the device requests (§2.4, gated), then the required labels of the
- * enhanced validation (§2.5, gated).
+ * reserve-pod annotation and the colocation checks, then the quota meta check and quota
+ * admission, then the device requests (gated), then the required labels of the enhanced
+ * validation (gated). Upstream:
+ * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/validating/validating_handler.go;
+ * every message: docs/rules/validate-pod.md.
  */
 import type { Rule } from '../../state.js';
 import { checkColocation, type ColocationOptions } from '../colocation/validate-colocation.js';
 import { checkDeviceRequests } from '../device/validate-device.js';
-import { checkPodQuota, type PodQuotaOptions } from '../quota/pod-quota.js';
+import { decisionOf, firstRefusal } from '../field-error-aggregate.js';
+import { PASSED, type Findings } from '../field-errors.js';
+import { checkPodQuota, type PodQuotaFindings, type PodQuotaOptions } from '../quota/pod-quota.js';
 import { checkEnhancedValidation } from './enhanced-validation.js';
 
 export type PodValidationOptions = ColocationOptions &
@@ -22,19 +26,23 @@ export type PodValidationOptions = ColocationOptions &
 
 export function podValidator(options: PodValidationOptions): Rule {
   return (request, state) => {
-    if (request.subResource || request.resource.resource !== 'pods') return { allowed: true };
-    const colocation = checkColocation(request, options);
-    if (colocation) return colocation;
-    const quota = checkPodQuota(request, state, options);
-    if (!quota.allowed) return quota;
-    // A later refusal drops the quota reservation with the decision.
-    const device = options.validateDeviceRequests ? checkDeviceRequests(request) : undefined;
-    if (device) return device;
-    const enhanced = options.enhancedValidation
-      ? checkEnhancedValidation(request, state, options.enhancedValidationNamespace)
-      : undefined;
-    if (!enhanced) return quota;
-    if (!enhanced.allowed) return enhanced;
-    return { ...quota, warnings: [...(quota.warnings ?? []), ...(enhanced.warnings ?? [])] };
+    if (request.subResource || request.resource.resource !== 'pods') return decisionOf(PASSED);
+    let reserve: PodQuotaFindings['reserve'];
+    const found = firstRefusal([
+      (): Findings => checkColocation(request, options),
+      (): Findings => {
+        const quota = checkPodQuota(request, state, options);
+        reserve = quota.reserve;
+        return quota;
+      },
+      (): Findings => (options.validateDeviceRequests ? checkDeviceRequests(request) : PASSED),
+      (): Findings =>
+        options.enhancedValidation
+          ? checkEnhancedValidation(request, state, options.enhancedValidationNamespace)
+          : PASSED,
+    ]);
+    const decision = decisionOf(found);
+    // Only an admitted pod counts against its quota.
+    return decision.allowed && reserve ? { ...decision, reserve } : decision;
   };
 }

@@ -3,13 +3,22 @@
  * - A quota without a parent hangs under the root quota.
  * - A quota without a tree id inherits its parent's (the parent must exist).
  * - The shared weight defaults to max, and an explicit one is aligned with max's keys.
+ * Upstream: fillQuotaDefaultInformation in
+ * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/elasticquota/quota_topology.go;
+ * every message: docs/rules/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota.md.
  */
-import { allow, deny, mutate } from '../../admission/decisions.js';
-import type { JsonValue } from '../../admission/types.js';
+import { allow, mutate } from '../../admission/decisions.js';
+import type { Decision, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
 import { stringsOf, parseJsonText } from '../../util/json.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import { atField, FieldPath, findings } from '../field-errors.js';
+
+const refused = (path: FieldPath, message: string): Decision =>
+  decisionOf(findings([atField(path, message)]));
+const ANNOTATIONS = FieldPath.of('metadata', 'annotations');
 
 /** Go's json.Marshal of a map sorts its keys; the annotation keeps that form. */
 function resourceListJson(list: Readonly<Record<string, string>>): string {
@@ -34,10 +43,9 @@ export const defaultElasticQuota: Rule = (request, state) => {
   if (!labels[QUOTA_LABELS.treeId] && parentName !== ROOT_QUOTA) {
     const parent = state.elasticQuota(parentName);
     if (!parent) {
-      return deny(
-        `metadata.labels[${QUOTA_LABELS.parent}]: fill quota ${quota.name} failed: parent quota ${parentName} does not exist`,
-        400,
-        'BadRequest',
+      return refused(
+        FieldPath.of('metadata', 'labels').key(QUOTA_LABELS.parent),
+        `fill quota ${quota.name} failed, parent not exist`,
       );
     }
     if (parent.treeId) labels[QUOTA_LABELS.treeId] = parent.treeId;
@@ -56,10 +64,10 @@ export const defaultElasticQuota: Rule = (request, state) => {
       parsed = undefined;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return deny(
-        `metadata.annotations[${QUOTA_ANNOTATIONS.sharedWeight}]: must be a JSON object of resource quantities`,
-        400,
-        'BadRequest',
+      // Koordinator follows its prefix with Go's JSON error; ours says what is expected instead.
+      return refused(
+        ANNOTATIONS.key(QUOTA_ANNOTATIONS.sharedWeight),
+        'fillDefaultQuotaInfo unmarshal sharedWeight failed:must be a JSON object of resource quantities',
       );
     }
     const weight = stringsOf(parsed);

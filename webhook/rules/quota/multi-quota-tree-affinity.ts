@@ -1,5 +1,6 @@
 /**
- * Koordinator §1.6 (gate MultiQuotaTree): a cluster split into several quota trees, each owning a
+ * Koordinator's multi_quota_tree_affinity.go (gate MultiQuotaTree;
+ * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/multi_quota_tree_affinity.go): a cluster split into several quota trees, each owning a
  * set of nodes described by an ElasticQuotaProfile. A pod of a quota in such a tree is pinned to
  * that tree's nodes with a required node affinity, so quota accounting and placement agree.
  */
@@ -30,7 +31,7 @@ export function applyMultiQuotaTreeAffinity(
   namespace: string,
   state: StateSnapshot,
 ): boolean {
-  // Only the quota label or the namespace's name, not the full quota-name fallback of §2.3.
+  // Only the quota label or the namespace's name, not the full quota-name fallback of quotaNameOf.
   const quotaName = labelsOf(pod)[QUOTA_LABELS.name] || namespace;
   const quota = state.elasticQuota(quotaName) ?? state.quotaBoundTo(namespace);
   if (!quota?.treeId) return false;

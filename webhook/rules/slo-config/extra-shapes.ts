@@ -1,6 +1,6 @@
 /**
- * The three slo-controller-config keys Koordinator's webhook leaves unchecked (spec §7.2, §9), checked
- * here as the issue asks: their shapes as the slo-controller and koordlet decode them
+ * The three slo-controller-config keys Koordinator's webhook leaves unchecked (docs/rules/validate-configmap.md),
+ * checked here: their shapes as the slo-controller and koordlet decode them
  * (`apis/configuration/slo_controller_config.go`, `apis/slo/v1alpha1/host_application.go`), and the
  * bounds those readers enforce later, where a bad value is only logged and the node silently keeps
  * its old setting. Each bound says where it comes from.

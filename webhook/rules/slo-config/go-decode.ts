@@ -55,7 +55,8 @@ function shown(node: JsonNode): string | boolean | GoStringer {
   return new GoStringer(nodeText(node));
 }
 
-function refuse(node: JsonNode, path: FieldPath, out: Decoding, expected: string): void {
+/** Records that `node` is not the type Go expected at `path`. */
+function typeMismatch(node: JsonNode, path: FieldPath, out: Decoding, expected: string): void {
   report(out.typeErrors, () => invalid(path, shown(node), `must be ${expected}`));
 }
 
@@ -70,7 +71,7 @@ function scalar<T>(read: (node: JsonNode) => T | Expected): Decoder<T> {
     if (node === undefined || node.kind === 'null') return undefined;
     const value = read(node);
     if (!(value instanceof Expected)) return value;
-    refuse(node, path, out, value.description);
+    typeMismatch(node, path, out, value.description);
     return undefined;
   };
 }
@@ -265,7 +266,7 @@ export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
   return (node, path, out) => {
     if (node === undefined || node.kind === 'null') return undefined;
     if (node.kind !== 'object') {
-      refuse(node, path, out, 'an object');
+      typeMismatch(node, path, out, 'an object');
       return undefined;
     }
     const chosen = new Map<string, JsonNode>();
@@ -304,7 +305,7 @@ export function list<T>(item: Decoder<T>): Decoder<(T | undefined)[]> {
   return (node, path, out) => {
     if (node === undefined || node.kind === 'null') return undefined;
     if (node.kind !== 'array') {
-      refuse(node, path, out, 'a list');
+      typeMismatch(node, path, out, 'a list');
       return undefined;
     }
     return node.items.map((element, index) => {
@@ -323,7 +324,7 @@ export function map<T>(entry: Decoder<T>, zero?: T): Decoder<ReadonlyMap<string,
   return (node, path, out) => {
     if (node === undefined || node.kind === 'null') return undefined;
     if (node.kind !== 'object') {
-      refuse(node, path, out, 'an object');
+      typeMismatch(node, path, out, 'an object');
       return undefined;
     }
     const decoded = new Map<string, T>();

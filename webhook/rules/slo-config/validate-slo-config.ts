@@ -1,10 +1,11 @@
 /**
- * /validate-configmap for Koordinator's slo-controller-config (spec §7): a change that the
+ * /validate-configmap for Koordinator's slo-controller-config (docs/rules/validate-configmap.md;
+ * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/cm/plugins/sloconfig/): a change that the
  * slo-controller would fail to parse, or that breaks a bound, a selector rule or the
  * one-strategy-per-node rule, is refused with every problem, one per line. Every other ConfigMap
  * is left alone, and DELETE is allowed (the slo-controller falls back to its defaults).
  */
-import { allow, deny } from '../../admission/decisions.js';
+import { allow, badRequest } from '../../admission/decisions.js';
 import type { Rule, StateSnapshot } from '../../state.js';
 import { stringsOf } from '../../util/json.js';
 import { type NodeLabels, type NodeStrategy, strategiesMatching, strategyList } from './node-selectors.js';
@@ -127,14 +128,10 @@ export function sloConfigValidator(options: SloConfigValidatorOptions): Rule {
     const warnings = unknownFields.map(
       (field) => `${source} ${field}: unknown field, ignored by the slo-controller`,
     );
-    if (problems.length === 0) return allow(warnings.length > 0 ? warnings : undefined);
-    return {
-      ...deny(
-        `${source} is not a valid SLO configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
-        400,
-        'BadRequest',
-      ),
-      ...(warnings.length > 0 ? { warnings } : {}),
-    };
+    if (problems.length === 0) return allow(warnings);
+    return badRequest(
+      `${source} is not a valid SLO configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+      warnings,
+    );
   };
 }

@@ -15,7 +15,7 @@ import type { WebhookEntry } from '../../../../webhook/table.js';
 
 const base: Omit<WebhookEntry, 'name' | 'path' | 'handler' | 'failurePolicy'> = {
   type: 'validating',
-  rules: [],
+  resourceRules: [],
   timeoutSeconds: 10,
   namespaceSelector: {},
   objectSelector: {},

@@ -38,7 +38,7 @@ describe('admission HTTPS transport', () => {
           name: 'allow.test.io',
           path: '/validate-pod',
           type: 'validating',
-          rules: [],
+          resourceRules: [],
           failurePolicy: 'Fail',
           timeoutSeconds: 10,
           namespaceSelector: {},

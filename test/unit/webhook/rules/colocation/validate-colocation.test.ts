@@ -151,6 +151,6 @@ describe('pod colocation checks', () => {
       review(pod({ 'quota.scheduling.koordinator.sh/preemptible': 'true' }), pod({})),
       state,
     );
-    assert.match(message(quotaRefusal), /preemptible label cannot be changed/);
+    assert.match(message(quotaRefusal), /Preemptible label is forbidden modify now\./);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AdmissionRequest, KubeObject } from '../../../../../webhook/admission/types.js';
 import { checkDeviceRequests } from '../../../../../webhook/rules/device/validate-device.js';
+import { aggregate } from '../../../../../webhook/rules/field-error-aggregate.js';
 import { podValidator } from '../../../../../webhook/rules/pod/validate-pod.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
@@ -27,8 +28,8 @@ function review(...containers: Record<string, string>[]): AdmissionRequest {
 
 const P = 'pod.spec.containers[*].resources.requests';
 const message = (requests: Record<string, string>): string | undefined => {
-  const decision = checkDeviceRequests(review(requests));
-  return decision && !decision.allowed ? decision.message : undefined;
+  const found = checkDeviceRequests(review(requests));
+  return found.errors.length > 0 ? aggregate(found.errors) : undefined;
 };
 
 describe('checkDeviceRequests', () => {

@@ -91,7 +91,7 @@ describe('defaultElasticQuota', () => {
     assert.equal(decision.code, 400);
     assert.equal(
       decision.message,
-      'metadata.labels[quota.scheduling.koordinator.sh/parent]: fill quota orphan failed: parent quota ghost does not exist',
+      'metadata.labels[quota.scheduling.koordinator.sh/parent]: fill quota orphan failed, parent not exist',
     );
   });
 
@@ -123,7 +123,7 @@ describe('defaultElasticQuota', () => {
     assert.ok(!decision.allowed);
     assert.match(
       decision.message,
-      /^metadata\.annotations\[quota\.scheduling\.koordinator\.sh\/shared-weight\]: must be a JSON object/,
+      /^metadata\.annotations\[quota\.scheduling\.koordinator\.sh\/shared-weight\]: fillDefaultQuotaInfo unmarshal sharedWeight failed:must be a JSON object/,
     );
   });
 

@@ -8,7 +8,8 @@ import type {
 } from '../../../../../webhook/admission/types.js';
 import { checkDeviceRequests } from '../../../../../webhook/rules/device/validate-device.js';
 import { podValidator } from '../../../../../webhook/rules/pod/validate-pod.js';
-import { checkPodQuota } from '../../../../../webhook/rules/quota/pod-quota.js';
+import { decisionOf } from '../../../../../webhook/rules/field-error-aggregate.js';
+import { checkPodQuota as podQuotaFindings } from '../../../../../webhook/rules/quota/pod-quota.js';
 import { podIsDone, podRequests } from '../../../../../webhook/rules/quota/pod-requests.js';
 import { quotaView } from '../../../../../webhook/rules/quota/quota-view.js';
 import { parseQuantity } from '../../../../../webhook/util/quantity.js';
@@ -65,6 +66,13 @@ const fixture: StateFixture = {
 };
 const state = stateSnapshot(fixture);
 
+/** The findings as /validate-pod answers them, with the reservation of an admitted pod. */
+function checkPodQuota(...args: Parameters<typeof podQuotaFindings>): Decision {
+  const found = podQuotaFindings(...args);
+  const decision = decisionOf(found);
+  return decision.allowed && found.reserve ? { ...decision, reserve: found.reserve } : decision;
+}
+
 function message(decision: Decision): string {
   assert.equal(decision.allowed, false);
   return decision.allowed ? '' : decision.message;
@@ -74,7 +82,7 @@ describe('checkPodQuota', () => {
   it('refuses a pod linked to a parent quota', () => {
     assert.match(
       message(checkPodQuota(review('CREATE', pod({ [L('name')]: 'parent' })), state, on)),
-      /^metadata\.labels\[quota\.scheduling\.koordinator\.sh\/name\]: pod p cannot be linked to parent quota parent/,
+      /^metadata\.labels\[quota\.scheduling\.koordinator\.sh\/name\]: pod can not be linked to a parentQuotaGroup,quota:parent, pod:p$/,
     );
   });
 
@@ -86,7 +94,7 @@ describe('checkPodQuota', () => {
     ]) {
       assert.match(
         message(checkPodQuota(review('UPDATE', pod(after!), pod(before!)), state, on)),
-        /the preemptible label cannot be changed/,
+        /^metadata\.labels\[quota\.scheduling\.koordinator\.sh\/preemptible\]: Preemptible label is forbidden modify now\.$/,
       );
     }
   });
@@ -121,7 +129,7 @@ describe('checkPodQuota', () => {
   it('refuses a pod naming a quota that does not exist', () => {
     assert.match(
       message(checkPodQuota(review('CREATE', pod({ [L('name')]: 'ghost' })), state, on)),
-      /elastic quota ghost not found/,
+      /^metadata\.labels\[quota\.scheduling\.koordinator\.sh\/name\]: elastic quota ghost not found$/,
     );
   });
 
@@ -212,7 +220,7 @@ describe('podRequests', () => {
     // Colocation validation reads every request first; the device check names itself alone.
     assert.match(message(podValidator(validation)(review('CREATE', gpu), state)), /^colocation validation: /);
     assert.equal(
-      message(checkDeviceRequests(review('CREATE', gpu)) ?? { allowed: true }),
+      message(decisionOf(checkDeviceRequests(review('CREATE', gpu)))),
       'device validation: spec.containers[0].resources.requests[koordinator.sh/gpu]: "1e50000000" is too large: quantities are bounded by 2^63-1 (9223372036854775807) units',
     );
     // An existing pod's updates are not refused over a quantity that is immutable anyway.
