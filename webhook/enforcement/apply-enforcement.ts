@@ -4,7 +4,9 @@
  * stands in an object's way, whatever went wrong, and the outcome still says what would have
  * happened under `deny`.
  */
+import { allow } from '../admission/decisions.js';
 import type { JsonPatch } from '../admission/response.js';
+import type { Decision } from '../admission/types.js';
 import { shortName, type WebhookEntry } from '../table.js';
 import type { Judgement } from '../server/decide.js';
 import type { EnforcementAction } from './enforcement.js';
@@ -21,6 +23,10 @@ export interface EnforcedJudgement extends Judgement {
   wouldChange?: string[];
 }
 
+/** Keeps what the rule did (its audit) for the log line and metrics, whatever the answer. */
+const withAudit = (answer: Decision, from: Decision): Decision =>
+  from.audit ? { ...answer, audit: from.audit } : answer;
+
 export function enforce(
   entry: WebhookEntry,
   judgement: Judgement & { patch?: JsonPatch },
@@ -31,21 +37,20 @@ export function enforce(
   if (action === 'warn') {
     if (decision.allowed) return { ...judgement, enforcement: action };
     return {
-      decision: {
-        allowed: true,
-        warnings: [
+      decision: withAudit(
+        allow([
           ...(decision.warnings ?? []),
           `${shortName(entry.name)} would refuse this (enforcement warn): ${decision.message}`,
-        ],
-        ...(decision.audit ? { audit: decision.audit } : {}),
-      },
+        ]),
+        decision,
+      ),
       outcome: outcome === 'error' ? 'error' : 'would-deny',
       enforcement: action,
       wouldRefuse: decision.message,
     };
   }
   // dryrun: a plain allowed answer, always; what would have happened is only counted and logged.
-  const allowed = { allowed: true as const, ...(decision.audit ? { audit: decision.audit } : {}) };
+  const allowed = withAudit(allow(), decision);
   if (!decision.allowed) {
     return {
       decision: allowed,

@@ -52,20 +52,19 @@ describe('parseEnforcement', () => {
   });
 });
 
-const entry = (type: WebhookEntry['type'], failurePolicy: WebhookEntry['failurePolicy']): WebhookEntry =>
-  ({
-    name: `${type}-${failurePolicy}.admission-operator.io`,
-    path: '/x',
-    type,
-    failurePolicy,
-    resourceRules: [],
-    timeoutSeconds: 10,
-    namespaceSelector: {},
-    objectSelector: {},
-    matchConditions: [],
-    featureGate: 'PodValidatingWebhook',
-    handler: () => ({ allowed: true }),
-  }) as unknown as WebhookEntry;
+const entry = (type: WebhookEntry['type'], failurePolicy: WebhookEntry['failurePolicy']): WebhookEntry => ({
+  name: `${type}-${failurePolicy}.admission-operator.io`,
+  path: '/x',
+  type,
+  failurePolicy,
+  resourceRules: [],
+  timeoutSeconds: 10,
+  namespaceSelector: {},
+  objectSelector: {},
+  matchConditions: [],
+  featureGate: 'PodValidatingWebhook',
+  handler: () => ({ allowed: true }),
+});
 
 const refused: Judgement = {
   decision: { allowed: false, code: 403, message: 'spec.x: nope', warnings: ['rule warning'] },
