@@ -46,7 +46,11 @@ export function fieldPath(pointer: string): string {
 
 /** A value on one line, in YAML flow style. */
 function flow(value: JsonValue): string {
-  const text = stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trim();
+  const text = stringify(value, {
+    collectionStyle: 'flow',
+    lineWidth: 0,
+    aliasDuplicateObjects: false,
+  }).trim();
   return truncate(text, MAX_DIFF_VALUE_CHARS);
 }
 
@@ -138,5 +142,7 @@ export function formatMachine(
     items,
     report: results.map(reportOf),
   };
-  return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : stringify(list, { lineWidth: 0 });
+  return format === 'json'
+    ? `${JSON.stringify(list, null, 2)}\n`
+    : stringify(list, { lineWidth: 0, aliasDuplicateObjects: false });
 }
