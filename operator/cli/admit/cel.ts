@@ -150,7 +150,7 @@ class Parser {
           }
           node = { type: 'macro', name, target: node, variable: variable.name, body };
         } else {
-          node = { type: 'call', name, target: node, args };
+          node = { type: 'call', name: supported(name), target: node, args };
         }
       } else if (this.accept('[')) {
         const index = this.ternary();
@@ -197,8 +197,15 @@ class Parser {
         throw new CelSyntaxError('has() takes one field selection');
       return { type: 'has', target: target.target, field: target.field };
     }
-    return { type: 'call', name, args };
+    return { type: 'call', name: supported(name), args };
   }
+}
+
+const FUNCTIONS = new Set(['size', 'startsWith', 'endsWith', 'contains']);
+
+function supported(name: string): string {
+  if (!FUNCTIONS.has(name)) throw new CelSyntaxError(`unsupported function ${name}()`);
+  return name;
 }
 
 /** Parses an expression; throws CelSyntaxError outside the supported subset. */

@@ -77,7 +77,7 @@ export function parseManifests(text: string, source: string): Manifest[] {
     const error = document.errors[0];
     if (error) {
       throw new InputError(
-        `${source}#${index}: not valid YAML: ${truncate(error.message, 256)} (line ${String(error.linePos?.[0].line ?? '?')})`,
+        `${source}#${index}: not valid YAML: ${truncate(error.message, 256)} (line ${text.slice(0, error.pos[0]).split('\n').length})`,
       );
     }
     let value: unknown;
