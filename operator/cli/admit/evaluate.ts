@@ -40,6 +40,12 @@ export interface WebhookCall {
   patch: JsonPatch;
 }
 
+/** A call and the object as the webhook read it: a fresh copy, so its patch can be applied in place. */
+interface CallResult {
+  call: WebhookCall;
+  reviewed: KubeObject | null;
+}
+
 export interface Verdict {
   allowed: boolean;
   /** The object as it would be stored (null for DELETE, or when refused). */
@@ -84,9 +90,12 @@ function segments(pointer: string): string[] {
         .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
-/** Applies our diff's add/replace/remove operations, as the API server applies a JSONPatch response. */
-export function applyPatch(object: KubeObject, patch: JsonPatch): KubeObject {
-  const root = clone(object) as JsonValue;
+/**
+ * Applies our diff's add/replace/remove operations, as the API server applies a JSONPatch
+ * response; `inPlace` when `object` is a copy of the caller's own.
+ */
+export function applyPatch(object: KubeObject, patch: JsonPatch, inPlace = false): KubeObject {
+  const root = (inPlace ? object : clone(object)) as JsonValue;
   for (const operation of patch) {
     const path = segments(operation.path);
     const last = path.pop();
@@ -180,7 +189,7 @@ function call(
   object: KubeObject | null,
   round: 1 | 2,
   context: ChainContext,
-): WebhookCall {
+): CallResult {
   const { request, unread } = readReview(review(input, object, randomUUID()));
   const judgement: ReturnType<typeof decide> = unread
     ? unreadable(entry, unread, context.metrics)
@@ -189,7 +198,7 @@ function call(
   const patch = response.patch
     ? (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as JsonPatch)
     : [];
-  return {
+  const call: WebhookCall = {
     webhook: shortName(entry.name),
     type: entry.type,
     round,
@@ -198,12 +207,13 @@ function call(
     warnings: response.warnings ?? [],
     patch,
   };
+  return { call, reviewed: request.object };
 }
 
 export function runChain(input: AdmissionInput, context: ChainContext): Verdict {
   const notes: string[] = [];
   const calls: WebhookCall[] = [];
-  let object = input.object ? clone(input.object) : null;
+  let object = input.object;
   if (object && input.namespaced && input.namespace)
     object.metadata = { ...object.metadata, namespace: input.namespace };
   if (
@@ -249,11 +259,11 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
       if (matched.call === 'refuse') return refuse(shortName(entry.name), 403, matched.message);
       if (!matched.call) continue;
       if (round === 2 && !reinvoke.has(entry.name)) continue;
-      const result = call(entry, input, object, round, context);
+      const { call: result, reviewed } = call(entry, input, object, round, context);
       calls.push(result);
       if (!result.allowed) return refuse(result.webhook, result.code ?? 403, result.message ?? '');
-      if (result.patch.length > 0 && object) {
-        object = applyPatch(object, result.patch);
+      if (result.patch.length > 0 && reviewed) {
+        object = applyPatch(reviewed, result.patch, true);
         for (const name of previouslyInvoked) reinvoke.add(name);
         previouslyInvoked = new Set();
         reinvocationNeeded = true;
@@ -282,7 +292,7 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
       continue;
     }
     if (!matched.call) continue;
-    const result = call(entry, input, object, 1, context);
+    const { call: result } = call(entry, input, object, 1, context);
     calls.push(result);
     if (!result.allowed)
       denial ??= { webhook: result.webhook, code: result.code ?? 403, message: result.message ?? '' };

@@ -73,20 +73,19 @@ function rulesMatch(entry: WebhookEntry, request: AdmissionRequest, namespaced: 
 
 /** What CEL sees as `request`: the review's request, as JSON. */
 function requestVariable(request: AdmissionRequest): CelValue {
-  return JSON.parse(
-    JSON.stringify({
-      uid: request.uid,
-      kind: request.kind,
-      resource: request.resource,
-      ...(request.subResource ? { subResource: request.subResource } : {}),
-      name: request.name ?? '',
-      namespace: request.namespace ?? '',
-      operation: request.operation,
-      userInfo: request.userInfo,
-      dryRun: request.dryRun,
-      ...(request.options ? { options: request.options } : {}),
-    }),
-  ) as CelValue;
+  const plain = (value: unknown): CelValue => value as CelValue;
+  return {
+    uid: request.uid,
+    kind: plain(request.kind),
+    resource: plain(request.resource),
+    ...(request.subResource ? { subResource: request.subResource } : {}),
+    name: request.name ?? '',
+    namespace: request.namespace ?? '',
+    operation: request.operation,
+    userInfo: plain(request.userInfo),
+    dryRun: request.dryRun,
+    ...(request.options ? { options: request.options } : {}),
+  };
 }
 
 export interface MatchContext {
