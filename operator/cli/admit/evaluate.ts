@@ -254,8 +254,9 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
   let reinvocationNeeded = false;
   for (const round of [1, 2] as const) {
     if (round === 2 && !reinvocationNeeded) break;
+    let request = requestFor(object);
     for (const entry of mutating) {
-      const matched = matchWebhook(entry, requestFor(object), match);
+      const matched = matchWebhook(entry, request, match);
       if (matched.call === 'refuse') return refuse(shortName(entry.name), 403, matched.message);
       if (!matched.call) continue;
       if (round === 2 && !reinvoke.has(entry.name)) continue;
@@ -264,6 +265,7 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
       if (!result.allowed) return refuse(result.webhook, result.code ?? 403, result.message ?? '');
       if (result.patch.length > 0 && reviewed) {
         object = applyPatch(reviewed, result.patch, true);
+        request = requestFor(object);
         for (const name of previouslyInvoked) reinvoke.add(name);
         previouslyInvoked = new Set();
         reinvocationNeeded = true;
@@ -285,8 +287,9 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
     };
   }
   let denial: Verdict['denial'];
+  const validated = requestFor(object);
   for (const entry of context.webhooks.filter((each) => each.type === 'validating')) {
-    const matched = matchWebhook(entry, requestFor(object), match);
+    const matched = matchWebhook(entry, validated, match);
     if (matched.call === 'refuse') {
       denial ??= { webhook: shortName(entry.name), code: 403, message: matched.message };
       continue;

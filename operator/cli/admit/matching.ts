@@ -9,7 +9,11 @@ import type { V1LabelSelector } from '@kubernetes/client-node';
 import type { AdmissionRequest, JsonValue } from '../../../webhook/admission/types.js';
 import type { WebhookEntry } from '../../../webhook/table.js';
 import { labelsOf } from '../../../webhook/util/json.js';
-import { parseLabelSelector, selectorMatches } from '../../../webhook/util/label-selector.js';
+import {
+  parseLabelSelector,
+  selectorMatches,
+  type LabelSelector,
+} from '../../../webhook/util/label-selector.js';
 import { CelError, compileCel, type CelProgram, type CelValue } from './cel.js';
 
 export type MatchResult =
@@ -38,14 +42,21 @@ function program(expression: string, where: string): CelProgram {
   return compiled;
 }
 
+const parsedSelectors = new WeakMap<V1LabelSelector, LabelSelector>();
+
 function selects(
   selector: V1LabelSelector,
   labels: Readonly<Record<string, string>>,
   where: string,
 ): boolean {
-  const parsed = parseLabelSelector(selector as unknown as JsonValue, where);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return selectorMatches(parsed.selector, labels);
+  let parsed = parsedSelectors.get(selector);
+  if (!parsed) {
+    const result = parseLabelSelector(selector as unknown as JsonValue, where);
+    if (!result.ok) throw new Error(result.error);
+    parsed = result.selector;
+    parsedSelectors.set(selector, parsed);
+  }
+  return selectorMatches(parsed, labels);
 }
 
 function isEmptySelector(selector: V1LabelSelector): boolean {
@@ -99,6 +110,8 @@ export function matchWebhook(
   request: AdmissionRequest,
   context: MatchContext,
 ): MatchResult {
+  // The rules are checked first only because they are the cheapest test: every test must pass.
+  if (!rulesMatch(entry, request, context.namespaced)) return { call: false, reason: 'rules' };
   if (!isEmptySelector(entry.namespaceSelector)) {
     let labels: Readonly<Record<string, string>> | undefined;
     if (request.resource.resource === 'namespaces' && !request.subResource) {
@@ -118,7 +131,6 @@ export function matchWebhook(
       (request.oldObject !== null && selects(entry.objectSelector, labelsOf(request.oldObject), where));
     if (!matches) return { call: false, reason: 'objectSelector' };
   }
-  if (!rulesMatch(entry, request, context.namespaced)) return { call: false, reason: 'rules' };
   if (entry.matchConditions.length === 0) return { call: true };
 
   const variables = {
