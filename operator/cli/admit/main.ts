@@ -261,7 +261,11 @@ export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<n
       io.stderr(`admit: ${error.message}\n`);
       return 2;
     }
-    throw error;
+    // Exit 1 means "denied"; a failure of the command itself must not read as a verdict.
+    io.stderr(
+      `admit: internal error: ${truncate(error instanceof Error ? error.message : String(error), 1024)}\n`,
+    );
+    return 2;
   }
   io.stdout(options.output === 'text' ? formatText(results) : formatMachine(results, options.output));
   return results.some((result) => !result.verdict.allowed) ? 1 : 0;

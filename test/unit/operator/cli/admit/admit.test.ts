@@ -65,6 +65,20 @@ describe('admission-operator admit', () => {
     assert.match(stdout, /2 objects: 1 admitted, 1 denied/);
   });
 
+  it('counts the pods given as state against their quota, as the pod watch does', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'admit-state-'));
+    await writeFile(
+      join(dir, 'running.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: running, namespace: team-a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]}\nstatus: {phase: Running}\n',
+    );
+    const { code, stdout } = await admit(['-f', fixture('quota.yaml'), ...STATE, '--state', dir]);
+    assert.equal(code, 1);
+    assert.match(stdout, /^DENIED {3}Pod team-a\/fits/m);
+    assert.match(stdout, /used: cpu=1500m, limited: cpu=2/);
+  });
+
   it('refuses a bad Model with Kthena’s message', async () => {
     const { code, stdout } = await admit(['-f', fixture('bad-model.yaml'), ...STATE]);
     assert.equal(code, 1);
