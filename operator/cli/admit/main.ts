@@ -7,6 +7,7 @@
 import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
 import {
+  DEFAULT_TIER_LABEL_KEY,
   GPU_TIER_MAPPING_NAME,
   NAMESPACE_NAME_LABEL,
   POD_ENHANCED_VALIDATOR_CONFIG_NAME,
@@ -150,7 +151,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
   const tableContext = (mapping: TierMapping | undefined) => ({
     namespace: options.operatorNamespace,
     excludedNamespaces: options.excludedNamespaces,
-    tierLabelKey: mapping?.namespaceLabelKey ?? 'tenant.kubenexus.io/tier',
+    tierLabelKey: mapping?.namespaceLabelKey ?? DEFAULT_TIER_LABEL_KEY,
     gpuResourceNames: mapping?.gpuResources ?? [],
     configMaps,
     koordinatorNamespace: options.sloConfigNamespace,
