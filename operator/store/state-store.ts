@@ -40,7 +40,7 @@ import type {
 } from '../../webhook/state.js';
 import { asObject, labelsOf } from '../../webhook/util/json.js';
 import type { EventRecorder } from '../kube/events.js';
-import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
+import { SupervisedInformer, type InformerEvents, type WatchSpec } from '../kube/supervised-informer.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
 import { GroupedIndex, SortedIndex } from './indexes.js';
@@ -57,6 +57,19 @@ export interface StateStoreOptions {
   logger: Logger;
   metrics: OperatorMetrics;
   events: EventRecorder;
+  /**
+   * Builds the informer behind each watch: a SupervisedInformer unless a caller feeds the store
+   * itself (the `admit` command reads state from files, or lists a cluster once).
+   */
+  informers?: <T extends KubernetesObject>(spec: WatchSpec<T>) => StoreInformer<T>;
+}
+
+/** What the store needs of an informer. */
+export interface StoreInformer<T extends KubernetesObject> extends EventEmitter<InformerEvents<T>> {
+  readonly kind: string;
+  readonly synced: boolean;
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -82,7 +95,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
   private resolvedBindings = 0;
   /** What re-resolving a pod's quota needs: its namespace and quota labels. */
   private readonly podLabels = new Map<string, { namespace: string; labels: Record<string, string> }>();
-  private readonly informers: SupervisedInformer<KubernetesObject>[] = [];
+  private readonly informers: StoreInformer<KubernetesObject>[] = [];
   private readonly tierMapping: TierMappingTracker;
   private started = false;
 
@@ -315,9 +328,11 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     view: (object: T) => [string, V] | undefined,
     changed: () => void = () => undefined,
   ): void {
-    const informer = new SupervisedInformer<T>(this.options.kubeConfig, spec, this.options.logger, (kind) => {
-      this.options.metrics.informerRestarts.inc({ kind });
-    });
+    const informer =
+      this.options.informers?.(spec) ??
+      new SupervisedInformer<T>(this.options.kubeConfig, spec, this.options.logger, (kind) => {
+        this.options.metrics.informerRestarts.inc({ kind });
+      });
     const put = (object: T): void => {
       const entry = view(object);
       if (entry) index.set(entry[0], entry[1]);

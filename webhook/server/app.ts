@@ -77,7 +77,7 @@ const UNREAD: Record<'depth' | 'members', string> = {
 };
 
 /** The review in the body, with every part beyond the shape bounds already cut off. */
-function readReview(raw: Buffer): { request: AdmissionRequest; unread?: string } {
+export function readReview(raw: Buffer): { request: AdmissionRequest; unread?: string } {
   const { body, exceeded } = pruneJson(raw, {
     maxDepth: MAX_OBJECT_DEPTH + ENVELOPE_DEPTH,
     maxMembers: MAX_OBJECT_MEMBERS,

@@ -1,0 +1,275 @@
+/**
+ * `admission-operator admit`: reads the arguments, the manifests and the state, sends every object
+ * through the admission chain in input order (adding what is admitted to the state, as applying in
+ * that order would), and prints the decisions. Returns the exit code: 0 when everything is
+ * admitted, 1 when anything is denied, 2 on a usage or input error.
+ */
+import { pino, type Logger } from 'pino';
+import type { KubeObject } from '../../../webhook/admission/types.js';
+import {
+  DEFAULT_TIER_LABEL_KEY,
+  GPU_TIER_MAPPING_NAME,
+  NAMESPACE_NAME_LABEL,
+  POD_ENHANCED_VALIDATOR_CONFIG_NAME,
+  SLO_CONFIG_NAME,
+} from '../../../webhook/names.js';
+import type { TierMapping } from '../../../webhook/rules/gpu-class/tier-mapping.js';
+import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
+import { enabledWebhooks, webhookTable, type WebhookEntry } from '../../../webhook/table.js';
+import { truncate } from '../../../webhook/util/bounded-text.js';
+import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
+import { runChain, type AdmissionInput, type ChainContext } from './evaluate.js';
+import { lookupKind, splitApiVersion } from './kinds.js';
+import { apiVersionOf, InputError, kindOf, loadManifests, whereOf, type Manifest } from './manifests.js';
+import { formatMachine, formatText, type ObjectResult } from './output.js';
+import { loadState, StateError, type LoadedState } from './state.js';
+import { isWorkload, podOfWorkload } from './workloads.js';
+
+export interface AdmitIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A logger whose lines read as a command's messages, not as JSON. */
+function cliLogger(io: AdmitIo): Logger {
+  return pino(
+    { level: 'warn', base: null, timestamp: false },
+    {
+      write(line: string): void {
+        const record = JSON.parse(line) as {
+          level?: number;
+          msg?: string;
+          kind?: string;
+          err?: { message?: string };
+        };
+        const level = (record.level ?? 40) >= 50 ? 'error' : 'warning';
+        const detail = [record.kind, record.err?.message].filter((part) => part !== undefined).join(': ');
+        io.stderr(`admit: ${level}: ${record.msg ?? ''}${detail ? ` (${truncate(detail, 512)})` : ''}\n`);
+      },
+    },
+  );
+}
+
+const nameOf = (object: KubeObject): string =>
+  typeof object.metadata.name === 'string' && object.metadata.name !== ''
+    ? object.metadata.name
+    : typeof object.metadata.generateName === 'string'
+      ? `${object.metadata.generateName}*`
+      : '';
+
+function identity(object: KubeObject, namespace: string | undefined): string {
+  return `${splitApiVersion(apiVersionOf(object)).group}/${kindOf(object)}/${namespace ?? ''}/${nameOf(object)}`;
+}
+
+interface Planned {
+  manifest: Manifest;
+  input: AdmissionInput;
+}
+
+/** Every manifest with its REST mapping and namespace, or the first input error. */
+function plan(
+  manifests: readonly Manifest[],
+  old: readonly Manifest[],
+  options: AdmitOptions,
+  watchedGroups: ReadonlySet<string>,
+  defaultNamespace: string,
+): Planned[] {
+  const namespaceOf = (manifest: Manifest, namespaced: boolean): string | undefined => {
+    if (!namespaced) return undefined;
+    const own = manifest.object.metadata.namespace;
+    return typeof own === 'string' && own !== '' ? own : defaultNamespace;
+  };
+  const oldByIdentity = new Map<string, KubeObject>();
+  for (const manifest of old) {
+    const mapping = lookupKind(
+      apiVersionOf(manifest.object),
+      kindOf(manifest.object),
+      watchedGroups,
+      manifest.object.metadata.namespace !== undefined,
+    );
+    if (!mapping.ok) throw new InputError(`${whereOf(manifest)}: ${mapping.error}`);
+    oldByIdentity.set(identity(manifest.object, namespaceOf(manifest, mapping.namespaced)), manifest.object);
+  }
+  return manifests.map((manifest) => {
+    const { object } = manifest;
+    const mapping = lookupKind(
+      apiVersionOf(object),
+      kindOf(object),
+      watchedGroups,
+      object.metadata.namespace !== undefined,
+    );
+    if (!mapping.ok) throw new InputError(`${whereOf(manifest)}: ${mapping.error}`);
+    const namespace = namespaceOf(manifest, mapping.namespaced);
+    if (options.operation !== 'CREATE' && nameOf(object).endsWith('*')) {
+      throw new InputError(
+        `${whereOf(manifest)}: metadata.name: Required value: ${options.operation} needs the object's name`,
+      );
+    }
+    let oldObject: KubeObject | null = null;
+    if (options.operation === 'UPDATE') {
+      oldObject = oldByIdentity.get(identity(object, namespace)) ?? null;
+      if (!oldObject) {
+        throw new InputError(
+          `${whereOf(manifest)}: no old object for ${kindOf(object)} ${namespace ? `${namespace}/` : ''}${nameOf(object)} in --old`,
+        );
+      }
+    }
+    return {
+      manifest,
+      input: {
+        kind: mapping.kind,
+        resource: mapping.resource,
+        namespaced: mapping.namespaced,
+        namespace,
+        operation: options.operation,
+        object: options.operation === 'DELETE' ? null : object,
+        oldObject: options.operation === 'DELETE' ? object : oldObject,
+      },
+    };
+  });
+}
+
+/** The operator's ConfigMaps: what its store watches and /validate-configmap checks. */
+function operatorConfigMaps(options: AdmitOptions): { namespace: string; name: string }[] {
+  return [
+    { namespace: options.operatorNamespace, name: GPU_TIER_MAPPING_NAME },
+    { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
+    ...(options.featureGates.EnablePodEnhancedValidator
+      ? [{ namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
+      : []),
+  ];
+}
+
+async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): Promise<ObjectResult[]> {
+  const readStdin = io.readStdin;
+  const manifests = await loadManifests(options.files, readStdin);
+  const stateFiles = await loadManifests(options.state, readStdin);
+  const old = await loadManifests(options.old, readStdin);
+  const configMaps = operatorConfigMaps(options);
+  const tableContext = (mapping: TierMapping | undefined) => ({
+    namespace: options.operatorNamespace,
+    excludedNamespaces: options.excludedNamespaces,
+    tierLabelKey: mapping?.namespaceLabelKey ?? DEFAULT_TIER_LABEL_KEY,
+    gpuResourceNames: mapping?.gpuResources ?? [],
+    configMaps,
+    koordinatorNamespace: options.sloConfigNamespace,
+    gates: options.featureGates,
+    overrides: options.webhookOverrides,
+    maxAmplificationRatio: options.maxAmplificationRatio,
+  });
+  const watchedGroups = new Set(
+    webhookTable(tableContext(undefined)).flatMap((entry) =>
+      entry.resourceRules.flatMap((rule) => rule.apiGroups),
+    ),
+  );
+
+  const metrics = new OperatorMetrics();
+  const state: LoadedState = await loadState({
+    files: stateFiles,
+    cluster: options.cluster ? { kubeconfig: options.kubeconfig, context: options.context } : undefined,
+    configMaps,
+    operatorNamespace: options.operatorNamespace,
+    logger,
+    metrics,
+  });
+  for (const warning of state.warnings) io.stderr(`admit: warning: ${warning}\n`);
+  const defaultNamespace = options.defaultNamespace ?? state.contextNamespace ?? 'default';
+  const planned = plan(manifests, old, options, watchedGroups, defaultNamespace);
+
+  // The GPU-class webhook's selectors follow the tier mapping in force, as in the operator.
+  let tableFor: TierMapping | undefined;
+  let webhooks: readonly WebhookEntry[] = [];
+  const chainContext = (): ChainContext => {
+    const mapping = state.store.gpuTierMapping();
+    if (mapping !== tableFor) {
+      tableFor = mapping;
+      webhooks = enabledWebhooks(tableContext(mapping));
+    }
+    return {
+      webhooks,
+      state: state.store,
+      logger,
+      metrics,
+      namespaceLabels: (name) => state.store.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
+    };
+  };
+  const judge = (input: AdmissionInput): ObjectResult['verdict'] => {
+    const verdict = runChain(input, chainContext());
+    if (input.namespace && !state.store.namespace(input.namespace)) {
+      verdict.notes.push(
+        `namespace ${input.namespace} is not in the state: taken to exist with no labels but its name`,
+      );
+    }
+    return verdict;
+  };
+
+  const results: ObjectResult[] = [];
+  for (const { manifest, input } of planned) {
+    const object = (input.object ?? input.oldObject) as KubeObject;
+    const verdict = judge(input);
+    results.push({
+      where: whereOf(manifest),
+      kind: input.kind.kind,
+      namespace: input.namespace,
+      name: nameOf(object),
+      verdict,
+    });
+    // Applied in order: what is admitted is there for the objects after it.
+    if (verdict.allowed && verdict.object) state.add(verdict.object);
+    if (!options.expandWorkloads || !isWorkload(object)) continue;
+    const expansion = podOfWorkload(verdict.object ?? object, input.namespace ?? defaultNamespace);
+    if (!expansion.ok) throw new InputError(`${whereOf(manifest)}: ${expansion.error}`);
+    const pod = expansion.pod;
+    const podVerdict = judge({
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespaced: true,
+      namespace: input.namespace ?? defaultNamespace,
+      operation: 'CREATE',
+      object: pod,
+      oldObject: null,
+    });
+    results.push({
+      where: whereOf(manifest),
+      kind: 'Pod',
+      namespace: input.namespace,
+      name: nameOf(pod),
+      expandedFrom: `${input.kind.kind}/${nameOf(object)}`,
+      verdict: podVerdict,
+    });
+  }
+  return results;
+}
+
+export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<number> {
+  let options: AdmitOptions | undefined;
+  try {
+    options = parseAdmitArgs(argv, io.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`admit: ${error.message}\n\n${admitUsage()}\n`);
+    return 2;
+  }
+  if (!options) {
+    io.stdout(`${admitUsage()}\n`);
+    return 0;
+  }
+  let results: ObjectResult[];
+  try {
+    results = await evaluateAll(options, io, cliLogger(io));
+  } catch (error) {
+    if (error instanceof InputError || error instanceof StateError) {
+      io.stderr(`admit: ${error.message}\n`);
+      return 2;
+    }
+    // Exit 1 means "denied"; a failure of the command itself must not read as a verdict.
+    io.stderr(
+      `admit: internal error: ${truncate(error instanceof Error ? error.message : String(error), 1024)}\n`,
+    );
+    return 2;
+  }
+  io.stdout(options.output === 'text' ? formatText(results) : formatMachine(results, options.output));
+  return results.some((result) => !result.verdict.allowed) ? 1 : 0;
+}

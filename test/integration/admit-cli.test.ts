@@ -1,0 +1,211 @@
+/**
+ * `admission-operator admit --cluster` against the real local control plane: for the same
+ * objects, its decisions match what the API server decides when the objects are created through
+ * it with the operator's webhooks in place, and its `-o yaml` output applies cleanly.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { installCrds, kubectl, podReadyNamespace, testNamespace, waitFor } from '../harness/cluster.js';
+import { freshOperator } from '../harness/operator.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+
+const execFileAsync = promisify(execFile);
+
+interface Report {
+  items: { kind: string; metadata: { name: string }; spec?: Record<string, unknown> }[];
+  report: { kind: string; name: string; outcome: string; denial?: { message: string } }[];
+}
+
+/** `actual` restricted to the keys `expected` has, recursively: what a prediction covers. */
+function withoutAbsent(actual: unknown, expected: unknown): unknown {
+  if (Array.isArray(actual) && Array.isArray(expected)) {
+    return actual.map((item, index): unknown => withoutAbsent(item, expected[index]));
+  }
+  if (typeof actual === 'object' && actual !== null && typeof expected === 'object' && expected !== null) {
+    return Object.fromEntries(
+      Object.keys(expected).map((key) => [
+        key,
+        withoutAbsent((actual as Record<string, unknown>)[key], (expected as Record<string, unknown>)[key]),
+      ]),
+    );
+  }
+  return actual;
+}
+
+/** Runs the command as a user would (the package's bin), resolving with its exit code and output. */
+async function admit(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(
+      process.execPath,
+      [join(repoRoot, 'bin', 'admission-operator.js'), 'admit', ...args],
+      { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+function documents(team: string, sloNamespace: string): { name: string; yaml: string }[] {
+  return [
+    {
+      name: 'gpu-pod',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata: {name: gpu-pod, namespace: ${team}}
+spec:
+  containers:
+    - name: main
+      image: registry.invalid/cuda:1
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`,
+    },
+    {
+      name: 'wrong-priority',
+      yaml: `apiVersion: v1
+kind: Pod
+metadata:
+  name: wrong-priority
+  namespace: ${team}
+  labels: {koordinator.sh/qosClass: BE, koordinator.sh/priority-class: koord-prod}
+spec:
+  containers: [{name: main, image: registry.invalid/app:1}]
+`,
+    },
+    {
+      name: 'good-model',
+      yaml: `apiVersion: registry.volcano.sh/v1alpha1
+kind: Model
+metadata: {name: good-model, namespace: ${team}}
+spec:
+  autoscalingPolicy:
+    metrics: [{metricName: qps, targetValue: "100"}]
+  backends:
+    - name: b0
+      type: vLLM
+      modelURI: hf://org/model
+      minReplicas: 1
+      maxReplicas: 3
+      scalingCost: 10
+      workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]
+`,
+    },
+    {
+      name: 'bad-model',
+      yaml: `apiVersion: registry.volcano.sh/v1alpha1
+kind: Model
+metadata: {name: bad-model, namespace: ${team}}
+spec:
+  backends:
+    - name: b0
+      type: vLLM
+      modelURI: hf://org/model
+      minReplicas: 5
+      maxReplicas: 3
+      workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]
+`,
+    },
+    {
+      name: 'slo-controller-config',
+      yaml: `apiVersion: v1
+kind: ConfigMap
+metadata: {name: slo-controller-config, namespace: ${sloNamespace}}
+data:
+  resource-threshold-config: '{"clusterStrategy":{"enable":true,"cpuSuppressThresholdPercent":120}}'
+`,
+    },
+  ];
+}
+
+describe('admit --cluster', () => {
+  it('decides as the live webhooks do, and its -o yaml output applies cleanly', async (t) => {
+    await installCrds('models.registry.volcano.sh');
+    const sloNamespace = await testNamespace(t, 'slo');
+    const { namespace: operatorNamespace } = await freshOperator(t, {
+      args: [`--slo-config-namespace=${sloNamespace}`],
+    });
+    const team = await podReadyNamespace(t, 'team');
+    await kubectl(['label', 'namespace', team, 'tenant.kubenexus.io/tier=gold']);
+    const docs = documents(team, sloNamespace);
+    const gpuPod = docs[0]?.yaml ?? '';
+    // The operator's watch must have seen the tier label before the live comparison.
+    await waitFor('the operator to see the tier label', async () => {
+      const { stdout } = await kubectl(['create', '--dry-run=server', '-o', 'yaml', '-f', '-'], gpuPod);
+      return stdout.includes('gpu.nvidia.com/class: h100');
+    });
+
+    const dir = await mkdtemp(join(tmpdir(), 'admit-cli-'));
+    const file = join(dir, 'objects.yaml');
+    await writeFile(file, docs.map((doc) => doc.yaml).join('---\n'));
+    const common = [
+      '-f',
+      file,
+      '--cluster',
+      '--kubeconfig',
+      kubeconfigPath,
+      '--operator-namespace',
+      operatorNamespace,
+      '--slo-config-namespace',
+      sloNamespace,
+    ];
+    const started = Date.now();
+    const result = await admit([...common, '-o', 'json']);
+    t.diagnostic(`admit --cluster took ${Date.now() - started} ms (process start, list, judge)`);
+    assert.equal(result.code, 1, result.stderr);
+    const output = JSON.parse(result.stdout) as Report;
+    assert.deepEqual(
+      output.report.map((entry) => [entry.name, entry.outcome]),
+      [
+        ['gpu-pod', 'MUTATED'],
+        ['wrong-priority', 'DENIED'],
+        ['good-model', 'MUTATED'],
+        ['bad-model', 'DENIED'],
+        ['slo-controller-config', 'DENIED'],
+      ],
+    );
+
+    // What it would apply goes through the real API server and its webhooks without complaint.
+    const yaml = await admit([...common, '-o', 'yaml']);
+    assert.equal(yaml.code, 1);
+    const applied = await kubectl(['apply', '--dry-run=server', '-f', '-'], yaml.stdout);
+    assert.match(applied.stdout, /pod\/gpu-pod created \(server dry run\)/);
+    assert.match(applied.stdout, /model\.registry\.volcano\.sh\/good-model created \(server dry run\)/);
+
+    // Now the same objects, created one by one through the API server.
+    for (const [index, doc] of docs.entries()) {
+      const expected = output.report[index];
+      if (expected?.outcome === 'DENIED') {
+        await assert.rejects(kubectl(['create', '-f', '-'], doc.yaml), (error: { stderr?: string }) => {
+          assert.match(error.stderr ?? '', /denied the request/, doc.name);
+          const firstLine = (expected.denial?.message ?? '').split('\n')[0] ?? '';
+          assert.ok(
+            (error.stderr ?? '').includes(firstLine),
+            `${doc.name}: ${error.stderr ?? ''} lacks ${firstLine}`,
+          );
+          return true;
+        });
+        continue;
+      }
+      const { stdout } = await kubectl(['create', '-f', '-', '-o', 'json'], doc.yaml);
+      const created = JSON.parse(stdout) as { spec?: Record<string, unknown> };
+      const predicted = output.items.find((item) => item.metadata.name === doc.name);
+      if (doc.name === 'gpu-pod') {
+        assert.deepEqual(created.spec?.nodeSelector, predicted?.spec?.nodeSelector);
+        assert.deepEqual(created.spec?.nodeSelector, { 'gpu.nvidia.com/class': 'h100' });
+      } else {
+        // The API server also applies the CRD schema's defaults, which admit does not model.
+        assert.deepEqual(withoutAbsent(created.spec, predicted?.spec), predicted?.spec, doc.name);
+        assert.equal(
+          (created.spec?.backends as { scaleToZeroGracePeriod?: string }[])[0]?.scaleToZeroGracePeriod,
+          '30s',
+        );
+      }
+    }
+  });
+});

@@ -1,0 +1,242 @@
+/**
+ * The `admit` command as a user runs it, on the manifests under test/fixtures/admit/: one example
+ * per rule family, the output formats and the exit codes.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { admitMain } from '../../../../../operator/cli/admit/main.js';
+import { repoRoot } from '../../../../../scripts/cluster/layout.js';
+
+const fixture = (name: string): string => join(repoRoot, 'test', 'fixtures', 'admit', name);
+const STATE = ['--state', fixture('state.yaml')];
+
+async function admit(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await admitMain(args, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    readStdin: () => Promise.resolve(stdin),
+    env: {},
+  });
+  return { code, stdout, stderr };
+}
+
+interface Report {
+  items: { kind: string; metadata: { name?: string }; spec?: Record<string, unknown> }[];
+  report: {
+    name: string;
+    outcome: string;
+    expandedFrom?: string;
+    denial?: { webhook: string; message: string };
+    webhooks: { name: string; patch?: unknown[] }[];
+  }[];
+}
+
+describe('admission-operator admit', () => {
+  it('gives a GPU pod the class its tier maps to in the --state tier mapping', async () => {
+    const { code, stdout } = await admit(['-f', fixture('gpu-pod.yaml'), ...STATE]);
+    assert.equal(code, 0);
+    assert.match(stdout, /^MUTATED {2}Pod team-a\/trainer/m);
+    assert.match(stdout, /mutate-pod-gpu-class: patched/);
+    assert.match(stdout, /\+ spec\.nodeSelector: \{ gpu\.nvidia\.com\/class: h200 \}/);
+  });
+
+  it('leaves the GPU pod alone without the state that names its tier', async () => {
+    const { code, stdout } = await admit(['-f', fixture('gpu-pod.yaml')]);
+    assert.equal(code, 0);
+    assert.match(stdout, /^ADMITTED Pod team-a\/trainer/m);
+    // The namespace has no tier label, so the namespaceSelector keeps the webhook from being called.
+    assert.doesNotMatch(stdout, /mutate-pod-gpu-class/);
+    assert.match(stdout, /note: namespace team-a is not in the state/);
+  });
+
+  it('counts the pods admitted before against the quota, as applying them in order would', async () => {
+    const { code, stdout } = await admit(['-f', fixture('quota.yaml'), ...STATE]);
+    assert.equal(code, 1);
+    assert.match(stdout, /^ADMITTED Pod team-a\/fits/m);
+    assert.match(stdout, /^DENIED {3}Pod team-a\/too-big/m);
+    assert.match(
+      stdout,
+      /denied by validate-pod \(400\): .*exceeded quota: default\/team-a, requested: cpu=2, used: cpu=1, limited: cpu=2/,
+    );
+    assert.match(stdout, /2 objects: 1 admitted, 1 denied/);
+  });
+
+  it('counts the pods given as state against their quota, as the pod watch does', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'admit-state-'));
+    await writeFile(
+      join(dir, 'running.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: running, namespace: team-a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]}\nstatus: {phase: Running}\n',
+    );
+    const { code, stdout } = await admit(['-f', fixture('quota.yaml'), ...STATE, '--state', dir]);
+    assert.equal(code, 1);
+    assert.match(stdout, /^DENIED {3}Pod team-a\/fits/m);
+    assert.match(stdout, /used: cpu=1500m, limited: cpu=2/);
+  });
+
+  it('refuses a bad Model with Kthena’s message', async () => {
+    const { code, stdout } = await admit(['-f', fixture('bad-model.yaml'), ...STATE]);
+    assert.equal(code, 1);
+    assert.match(stdout, /^DENIED {3}Model team-a\/llama/m);
+    assert.match(
+      stdout,
+      /spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+    );
+  });
+
+  it('refuses a broken slo-controller-config naming the key and the path', async () => {
+    const { code, stdout } = await admit(['-f', fixture('bad-slo-config.yaml')]);
+    assert.equal(code, 1);
+    assert.match(stdout, /denied by validate-configmap/);
+    assert.match(
+      stdout,
+      /data\[resource-threshold-config\]: clusterStrategy\.cpuSuppressThresholdPercent: Invalid value: 120: must be at most 100/,
+    );
+  });
+
+  it('sends no other ConfigMap to the ConfigMap webhook (its match condition)', async () => {
+    const { code, stdout } = await admit(
+      ['-f', '-'],
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: koordinator-system}\ndata: {a: b}\n',
+    );
+    assert.equal(code, 0);
+    assert.match(stdout, /webhooks: none applies/);
+  });
+
+  it('expands a Deployment into the pod it would create, judged by the pod webhooks', async () => {
+    const { code, stdout } = await admit([
+      '-f',
+      fixture('deployment.yaml'),
+      ...STATE,
+      '--expand-workloads',
+      '-o',
+      'json',
+    ]);
+    assert.equal(code, 0);
+    const output = JSON.parse(stdout) as Report;
+    const [deployment, pod] = output.report;
+    assert.equal(deployment?.outcome, 'ADMITTED');
+    assert.equal(pod?.expandedFrom, 'Deployment/inference');
+    assert.equal(pod?.outcome, 'MUTATED');
+    assert.match(pod?.name ?? '', /^inference-[a-z0-9]+-\*$/);
+    assert.deepEqual(
+      pod?.webhooks.map((webhook) => webhook.name),
+      ['mutate-pod', 'mutate-pod-gpu-class', 'validate-pod'],
+    );
+    // Only the Deployment is to be applied; its pod is the controller's to create.
+    assert.deepEqual(
+      output.items.map((item) => item.kind),
+      ['Deployment'],
+    );
+  });
+
+  it('prints the admitted objects, mutated, as a List with the report; denied ones are left out', async () => {
+    const { code, stdout } = await admit([
+      '-f',
+      fixture('gpu-pod.yaml'),
+      '-f',
+      fixture('quota.yaml'),
+      ...STATE,
+      '-o',
+      'yaml',
+    ]);
+    assert.equal(code, 1);
+    const output = parse(stdout) as Report & { kind: string };
+    assert.equal(output.kind, 'List');
+    assert.deepEqual(
+      output.items.map((item) => item.metadata.name),
+      ['trainer', 'fits'],
+    );
+    assert.deepEqual(output.items[0]?.spec?.nodeSelector, { 'gpu.nvidia.com/class': 'h200' });
+    assert.deepEqual(
+      output.report.map((entry) => entry.outcome),
+      ['MUTATED', 'ADMITTED', 'DENIED'],
+    );
+    assert.equal(output.report[2]?.denial?.webhook, 'validate-pod');
+  });
+
+  it('judges an UPDATE against the old object given with --old', async () => {
+    const pod = (qos: string): string =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a, labels: {koordinator.sh/qosClass: ${qos}}}\nspec: {containers: [{name: c, image: i}]}\n`;
+    const { writeFile, mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'admit-old-'));
+    await writeFile(join(dir, 'old.yaml'), pod('LS'));
+    const { code, stdout } = await admit(
+      ['-f', '-', '--operation', 'UPDATE', '--old', join(dir, 'old.yaml')],
+      pod('BE'),
+    );
+    assert.equal(code, 1);
+    assert.match(stdout, /denied by validate-pod/);
+    assert.match(stdout, /koordinator\.sh\/qosClass/);
+  });
+
+  it('exits 2 naming the file and document of bad input', async () => {
+    const notYaml = await admit(['-f', fixture('not-yaml.yaml')]);
+    assert.equal(notYaml.code, 2);
+    assert.match(notYaml.stderr, /not-yaml\.yaml#1: not valid YAML/);
+    assert.equal(notYaml.stdout, '');
+
+    const unknown = await admit(['-f', fixture('unknown-kind.yaml')]);
+    assert.equal(unknown.code, 2);
+    assert.match(
+      unknown.stderr,
+      /unknown-kind\.yaml#1: unknown kind "Modle" in API group "registry\.volcano\.sh"/,
+    );
+
+    const missing = await admit(['-f', fixture('absent.yaml')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /absent\.yaml: cannot be read: ENOENT/);
+
+    const noOld = await admit([
+      '-f',
+      fixture('gpu-pod.yaml'),
+      '--operation',
+      'UPDATE',
+      '--old',
+      fixture('quota.yaml'),
+    ]);
+    assert.equal(noOld.code, 2);
+    assert.match(noOld.stderr, /gpu-pod\.yaml#0: no old object for Pod team-a\/trainer in --old/);
+  });
+
+  it('exits 2 on usage errors, with the usage', async () => {
+    for (const args of [
+      [],
+      ['-f', 'x', '-o', 'table'],
+      ['-f', 'x', '--operation', 'PATCH'],
+      ['-f', 'x', '--bogus'],
+    ]) {
+      const { code, stderr } = await admit(args);
+      assert.equal(code, 2, args.join(' '));
+      assert.match(stderr, /Usage: admission-operator admit/);
+    }
+    const gates = await admit(['-f', 'x', '--feature-gates', 'Nope=true']);
+    assert.equal(gates.code, 2);
+    assert.match(gates.stderr, /unknown gate "Nope"/);
+  });
+
+  it('leaves a gated-off webhook out, as the operator does', async () => {
+    const { code, stdout } = await admit([
+      '-f',
+      fixture('bad-model.yaml'),
+      '--feature-gates',
+      'ModelValidatingWebhook=false',
+    ]);
+    assert.equal(code, 0);
+    assert.match(stdout, /webhooks: mutate-model: (allowed|patched)$/m);
+  });
+
+  it('warns about state it cannot use', async () => {
+    const { stderr } = await admit(['-f', fixture('gpu-pod.yaml'), '--state', fixture('deployment.yaml')]);
+    assert.match(
+      stderr,
+      /deployment\.yaml#0: Deployment inference ignored: the rules read no state of this kind/,
+    );
+  });
+});

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseFeatureGates } from '../../../../../webhook/feature-gates.js';
+import { webhookTable } from '../../../../../webhook/table.js';
+import { CelError, compileCel, type CelValue } from '../../../../../operator/cli/admit/cel.js';
+
+const run = (expression: string, variables: Record<string, CelValue> = {}): unknown =>
+  compileCel(expression).evaluate(variables);
+
+describe('CEL subset for match conditions', () => {
+  it('parses every match condition the table can produce', () => {
+    const table = webhookTable({
+      namespace: 'admission-system',
+      excludedNamespaces: [],
+      tierLabelKey: 'tenant.kubenexus.io/tier',
+      gpuResourceNames: ['nvidia.com/gpu', 'amd.com/gpu'],
+      configMaps: [
+        { namespace: 'admission-system', name: 'gpu-tier-mapping' },
+        { namespace: 'koordinator-system', name: 'slo-controller-config' },
+      ],
+      koordinatorNamespace: 'koordinator-system',
+      gates: parseFeatureGates(''),
+    });
+    const conditions = table.flatMap((entry) => entry.matchConditions);
+    assert.ok(conditions.length >= 3);
+    for (const condition of conditions)
+      assert.doesNotThrow(() => compileCel(condition.expression), condition.name);
+  });
+
+  it('errs on an absent field, and lets || and && absorb the error as CEL does', () => {
+    const object = { metadata: {} };
+    assert.ok(run('object.metadata.labels == null', { object }) instanceof CelError);
+    assert.equal(run("true || object.metadata.labels['x'] == 'y'", { object }), true);
+    assert.equal(run("object.metadata.labels['x'] == 'y' || true", { object }), true);
+    assert.equal(run("false && object.metadata.labels['x'] == 'y'", { object }), false);
+    assert.ok(run("false || object.metadata.labels['x'] == 'y'", { object }) instanceof CelError);
+  });
+
+  it('evaluates has(), in, exists, all and ternaries', () => {
+    const object: CelValue = {
+      metadata: { labels: { a: 'b' } },
+      spec: { containers: [{ resources: { limits: { 'nvidia.com/gpu': '1' } } }, { name: 'x' }] },
+    };
+    assert.equal(run('has(object.metadata.labels)', { object }), true);
+    assert.equal(run('has(object.metadata.annotations)', { object }), false);
+    assert.equal(run("'a' in object.metadata.labels", { object }), true);
+    assert.equal(run("'z' in ['x', 'y']"), false);
+    assert.equal(
+      run(
+        "object.spec.containers.exists(c, has(c.resources) && has(c.resources.limits) && ['nvidia.com/gpu'].exists(r, r in c.resources.limits))",
+        { object },
+      ),
+      true,
+    );
+    assert.equal(run('object.spec.containers.all(c, has(c.resources))', { object }), false);
+    assert.equal(run("size(object.spec.containers) == 2 ? 'two' : 'other'", { object }), 'two');
+    assert.equal(run("'prefix-x'.startsWith('prefix')"), true);
+  });
+
+  it('refuses what it does not understand instead of guessing', () => {
+    assert.throws(() => compileCel('object.spec.containers.map(c, c.name)'), /unsupported function map\(\)/);
+    assert.throws(() => compileCel('1 + 2'), /unexpected/);
+  });
+});
