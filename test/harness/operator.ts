@@ -149,7 +149,7 @@ export async function publishedBundles(): Promise<string[]> {
 }
 
 /** Waits until the Secret exists and every webhook of both configurations carries its ca.crt. */
-export async function waitForPublishedSecret(namespace: string, timeoutMs = 20_000): Promise<V1Secret> {
+export async function waitForPublishedSecret(namespace: string, timeoutMs = 90_000): Promise<V1Secret> {
   return waitFor(
     'the Secret and both configurations with its CA bundle',
     async () => {
