@@ -4,7 +4,8 @@
  * with neither, a local control plane it starts itself (URL mode on 127.0.0.1).
  */
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { operatorLogger } from './logger.js';
 import { join } from 'node:path';
 import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
@@ -93,7 +94,7 @@ export async function startOperatorProcess({ argv, env, clock }: StartupDependen
     return;
   }
   const { options } = parsed;
-  const logger = pino({ level: options.logLevel, base: { component: 'admission-operator' } });
+  const logger = operatorLogger(options.logLevel);
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');
     process.exit(1);

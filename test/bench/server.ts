@@ -1,0 +1,179 @@
+/**
+ * `server`: every pod path through our app (createAdmissionApp on AdmissionHttpsServer, logging
+ * as the operator does) against a bare HTTPS server and a minimal Koa app, in the same run.
+ */
+import { pino } from 'pino';
+import { operatorLogger } from '../../operator/logger.js';
+import { DEFAULT_TIER_LABEL_KEY } from '../../webhook/names.js';
+import { parseFeatureGates } from '../../webhook/feature-gates.js';
+import { createAdmissionApp } from '../../webhook/server/app.js';
+import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
+import { OperatorMetrics } from '../../webhook/server/metrics.js';
+import type { StateSnapshot } from '../../webhook/state.js';
+import { enabledWebhooks } from '../../webhook/table.js';
+import { measurePath, type DriveSettings, type PathFigures } from './drive.js';
+import {
+  benchCertificates,
+  startBareServer,
+  startMinimalKoa,
+  type BenchCertificates,
+  type Running,
+} from './references.js';
+import { inform, record, recordShare } from './report.js';
+
+export const BENCH_NAMESPACE = 'bench';
+export const TIERED_NAMESPACE = 'bench-gpu';
+
+/** A review of a pod of four containers (twenty env vars each), as a Deployment would create it. */
+export function podReviewBody(uid: string, namespace: string, gpu = false): string {
+  const containers = Array.from({ length: 4 }, (_, i) => ({
+    name: `c${i}`,
+    image: `registry.example/app:${i}`,
+    env: Array.from({ length: 20 }, (_, j) => ({ name: `VAR_${j}`, value: `value-${j}` })),
+    resources: {
+      requests: { cpu: '500m', memory: '512Mi', ...(gpu && i === 0 ? { 'nvidia.com/gpu': '1' } : {}) },
+      limits: { cpu: '1', memory: '1Gi', ...(gpu && i === 0 ? { 'nvidia.com/gpu': '1' } : {}) },
+    },
+  }));
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespace,
+      operation: 'CREATE',
+      userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller' },
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          generateName: 'web-7d4b9c-',
+          namespace,
+          labels: { app: 'web', 'pod-template-hash': '7d4b9c' },
+        },
+        spec: { containers },
+      },
+      oldObject: null,
+      dryRun: false,
+    },
+  });
+}
+
+/** The pod paths, each with the review it is driven with. */
+export const POD_PATHS: readonly { path: string; label: string; body: string }[] = [
+  {
+    path: '/mutate-pod',
+    label: '/mutate-pod (no profile matches)',
+    body: podReviewBody('00000000-0000-0000-0000-000000000001', BENCH_NAMESPACE),
+  },
+  {
+    path: '/validate-pod',
+    label: '/validate-pod',
+    body: podReviewBody('00000000-0000-0000-0000-000000000002', BENCH_NAMESPACE),
+  },
+  {
+    path: '/mutate-pod-gpu-class',
+    label: '/mutate-pod-gpu-class (GPU pod, tiered ns)',
+    body: podReviewBody('00000000-0000-0000-0000-000000000003', TIERED_NAMESPACE, true),
+  },
+];
+
+/**
+ * Our admission app as the operator builds it, on state `state`. Decisions are logged as the
+ * operator logs them, to /dev/null rather than a terminal.
+ */
+export async function startOurApp(certs: BenchCertificates, state: StateSnapshot): Promise<Running> {
+  const table = enabledWebhooks({
+    namespace: 'admission-system',
+    excludedNamespaces: [],
+    tierLabelKey: DEFAULT_TIER_LABEL_KEY,
+    gpuResourceNames: ['nvidia.com/gpu'],
+    configMaps: [],
+    koordinatorNamespace: 'koordinator-system',
+    gates: parseFeatureGates(''),
+  });
+  const metrics = new OperatorMetrics();
+  const logger = operatorLogger('info', '/dev/null');
+  const app = createAdmissionApp({
+    webhooks: () => table,
+    state: () => state,
+    readiness: () => Promise.resolve({ ready: true, checks: {} }),
+    metrics,
+    logger,
+    reserve: () => undefined,
+  });
+  const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
+  const port = await server.listen(0, '127.0.0.1', certs);
+  return {
+    port,
+    close: async () => {
+      await server.close(1000);
+      logger.flush();
+    },
+  };
+}
+
+export interface ReferenceRates {
+  bare: number;
+  koa: number;
+}
+
+/** Measures the bare server and the minimal Koa app, each on the review of /validate-pod. */
+export async function measureReferences(
+  certs: BenchCertificates,
+  settings: DriveSettings,
+): Promise<ReferenceRates> {
+  const body = POD_PATHS[1]!.body;
+  const rates: number[] = [];
+  for (const [label, start] of [
+    ['bare Node HTTPS server', startBareServer],
+    ['minimal Koa app', startMinimalKoa],
+  ] as const) {
+    const running = await start(certs);
+    const figures = await measurePath({ port: running.port, ca: certs.ca }, '/', body, settings);
+    await running.close();
+    inform(`reference: ${label}, peak`, figures.rate, 'rev/s');
+    inform(`reference: ${label}, p50 at half peak`, figures.p50Ms, 'ms');
+    inform(`reference: ${label}, p99 at half peak`, figures.p99Ms, 'ms');
+    rates.push(figures.rate);
+  }
+  return { bare: rates[0]!, koa: rates[1]! };
+}
+
+/** Measures every pod path through our app on `state`, recording each against the references. */
+export async function measureOurPaths(
+  certs: BenchCertificates,
+  state: StateSnapshot,
+  references: ReferenceRates,
+  settings: DriveSettings,
+  prefix: string,
+): Promise<Map<string, PathFigures>> {
+  const running = await startOurApp(certs, state);
+  const figures = new Map<string, PathFigures>();
+  for (const { path, label, body } of POD_PATHS) {
+    const measured = await measurePath({ port: running.port, ca: certs.ca }, path, body, settings);
+    figures.set(path, measured);
+    inform(`${prefix}: ${label}, peak`, measured.rate, 'rev/s');
+    recordShare(`${prefix}: ${label}, share of minimal Koa`, measured.rate, references.koa, 90);
+    inform(`${prefix}: ${label}, share of bare server`, (100 * measured.rate) / references.bare, '%');
+    inform(`${prefix}: ${label}, p50 at half peak`, measured.p50Ms, 'ms');
+    record(`${prefix}: ${label}, p99 at half peak`, measured.p99Ms, 'ms', 2);
+    if (measured.errors > 0) record(`${prefix}: ${label}, errors`, measured.errors, 'count', 0);
+  }
+  await running.close();
+  inform(
+    `${prefix}: resident memory of the bench process (server side)`,
+    process.memoryUsage().rss / 2 ** 20,
+    'MiB',
+  );
+  return figures;
+}
+
+export async function benchServer(settings: DriveSettings, state: StateSnapshot): Promise<void> {
+  const certs = await benchCertificates();
+  const references = await measureReferences(certs, settings);
+  inform('reference: minimal Koa / bare server', (100 * references.koa) / references.bare, '%');
+  await measureOurPaths(certs, state, references, settings, 'server');
+}
