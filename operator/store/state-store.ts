@@ -43,7 +43,7 @@ import type { EventRecorder } from '../kube/events.js';
 import { SupervisedInformer, type WatchSpec } from '../kube/supervised-informer.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
-import { GroupedIndex, SortedIndex } from './indexes.js';
+import { GroupedIndex, profileCandidates, SortedIndex } from './indexes.js';
 import { slimNode } from './slim-node.js';
 import { slimPod } from './slim-pod.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
@@ -398,6 +398,13 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
 
   colocationProfiles(): readonly ColocationProfileView[] {
     return this.colocationProfileIndex.values();
+  }
+
+  colocationProfileCandidates(
+    podLabels: Readonly<Record<string, string>>,
+    namespaceLabels: Readonly<Record<string, string>>,
+  ): readonly ColocationProfileView[] {
+    return profileCandidates(this.colocationProfileIndex.values()).candidates(podLabels, namespaceLabels);
   }
 
   priorityClass(name: string): PriorityClassView | undefined {
