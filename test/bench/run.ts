@@ -5,15 +5,18 @@
  *   server   every pod path through our app over HTTPS against a bare HTTPS server and a minimal
  *            Koa app measured in the same run: peak rate, its share of each, p50/p99 at half peak
  *   state    the same paths with a large state (--state-scale=N multiplies its size), each as a
- *            share of its empty-state rate
+ *            share of its empty-state rate: in process, then end to end (the state created through
+ *            the local API server, the compiled operator started on it: start to Ready, memory)
  *   rotation the admission server under a steady load while certificates are issued over and over,
  *            against the same load without issuing: key generation must not pause serving (p99 ratio)
+ *   transport pod creates through the local API server: no webhook, the pod webhooks answered by
+ *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
- * --state-scale=N (default 1).
+ * --state-scale=N (default 1), --rounds=N (transport, default 2).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request } from 'node:https';
@@ -46,7 +49,9 @@ import { stateSnapshot } from '../harness/state.js';
 import { pinServer, type DriveSettings } from './drive.js';
 import { inform, percentile, record, summary } from './report.js';
 import { benchServer } from './server.js';
-import { benchState, emptyState } from './state.js';
+import { benchState, emptyState, stateSize } from './state.js';
+import { benchStateCluster } from './state-cluster.js';
+import { benchTransport } from './transport.js';
 import {
   CONFIGURATION_NAME,
   deleteConfigurations,
@@ -59,7 +64,12 @@ import {
   waitForPublishedSecret,
 } from '../harness/operator.js';
 
-function parseArguments(argv: string[]): { suites: string[]; settings: DriveSettings; scale: number } {
+function parseArguments(argv: string[]): {
+  suites: string[];
+  settings: DriveSettings;
+  scale: number;
+  rounds: number;
+} {
   const flags = new Map<string, string>();
   const suites: string[] = [];
   for (const arg of argv) {
@@ -76,6 +86,7 @@ function parseArguments(argv: string[]): { suites: string[]; settings: DriveSett
     suites,
     settings: { durationMs: number('duration', 4000), connections: number('connections', 20) },
     scale: number('state-scale', 1),
+    rounds: number('rounds', 2),
   };
 }
 
@@ -603,7 +614,7 @@ function benchSloNodeStrategies(): void {
   }
 }
 
-const { suites, settings, scale } = parseArguments(process.argv.slice(2));
+const { suites, settings, scale, rounds } = parseArguments(process.argv.slice(2));
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
 if (want('server') || want('state')) console.log(`machine: ${machine()}; ${pinServer()}`);
 if (want('rules')) benchRules();
@@ -611,12 +622,14 @@ if (want('rules')) benchSloNodeStrategies();
 if (want('server')) await benchServer(settings, emptyState());
 if (want('state')) await benchState(settings, scale);
 if (want('rotation')) await benchRotation();
-if (want('cluster')) {
+if (want('cluster') || want('transport') || want('state')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
   });
   try {
-    await benchCluster();
+    if (want('cluster')) await benchCluster();
+    if (want('transport')) await benchTransport(rounds);
+    if (want('state')) await benchStateCluster(settings, stateSize(scale));
   } finally {
     if (startedNow) await stopCluster(() => undefined);
   }

@@ -2,6 +2,7 @@
  * `server`: every pod path through our app (createAdmissionApp on AdmissionHttpsServer, logging
  * as the operator does) against a bare HTTPS server and a minimal Koa app, in the same run.
  */
+import type Koa from 'koa';
 import { pino } from 'pino';
 import { operatorLogger } from '../../operator/logger.js';
 import { DEFAULT_TIER_LABEL_KEY } from '../../webhook/names.js';
@@ -80,11 +81,8 @@ export const POD_PATHS: readonly { path: string; label: string; body: string }[]
   },
 ];
 
-/**
- * Our admission app as the operator builds it, on state `state`. Decisions are logged as the
- * operator logs them, to /dev/null rather than a terminal.
- */
-export async function startOurApp(certs: BenchCertificates, state: StateSnapshot): Promise<Running> {
+/** Our admission app as the operator builds it (its webhooks, metrics and decision log), on `state`. */
+export function buildOurApp(state: StateSnapshot): { app: Koa; metrics: OperatorMetrics; close: () => void } {
   const table = enabledWebhooks({
     namespace: 'admission-system',
     excludedNamespaces: [],
@@ -104,13 +102,28 @@ export async function startOurApp(certs: BenchCertificates, state: StateSnapshot
     logger,
     reserve: () => undefined,
   });
+  return {
+    app,
+    metrics,
+    close: () => {
+      logger.flush();
+    },
+  };
+}
+
+/**
+ * Our admission app as the operator builds it, on state `state`, served as the operator serves
+ * it. Decisions are logged as the operator logs them, to /dev/null rather than a terminal.
+ */
+export async function startOurApp(certs: BenchCertificates, state: StateSnapshot): Promise<Running> {
+  const { app, metrics, close } = buildOurApp(state);
   const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
   const port = await server.listen(0, '127.0.0.1', certs);
   return {
     port,
     close: async () => {
       await server.close(1000);
-      logger.flush();
+      close();
     },
   };
 }
