@@ -312,6 +312,9 @@ export class StateStore extends EventEmitter<{ tierMappingChanged: [TierMapping]
       this.options.metrics.informerRestarts.inc({ kind });
     });
     const put = (object: T): void => {
+      // The informer caches the very object it hands out; managedFields, often the larger part of
+      // a small object's metadata, is read by no view, so the cache need not keep it.
+      if (object.metadata) delete object.metadata.managedFields;
       const entry = view(object);
       if (entry) index.set(entry[0], entry[1]);
       changed();
