@@ -6,7 +6,8 @@
  *            Koa app measured in the same run: peak rate, its share of each, p50/p99 at half peak
  *   state    the same paths with a large state (--state-scale=N multiplies its size), each as a
  *            share of its empty-state rate: in process, then end to end (the state created through
- *            the local API server, the compiled operator started on it: start to Ready, memory)
+ *            the local API server, the compiled operator started on it: start to Ready, memory);
+ *            `state-server` and `state-e2e` run one part alone
  *   rotation the admission server under a steady load while certificates are issued over and over,
  *            against the same load without issuing: key generation must not pause serving (p99 ratio)
  *   transport pod creates through the local API server: no webhook, the pod webhooks answered by
@@ -46,7 +47,7 @@ import { sloConfigCheckers } from '../../webhook/rules/slo-config/slo-config-key
 import { sloConfigProblems } from '../../webhook/rules/slo-config/validate-slo-config.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { stateSnapshot } from '../harness/state.js';
-import { pinServer, type DriveSettings } from './drive.js';
+import { pinServer, unpinServer, type DriveSettings } from './drive.js';
 import { inform, percentile, record, summary } from './report.js';
 import { benchServer } from './server.js';
 import { benchState, emptyState, stateSize } from './state.js';
@@ -616,20 +617,24 @@ function benchSloNodeStrategies(): void {
 
 const { suites, settings, scale, rounds } = parseArguments(process.argv.slice(2));
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
-if (want('server') || want('state')) console.log(`machine: ${machine()}; ${pinServer()}`);
+console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
-if (want('server')) await benchServer(settings, emptyState());
-if (want('state')) await benchState(settings, scale);
+if (want('server') || want('state') || want('state-server')) {
+  console.log(pinServer());
+  if (want('server')) await benchServer(settings, emptyState());
+  if (want('state') || want('state-server')) await benchState(settings, scale);
+  unpinServer();
+}
 if (want('rotation')) await benchRotation();
-if (want('cluster') || want('transport') || want('state')) {
+if (want('cluster') || want('transport') || want('state') || want('state-e2e')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
   });
   try {
     if (want('cluster')) await benchCluster();
     if (want('transport')) await benchTransport(rounds);
-    if (want('state')) await benchStateCluster(settings, stateSize(scale));
+    if (want('state') || want('state-e2e')) await benchStateCluster(settings, stateSize(scale));
   } finally {
     if (startedNow) await stopCluster(() => undefined);
   }

@@ -129,8 +129,8 @@ export async function startOurApp(certs: BenchCertificates, state: StateSnapshot
 }
 
 export interface ReferenceRates {
-  bare: number;
-  koa: number;
+  bare: PathFigures;
+  koa: PathFigures;
 }
 
 /** Measures the bare server and the minimal Koa app, each on the review of /validate-pod. */
@@ -139,7 +139,7 @@ export async function measureReferences(
   settings: DriveSettings,
 ): Promise<ReferenceRates> {
   const body = POD_PATHS[1]!.body;
-  const rates: number[] = [];
+  const measured: PathFigures[] = [];
   for (const [label, start] of [
     ['bare Node HTTPS server', startBareServer],
     ['minimal Koa app', startMinimalKoa],
@@ -147,33 +147,56 @@ export async function measureReferences(
     const running = await start(certs);
     const figures = await measurePath({ port: running.port, ca: certs.ca }, '/', body, settings);
     await running.close();
-    inform(`reference: ${label}, peak`, figures.rate, 'rev/s');
+    inform(`reference: ${label}, peak (wall clock)`, figures.rate, 'rev/s');
+    inform(`reference: ${label}, per CPU-second of the server`, figures.capacity, 'rev/s');
     inform(`reference: ${label}, p50 at half peak`, figures.p50Ms, 'ms');
     inform(`reference: ${label}, p99 at half peak`, figures.p99Ms, 'ms');
-    rates.push(figures.rate);
+    measured.push(figures);
   }
-  return { bare: rates[0]!, koa: rates[1]! };
+  const [bare, koa] = measured as [PathFigures, PathFigures];
+  inform('reference: minimal Koa / bare server, per CPU-second', (100 * koa.capacity) / bare.capacity, '%');
+  inform('reference: minimal Koa / bare server, wall clock', (100 * koa.rate) / bare.rate, '%');
+  return { bare, koa };
 }
 
-/** Measures every pod path through our app on `state`, recording each against the references. */
+/** Records one path's figures against the references. */
+export function reportPath(
+  prefix: string,
+  label: string,
+  measured: PathFigures,
+  references: ReferenceRates,
+): void {
+  const name = `${prefix}: ${label}`;
+  inform(`${name}, peak (wall clock)`, measured.rate, 'rev/s');
+  inform(`${name}, per CPU-second of the server`, measured.capacity, 'rev/s');
+  recordShare(`${name}, share of minimal Koa (per CPU-s)`, measured.capacity, references.koa.capacity, 90);
+  inform(
+    `${name}, share of bare server (per CPU-s)`,
+    (100 * measured.capacity) / references.bare.capacity,
+    '%',
+  );
+  inform(`${name}, share of minimal Koa (wall clock)`, (100 * measured.rate) / references.koa.rate, '%');
+  inform(`${name}, p50 at half peak`, measured.p50Ms, 'ms');
+  record(`${name}, p99 at half peak`, measured.p99Ms, 'ms', 2);
+  if (measured.errors > 0) record(`${name}, errors`, measured.errors, 'count', 0);
+}
+
+/** Measures every pod path (or those in `only`) through our app on `state`, recording each against the references. */
 export async function measureOurPaths(
   certs: BenchCertificates,
   state: StateSnapshot,
   references: ReferenceRates,
   settings: DriveSettings,
   prefix: string,
+  only?: readonly string[],
 ): Promise<Map<string, PathFigures>> {
   const running = await startOurApp(certs, state);
   const figures = new Map<string, PathFigures>();
   for (const { path, label, body } of POD_PATHS) {
+    if (only && !only.includes(path)) continue;
     const measured = await measurePath({ port: running.port, ca: certs.ca }, path, body, settings);
     figures.set(path, measured);
-    inform(`${prefix}: ${label}, peak`, measured.rate, 'rev/s');
-    recordShare(`${prefix}: ${label}, share of minimal Koa`, measured.rate, references.koa, 90);
-    inform(`${prefix}: ${label}, share of bare server`, (100 * measured.rate) / references.bare, '%');
-    inform(`${prefix}: ${label}, p50 at half peak`, measured.p50Ms, 'ms');
-    record(`${prefix}: ${label}, p99 at half peak`, measured.p99Ms, 'ms', 2);
-    if (measured.errors > 0) record(`${prefix}: ${label}, errors`, measured.errors, 'count', 0);
+    reportPath(prefix, label, measured, references);
   }
   await running.close();
   inform(
@@ -187,6 +210,5 @@ export async function measureOurPaths(
 export async function benchServer(settings: DriveSettings, state: StateSnapshot): Promise<void> {
   const certs = await benchCertificates();
   const references = await measureReferences(certs, settings);
-  inform('reference: minimal Koa / bare server', (100 * references.koa) / references.bare, '%');
   await measureOurPaths(certs, state, references, settings, 'server');
 }

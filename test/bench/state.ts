@@ -118,11 +118,17 @@ export async function benchState(settings: DriveSettings, scale: number): Promis
   const empty = await measureOurPaths(certs, emptyState(), references, settings, 'state empty');
   const large = await measureOurPaths(certs, largeState(size), references, settings, 'state large');
   for (const [path, figures] of large) {
+    const base = empty.get(path)!;
     recordShare(
-      `state: ${path} at the large state, share of its empty-state rate`,
-      figures.rate,
-      empty.get(path)!.rate,
+      `state: ${path} at the large state, share of its empty-state rate (per CPU-s)`,
+      figures.capacity,
+      base.capacity,
       90,
+    );
+    inform(
+      `state: ${path} at the large state, share of its empty-state rate (wall clock)`,
+      (100 * figures.rate) / base.rate,
+      '%',
     );
   }
   const thousand = await measureOurPaths(
@@ -131,12 +137,19 @@ export async function benchState(settings: DriveSettings, scale: number): Promis
     references,
     settings,
     'state 1000 profiles',
+    ['/mutate-pod'],
   );
   const mutate = thousand.get('/mutate-pod')!;
+  const base = empty.get('/mutate-pod')!;
   recordShare(
-    'state: /mutate-pod with 1,000 profiles, share of its empty-state rate',
-    mutate.rate,
-    empty.get('/mutate-pod')!.rate,
+    'state: /mutate-pod with 1,000 profiles, share of its empty-state rate (per CPU-s)',
+    mutate.capacity,
+    base.capacity,
     90,
+  );
+  inform(
+    'state: /mutate-pod with 1,000 profiles, share of its empty-state rate (wall clock)',
+    (100 * mutate.rate) / base.rate,
+    '%',
   );
 }
