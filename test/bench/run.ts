@@ -91,6 +91,16 @@ function parseArguments(argv: string[]): {
   };
 }
 
+/** Runs one suite; a suite that fails is reported and counted, and the others still run. */
+async function survive(name: string, suite: () => Promise<void>): Promise<void> {
+  try {
+    await suite();
+  } catch (error) {
+    console.log(`FAIL  ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+}
+
 function machine(): string {
   const cores = cpus();
   return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -632,9 +642,10 @@ if (want('cluster') || want('transport') || want('state') || want('state-e2e')) 
     console.error(`[cluster] ${line}`);
   });
   try {
-    if (want('cluster')) await benchCluster();
-    if (want('transport')) await benchTransport(rounds);
-    if (want('state') || want('state-e2e')) await benchStateCluster(settings, stateSize(scale));
+    if (want('cluster')) await survive('cluster', benchCluster);
+    if (want('transport')) await survive('transport', () => benchTransport(rounds));
+    if (want('state') || want('state-e2e'))
+      await survive('state e2e', () => benchStateCluster(settings, stateSize(scale)));
   } finally {
     if (startedNow) await stopCluster(() => undefined);
   }
