@@ -6,7 +6,8 @@
  * production entry point never reaches into `scripts/`.
  */
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { operatorLogger } from './logger.js';
 import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
 import { OptionsError, parseOptions, usage, type OperatorOptions } from './config/options.js';
@@ -121,7 +122,7 @@ export async function startOperatorProcess({
     return;
   }
   const { options } = parsed;
-  const logger = pino({ level: options.logLevel, base: { component: 'admission-operator' } });
+  const logger = operatorLogger(options.logLevel);
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');
     process.exit(1);

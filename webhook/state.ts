@@ -80,6 +80,14 @@ export interface StateSnapshot {
   gpuTierMapping(): TierMapping;
   /** Every ClusterColocationProfile, sorted by name (byte order), the order Koordinator applies them in. */
   colocationProfiles(): readonly ColocationProfileView[];
+  /**
+   * The profiles that could match a pod with these labels in a namespace with these labels, in
+   * the order of colocationProfiles(): every profile that matches is among them (others may be).
+   */
+  colocationProfileCandidates(
+    podLabels: Readonly<Record<string, string>>,
+    namespaceLabels: Readonly<Record<string, string>>,
+  ): readonly ColocationProfileView[];
   priorityClass(name: string): PriorityClassView | undefined;
   /** Every node (name and labels). */
   nodes(): Iterable<NodeView>;

@@ -43,7 +43,7 @@ import type { EventRecorder } from '../kube/events.js';
 import { SupervisedInformer, type InformerEvents, type WatchSpec } from '../kube/supervised-informer.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
-import { GroupedIndex, SortedIndex } from './indexes.js';
+import { GroupedIndex, profileCandidates, SortedIndex } from './indexes.js';
 import { slimNode } from './slim-node.js';
 import { slimPod } from './slim-pod.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
@@ -334,6 +334,9 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         this.options.metrics.informerRestarts.inc({ kind });
       });
     const put = (object: T): void => {
+      // The informer caches the very object it hands out; managedFields, often the larger part of
+      // a small object's metadata, is read by no view, so the cache need not keep it.
+      if (object.metadata) delete object.metadata.managedFields;
       const entry = view(object);
       if (entry) index.set(entry[0], entry[1]);
       changed();
@@ -421,6 +424,13 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
 
   colocationProfiles(): readonly ColocationProfileView[] {
     return this.colocationProfileIndex.values();
+  }
+
+  colocationProfileCandidates(
+    podLabels: Readonly<Record<string, string>>,
+    namespaceLabels: Readonly<Record<string, string>>,
+  ): readonly ColocationProfileView[] {
+    return profileCandidates(this.colocationProfileIndex.values()).candidates(podLabels, namespaceLabels);
   }
 
   priorityClass(name: string): PriorityClassView | undefined {

@@ -2,13 +2,22 @@
  * `npm run bench`: speed and memory against their targets, measured, never asserted in tests.
  *
  *   rules    rules in process against a large state: profiles on pods, slo-config and node checks
- *   server   the admission server alone over HTTPS: a burst of concurrent reviews (p50, p99, rate)
+ *   server   every pod path through our app over HTTPS against a bare HTTPS server and a minimal
+ *            Koa app measured in the same run: peak rate, its share of each, p50/p99 at half peak
+ *   state    the same paths with a large state (--state-scale=N multiplies its size), each as a
+ *            share of its empty-state rate: in process, then end to end (the state created through
+ *            the local API server, the compiled operator started on it: start to Ready, memory);
+ *            `state-server` and `state-e2e` run one part alone
  *   rotation the admission server under a steady load while certificates are issued over and over,
  *            against the same load without issuing: key generation must not pause serving (p99 ratio)
+ *   transport pod creates through the local API server: no webhook, the pod webhooks answered by
+ *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
+ * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
+ * --state-scale=N (default 1), --rounds=N (transport, default 2).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request } from 'node:https';
@@ -21,6 +30,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { cpus, totalmem } from 'node:os';
 import { planSecretWithKeys, type CertificatePolicy } from '../../operator/certificates/tls-plan.js';
 import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
@@ -37,6 +47,12 @@ import { sloConfigCheckers } from '../../webhook/rules/slo-config/slo-config-key
 import { sloConfigProblems } from '../../webhook/rules/slo-config/validate-slo-config.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { stateSnapshot } from '../harness/state.js';
+import { pinServer, unpinServer, type DriveSettings } from './drive.js';
+import { inform, percentile, record, summary } from './report.js';
+import { benchServer } from './server.js';
+import { benchState, emptyState, stateSize } from './state.js';
+import { benchStateCluster } from './state-cluster.js';
+import { benchTransport } from './transport.js';
 import {
   CONFIGURATION_NAME,
   deleteConfigurations,
@@ -49,33 +65,45 @@ import {
   waitForPublishedSecret,
 } from '../harness/operator.js';
 
-interface Result {
-  name: string;
-  value: number;
-  unit: string;
-  target: number;
-  /** true when lower is better. */
-  lower: boolean;
+function parseArguments(argv: string[]): {
+  suites: string[];
+  settings: DriveSettings;
+  scale: number;
+  rounds: number;
+} {
+  const flags = new Map<string, string>();
+  const suites: string[] = [];
+  for (const arg of argv) {
+    const flag = /^--([a-z-]+)=(.*)$/.exec(arg);
+    if (flag) flags.set(flag[1]!, flag[2]!);
+    else suites.push(arg);
+  }
+  const number = (name: string, fallback: number): number => {
+    const value = Number(flags.get(name) ?? fallback);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+    return value;
+  };
+  return {
+    suites,
+    settings: { durationMs: number('duration', 4000), connections: number('connections', 20) },
+    scale: number('state-scale', 1),
+    rounds: number('rounds', 2),
+  };
 }
-const results: Result[] = [];
 
-const decimals = (unit: string): number => (unit === 'ms' ? 1 : unit === '×' ? 2 : 0);
-
-function record(name: string, value: number, unit: string, target: number, lower = true): void {
-  results.push({ name, value, unit, target, lower });
-  const met = lower ? value <= target : value >= target;
-  console.log(
-    `${met ? 'met ' : 'MISS'}  ${name.padEnd(58)} ${value.toFixed(decimals(unit)).padStart(9)} ${unit.padEnd(6)} (target ${lower ? '≤' : '≥'} ${target})`,
-  );
+/** Runs one suite; a suite that fails is reported and counted, and the others still run. */
+async function survive(name: string, suite: () => Promise<void>): Promise<void> {
+  try {
+    await suite();
+  } catch (error) {
+    console.log(`FAIL  ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }
 
-/** A figure with no target: context for the measurements around it, not counted as met or missed. */
-function inform(name: string, value: number, unit: string): void {
-  console.log(`info  ${name.padEnd(58)} ${value.toFixed(decimals(unit)).padStart(9)} ${unit}`);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+function machine(): string {
+  const cores = cpus();
+  return `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
 async function runPool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
@@ -200,26 +228,6 @@ async function startBenchServer(): Promise<BenchServer> {
       await server.close(1000);
     },
   };
-}
-
-async function benchServer(): Promise<void> {
-  const { post, close } = await startBenchServer();
-  for (const [label, path] of [
-    ['validate-pod (allow)', '/validate-pod'],
-    ['mutate a 4-container pod (JSON patch from a diff)', '/bench-mutate'],
-  ] as const) {
-    await runPool(200, 16, (i) => post(path, podReview(`warm-${i}`)));
-    const count = 3000;
-    const started = Date.now();
-    const latencies = (await runPool(count, 64, (i) => post(path, podReview(`uid-${i}`)))).sort(
-      (a, b) => a - b,
-    );
-    const seconds = (Date.now() - started) / 1000;
-    record(`server: ${label}, 64 concurrent, p50`, percentile(latencies, 50), 'ms', 10);
-    record(`server: ${label}, 64 concurrent, p99`, percentile(latencies, 99), 'ms', 50);
-    record(`server: ${label}, throughput`, count / seconds, 'req/s', 1000, false);
-  }
-  await close();
 }
 
 /**
@@ -617,21 +625,29 @@ function benchSloNodeStrategies(): void {
   }
 }
 
-const suites = process.argv.slice(2);
+const { suites, settings, scale, rounds } = parseArguments(process.argv.slice(2));
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
+console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
-if (want('server')) await benchServer();
+if (want('server') || want('state') || want('state-server')) {
+  console.log(pinServer());
+  if (want('server')) await benchServer(settings, emptyState());
+  if (want('state') || want('state-server')) await benchState(settings, scale);
+  unpinServer();
+}
 if (want('rotation')) await benchRotation();
-if (want('cluster')) {
+if (want('cluster') || want('transport') || want('state') || want('state-e2e')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
   });
   try {
-    await benchCluster();
+    if (want('cluster')) await survive('cluster', benchCluster);
+    if (want('transport')) await survive('transport', () => benchTransport(rounds));
+    if (want('state') || want('state-e2e'))
+      await survive('state e2e', () => benchStateCluster(settings, stateSize(scale)));
   } finally {
     if (startedNow) await stopCluster(() => undefined);
   }
 }
-const misses = results.filter((r) => (r.lower ? r.value > r.target : r.value < r.target));
-console.log(`\n${results.length - misses.length} of ${results.length} targets met`);
+summary();

@@ -1,4 +1,5 @@
 /** An in-memory StateSnapshot for rule unit tests. */
+import { profileCandidates } from '../../operator/store/indexes.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
 import type {
@@ -39,6 +40,7 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
   const namespaces = new Map((fixture.namespaces ?? []).map((ns) => [ns.name, ns]));
   const configMaps = new Map((fixture.configMaps ?? []).map((cm) => [key(cm.namespace, cm.name), cm]));
   const quotas = new Map((fixture.elasticQuotas ?? []).map((q) => [q.name, q]));
+  const profiles = [...(fixture.colocationProfiles ?? [])].sort((a, b) => byteOrder(a.name, b.name));
   const policies = new Map((fixture.autoscalingPolicies ?? []).map((p) => [key(p.namespace, p.name), p]));
   return {
     namespace: (name) => namespaces.get(name),
@@ -51,8 +53,9 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
     quotaBoundTo: (namespace) => [...quotas.values()].find((quota) => quota.namespaces.includes(namespace)),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
-    colocationProfiles: () =>
-      [...(fixture.colocationProfiles ?? [])].sort((a, b) => byteOrder(a.name, b.name)),
+    colocationProfiles: () => profiles,
+    colocationProfileCandidates: (podLabels, namespaceLabels) =>
+      profileCandidates(profiles).candidates(podLabels, namespaceLabels),
     priorityClass: (name) => fixture.priorityClasses?.find((pc) => pc.name === name),
     nodes: () => fixture.nodes ?? [],
     elasticQuotaProfiles: (treeId) =>

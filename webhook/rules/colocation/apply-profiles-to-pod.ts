@@ -51,14 +51,14 @@ export function applyProfilesToPod(
   state: StateSnapshot,
   options: PodProfileOptions,
 ): PodProfileResult {
-  const profiles = state.colocationProfiles();
   const applied: string[] = [];
-  if (profiles.length === 0) return { pod, applied, warnings: [] };
   // Koordinator counts a failed namespace lookup as a match. The API server has already checked
   // that the namespace exists, so a miss here only means the watch has not seen it yet; every
   // namespace carries its name as a label, so matching on that alone is the closest true answer.
   const namespaceLabels = state.namespace(namespace)?.labels ?? { [NAMESPACE_NAME_LABEL]: namespace };
   const labels = labelsOf(pod);
+  const profiles = state.colocationProfileCandidates(labels, namespaceLabels);
+  if (profiles.length === 0) return { pod, applied, warnings: [] };
   const warnings: string[] = [];
   const matched = profiles.filter((profile) => {
     try {

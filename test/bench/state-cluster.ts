@@ -1,0 +1,353 @@
+/**
+ * `state`, end to end: the large state created through the local API server, then the compiled
+ * operator (`npm run build`, `node dist/operator/main.js`) started on it, pinned like the server
+ * suite: start to Ready, resident memory, and the pod paths' peak rate through the operator's own
+ * port, each against the same operator started on an empty cluster in the same run.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { freePorts } from '../../scripts/cluster/control-plane.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
+import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
+import { clusterKubeConfig, installCrds, waitFor } from '../harness/cluster.js';
+import { deleteConfigurations, readSecret, secretValue } from '../harness/operator.js';
+import {
+  cpuSecondsOf,
+  measurePath,
+  pinning,
+  pinServer,
+  type DriveSettings,
+  type PathFigures,
+} from './drive.js';
+import { inform, record, recordShare } from './report.js';
+import { benchProfiles, type StateSize } from './state.js';
+import { podReviewBody, POD_PATHS } from './server.js';
+
+async function pool(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/** Creates, ignoring "already exists" so a second run on the same cluster reuses the first's objects. */
+async function create(make: () => Promise<unknown>): Promise<void> {
+  try {
+    await make();
+  } catch (error) {
+    if ((error as { code?: number }).code !== 409) throw error;
+  }
+}
+
+/** The namespaces, ElasticQuotas, profiles, Models and pods of `size`, through the API server. */
+async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promise<string[]> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const namespaces = Array.from({ length: size.namespaces }, (_, i) => `${prefix}-team-${i}`);
+  await pool(namespaces.length, 16, (i) =>
+    create(() =>
+      core.createNamespace({
+        body: {
+          metadata: {
+            name: namespaces[i],
+            labels: { team: `team-${i}`, ...(i % 3 === 0 ? { [DEFAULT_TIER_LABEL_KEY]: 'silver' } : {}) },
+          },
+        },
+      }),
+    ),
+  );
+  const parents = Math.min(20, size.quotas);
+  await pool(size.quotas, 16, (i) =>
+    create(() =>
+      custom.createNamespacedCustomObject({
+        group: 'scheduling.sigs.k8s.io',
+        version: 'v1alpha1',
+        plural: 'elasticquotas',
+        namespace: namespaces[i % namespaces.length]!,
+        body: {
+          apiVersion: 'scheduling.sigs.k8s.io/v1alpha1',
+          kind: 'ElasticQuota',
+          metadata: {
+            name: `${prefix}-quota-${i}`,
+            labels:
+              i < parents
+                ? { [QUOTA_LABELS.isParent]: 'true' }
+                : {
+                    [QUOTA_LABELS.parent]: `${prefix}-quota-${i % parents}`,
+                    [QUOTA_LABELS.isParent]: 'false',
+                  },
+          },
+          spec: {
+            min: { cpu: i < parents ? '100' : '1', memory: i < parents ? '100Gi' : '1Gi' },
+            max: { cpu: '1000', memory: '1000Gi' },
+          },
+        },
+      }),
+    ),
+  );
+  const profiles = benchProfiles(size.profiles);
+  await pool(profiles.length, 16, (i) =>
+    create(() =>
+      custom.createClusterCustomObject({
+        group: 'config.koordinator.sh',
+        version: 'v1alpha1',
+        plural: 'clustercolocationprofiles',
+        body: {
+          apiVersion: 'config.koordinator.sh/v1alpha1',
+          kind: 'ClusterColocationProfile',
+          metadata: { name: `${prefix}-${profiles[i]!.name}` },
+          spec: profiles[i]!.spec,
+        },
+      }),
+    ),
+  );
+  await pool(size.models, 16, (i) =>
+    create(() =>
+      custom.createNamespacedCustomObject({
+        group: 'registry.volcano.sh',
+        version: 'v1alpha1',
+        plural: 'models',
+        namespace: namespaces[i % namespaces.length]!,
+        body: {
+          apiVersion: 'registry.volcano.sh/v1alpha1',
+          kind: 'Model',
+          metadata: { name: `model-${i}` },
+          spec: {
+            backends: [
+              {
+                name: 'b0',
+                type: 'vLLM',
+                modelURI: 'hf://org/model',
+                minReplicas: 1,
+                maxReplicas: 3,
+                workers: [{ type: 'server', image: 'vllm/vllm-openai:v0.10.0', replicas: 1, pods: 1 }],
+              },
+            ],
+          },
+        },
+      }),
+    ),
+  );
+  // Pods go into the first namespaces only: each needs its default ServiceAccount first.
+  const podNamespaces = namespaces.slice(0, Math.min(100, namespaces.length));
+  for (const namespace of podNamespaces) {
+    await waitFor('the default ServiceAccount', () =>
+      core.readNamespacedServiceAccount({ namespace, name: 'default' }),
+    );
+  }
+  await pool(size.pods, 16, (i) =>
+    create(() =>
+      core.createNamespacedPod({
+        namespace: podNamespaces[i % podNamespaces.length]!,
+        body: {
+          metadata: { name: `pod-${i}`, labels: { app: `app-${i % 50}` } },
+          spec: {
+            containers: [
+              {
+                name: 'main',
+                image: 'registry.invalid/bench:1',
+                resources: {
+                  requests: { cpu: '100m', memory: '64Mi' },
+                  limits: { cpu: '1', memory: '256Mi' },
+                },
+              },
+            ],
+          },
+        },
+      }),
+    ),
+  );
+  return namespaces;
+}
+
+interface RunningOperator {
+  child: ChildProcess;
+  port: number;
+  ca: string;
+  readyMs: number;
+  stop: () => Promise<void>;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+function readyz(port: number): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false, timeout: 1000 },
+      (res) => {
+        res.resume();
+        resolvePromise(res.statusCode === 200);
+      },
+    );
+    req.on('error', () => {
+      resolvePromise(false);
+    });
+    req.end();
+  });
+}
+
+/**
+ * The compiled operator, its log to /dev/null; resolves once /readyz answers 200. It starts on
+ * every core, as it would in a pod with a CPU limit above one core, and is pinned to core 0 once
+ * Ready, for the load.
+ */
+async function startCompiledOperator(namespace: string): Promise<RunningOperator> {
+  const [port, metricsPort] = (await freePorts(2)) as [number, number];
+  const node = [
+    process.execPath,
+    join(repoRoot, 'dist', 'operator', 'main.js'),
+    `--namespace=${namespace}`,
+    `--port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+  ];
+  const [command, ...args] = node;
+  const started = performance.now();
+  const child = spawn(command!, args, {
+    cwd: repoRoot,
+    env: { ...process.env, KUBECONFIG: kubeconfigPath },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor('the operator to be Ready', () => readyz(port), { timeoutMs: 60_000, intervalMs: 10 });
+  const readyMs = performance.now() - started;
+  if (pinning && child.pid !== undefined) pinServer(child.pid);
+  const ca = await waitFor('the serving CA', async () => secretValue(await readSecret(namespace), 'ca.crt'));
+  const exited = new Promise<void>((resolvePromise) =>
+    child.once('exit', () => {
+      resolvePromise();
+    }),
+  );
+  return {
+    child,
+    port,
+    ca,
+    readyMs,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      await deleteConfigurations();
+    },
+  };
+}
+
+async function measureOperator(
+  operator: RunningOperator,
+  settings: DriveSettings,
+  label: string,
+): Promise<Map<string, PathFigures>> {
+  inform(`state e2e: ${label}: start to Ready (compiled operator)`, operator.readyMs, 'ms');
+  const pid = operator.child.pid ?? 0;
+  inform(`state e2e: ${label}: resident memory right after Ready`, rssMiB(pid), 'MiB');
+  const figures = new Map<string, PathFigures>();
+  for (const { path, label: pathLabel } of POD_PATHS) {
+    // Reviews for a namespace the operator knows from the cluster: the tiered one for the GPU path.
+    const body =
+      path === '/mutate-pod-gpu-class' ? podReviewBody('u', tiered, true) : podReviewBody('u', plain);
+    const measured = await measurePath({ port: operator.port, ca: operator.ca }, path, body, settings, () =>
+      cpuSecondsOf(pid),
+    );
+    figures.set(path, measured);
+    inform(`state e2e: ${label}: ${pathLabel}, peak (wall clock)`, measured.rate, 'rev/s');
+    inform(`state e2e: ${label}: ${pathLabel}, per CPU-second of the operator`, measured.capacity, 'rev/s');
+    inform(`state e2e: ${label}: ${pathLabel}, p99 at half peak`, measured.p99Ms, 'ms');
+  }
+  inform(`state e2e: ${label}: resident memory after the load`, rssMiB(pid), 'MiB');
+  return figures;
+}
+
+let plain = 'default';
+let tiered = 'default';
+
+export async function benchStateCluster(settings: DriveSettings, size: StateSize): Promise<void> {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: repoRoot, stdio: 'inherit' });
+  const kc = await clusterKubeConfig();
+  const core = kc.makeApiClient(CoreV1Api);
+  await installCrds(
+    'elasticquotas.scheduling.sigs.k8s.io',
+    'clustercolocationprofiles.config.koordinator.sh',
+    'models.registry.volcano.sh',
+  );
+  const prefix = `bench${Date.now().toString(36)}`;
+  const operatorNamespace = `${prefix}-operator`;
+  plain = `${prefix}-plain`;
+  tiered = `${prefix}-tiered`;
+  for (const [name, labels] of [
+    [operatorNamespace, {}],
+    [plain, {}],
+    [tiered, { [DEFAULT_TIER_LABEL_KEY]: 'gold' }],
+  ] as const) {
+    await core.createNamespace({
+      body: { metadata: { name, labels: { ...labels, [NAMESPACE_NAME_LABEL]: name } } },
+    });
+  }
+  await deleteConfigurations();
+  let namespaces: string[] = [];
+  try {
+    // The first start issues the serving certificates; the measured starts find them in place.
+    let operator = await startCompiledOperator(operatorNamespace);
+    await operator.stop();
+    operator = await startCompiledOperator(operatorNamespace);
+    const empty = await measureOperator(operator, settings, 'empty cluster');
+    const emptyReady = operator.readyMs;
+    await operator.stop();
+
+    const populating = performance.now();
+    namespaces = await populate(kc, size, prefix);
+    inform(
+      'state e2e: large state created through the API server',
+      (performance.now() - populating) / 1000,
+      's',
+    );
+
+    operator = await startCompiledOperator(operatorNamespace);
+    const rssAtReady = rssMiB(operator.child.pid ?? 0);
+    const large = await measureOperator(operator, settings, 'large state');
+    await operator.stop();
+    record('state e2e: start to Ready at the large state', operator.readyMs, 'ms', 2000);
+    inform('state e2e: start to Ready, empty cluster (reference)', emptyReady, 'ms');
+    record('state e2e: resident memory at the large state, right after Ready', rssAtReady, 'MiB', 150);
+    for (const [path, figures] of large) {
+      const base = empty.get(path)!;
+      recordShare(
+        `state e2e: ${path} at the large state, share of its empty-cluster rate (per CPU-s)`,
+        figures.capacity,
+        base.capacity,
+        90,
+      );
+      inform(
+        `state e2e: ${path} at the large state, share of its empty-cluster rate (wall clock)`,
+        (100 * figures.rate) / base.rate,
+        '%',
+      );
+    }
+  } finally {
+    await deleteConfigurations();
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    await pool(size.profiles, 16, (i) =>
+      custom
+        .deleteClusterCustomObject({
+          group: 'config.koordinator.sh',
+          version: 'v1alpha1',
+          plural: 'clustercolocationprofiles',
+          name: `${prefix}-${benchProfiles(size.profiles)[i]!.name}`,
+        })
+        .catch(() => undefined),
+    );
+    for (const name of [...namespaces, operatorNamespace, plain, tiered]) {
+      await core.deleteNamespace({ name }).catch(() => undefined);
+    }
+  }
+}
