@@ -4,12 +4,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import {
-  GPU_TIER_MAPPING_NAME,
-  OPERATOR_CONFIG_NAME,
-  POD_ENHANCED_VALIDATOR_CONFIG_NAME,
-  SLO_CONFIG_NAME,
-} from '../webhook/names.js';
+import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
@@ -77,14 +72,7 @@ export async function runOperator(
 ): Promise<RunningOperator> {
   const metrics = new OperatorMetrics();
   // The ConfigMaps the store watches and /validate-configmap checks.
-  const configMaps = [
-    { namespace: options.namespace, name: GPU_TIER_MAPPING_NAME },
-    { namespace: options.namespace, name: OPERATOR_CONFIG_NAME },
-    { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
-    ...(options.featureGates.EnablePodEnhancedValidator
-      ? [{ namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
-      : []),
-  ];
+  const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
   // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
   const buildWebhooks = (mapping: TierMapping): readonly WebhookEntry[] => {
     const context: TableContext = {

@@ -1,4 +1,5 @@
 /** Names shared by the rules, the table and the operator. */
+import type { FeatureGates } from './feature-gates.js';
 
 /** The tier-mapping ConfigMap (in the operator namespace) that the GPU-class rules read. */
 export const GPU_TIER_MAPPING_NAME = 'gpu-tier-mapping';
@@ -20,3 +21,23 @@ export const DEFAULT_GPU_RESOURCE_NAMES: readonly string[] = [
   'amd.com/gpu',
   'intel.com/gpu',
 ];
+
+/**
+ * The ConfigMaps the operator watches and /validate-configmap checks: the tier mapping and the
+ * operator's own ConfigMap in its namespace, Koordinator's SLO config (and, with its gate, the pod
+ * enhanced-validator config) in Koordinator's.
+ */
+export function watchedConfigMaps(
+  operatorNamespace: string,
+  koordinatorNamespace: string,
+  gates: Pick<FeatureGates, 'EnablePodEnhancedValidator'>,
+): { namespace: string; name: string }[] {
+  return [
+    { namespace: operatorNamespace, name: GPU_TIER_MAPPING_NAME },
+    { namespace: operatorNamespace, name: OPERATOR_CONFIG_NAME },
+    { namespace: koordinatorNamespace, name: SLO_CONFIG_NAME },
+    ...(gates.EnablePodEnhancedValidator
+      ? [{ namespace: koordinatorNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
+      : []),
+  ];
+}

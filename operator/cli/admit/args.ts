@@ -11,7 +11,17 @@ import { parseWebhookOverrides } from '../../config/options.js';
 
 export type OutputFormat = 'text' | 'json' | 'yaml';
 
-export interface AdmitOptions {
+/** The flags that shape the webhook table, read as the operator reads them. */
+export interface TableFlags {
+  featureGates: FeatureGates;
+  webhookOverrides: Record<string, WebhookOverride>;
+  operatorNamespace: string;
+  sloConfigNamespace: string;
+  excludedNamespaces: string[];
+  maxAmplificationRatio: number;
+}
+
+export interface AdmitOptions extends TableFlags {
   files: string[];
   state: string[];
   cluster: boolean;
@@ -23,12 +33,6 @@ export interface AdmitOptions {
   old: string[];
   output: OutputFormat;
   expandWorkloads: boolean;
-  featureGates: FeatureGates;
-  webhookOverrides: Record<string, WebhookOverride>;
-  operatorNamespace: string;
-  sloConfigNamespace: string;
-  excludedNamespaces: string[];
-  maxAmplificationRatio: number;
 }
 
 export class UsageError extends Error {
@@ -87,12 +91,7 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         old: { type: 'string', multiple: true },
         output: { type: 'string', short: 'o' },
         'expand-workloads': { type: 'boolean' },
-        'feature-gates': { type: 'string' },
-        'webhook-overrides': { type: 'string' },
-        'operator-namespace': { type: 'string' },
-        'slo-config-namespace': { type: 'string' },
-        'excluded-namespaces': { type: 'string' },
-        'max-amplification-ratio': { type: 'string' },
+        ...TABLE_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -125,6 +124,35 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     throw new UsageError('--kubeconfig and --context need --cluster');
   }
 
+  return {
+    files,
+    state: values.state ?? [],
+    cluster: values.cluster ?? false,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    defaultNamespace: values.namespace,
+    operation: operation as AdmitOptions['operation'],
+    old,
+    output: output as OutputFormat,
+    expandWorkloads: values['expand-workloads'] ?? false,
+    ...tableFlagsOf(values, env),
+  };
+}
+
+/** parseArgs options of the flags that shape the webhook table (shared by admit and audit). */
+export const TABLE_FLAG_OPTIONS = {
+  'feature-gates': { type: 'string' },
+  'webhook-overrides': { type: 'string' },
+  'operator-namespace': { type: 'string' },
+  'slo-config-namespace': { type: 'string' },
+  'excluded-namespaces': { type: 'string' },
+  'max-amplification-ratio': { type: 'string' },
+} as const;
+
+type TableFlagValues = { [flag in keyof typeof TABLE_FLAG_OPTIONS]?: string | undefined };
+
+/** The table flags from the command line, else the operator's environment variables, else defaults. */
+export function tableFlagsOf(values: TableFlagValues, env: NodeJS.ProcessEnv): TableFlags {
   const fromEnv = (flag: string, fallback: string): string =>
     env[`ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}`] ?? fallback;
   let featureGates: FeatureGates;
@@ -145,16 +173,6 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     );
   }
   return {
-    files,
-    state: values.state ?? [],
-    cluster: values.cluster ?? false,
-    kubeconfig: values.kubeconfig,
-    context: values.context,
-    defaultNamespace: values.namespace,
-    operation: operation as AdmitOptions['operation'],
-    old,
-    output: output as OutputFormat,
-    expandWorkloads: values['expand-workloads'] ?? false,
     featureGates,
     webhookOverrides,
     operatorNamespace: values['operator-namespace'] ?? fromEnv('namespace', 'admission-system'),

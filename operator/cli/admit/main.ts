@@ -6,19 +6,11 @@
  */
 import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
-import {
-  DEFAULT_TIER_LABEL_KEY,
-  GPU_TIER_MAPPING_NAME,
-  NAMESPACE_NAME_LABEL,
-  POD_ENHANCED_VALIDATOR_CONFIG_NAME,
-  SLO_CONFIG_NAME,
-} from '../../../webhook/names.js';
-import type { TierMapping } from '../../../webhook/rules/gpu-class/tier-mapping.js';
 import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
-import { enabledWebhooks, webhookTable, type WebhookEntry } from '../../../webhook/table.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
-import { runChain, type AdmissionInput, type ChainContext } from './evaluate.js';
+import { chainContextFactory, configMapsOf, watchedGroupsOf } from './chain-context.js';
+import { runChain, type AdmissionInput } from './evaluate.js';
 import { lookupKind, splitApiVersion } from './kinds.js';
 import { apiVersionOf, InputError, kindOf, loadManifests, whereOf, type Manifest } from './manifests.js';
 import { formatMachine, formatText, type ObjectResult } from './output.js';
@@ -131,39 +123,13 @@ function plan(
   });
 }
 
-/** The operator's ConfigMaps: what its store watches and /validate-configmap checks. */
-function operatorConfigMaps(options: AdmitOptions): { namespace: string; name: string }[] {
-  return [
-    { namespace: options.operatorNamespace, name: GPU_TIER_MAPPING_NAME },
-    { namespace: options.sloConfigNamespace, name: SLO_CONFIG_NAME },
-    ...(options.featureGates.EnablePodEnhancedValidator
-      ? [{ namespace: options.sloConfigNamespace, name: POD_ENHANCED_VALIDATOR_CONFIG_NAME }]
-      : []),
-  ];
-}
-
 async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): Promise<ObjectResult[]> {
   const readStdin = io.readStdin;
   const manifests = await loadManifests(options.files, readStdin);
   const stateFiles = await loadManifests(options.state, readStdin);
   const old = await loadManifests(options.old, readStdin);
-  const configMaps = operatorConfigMaps(options);
-  const tableContext = (mapping: TierMapping | undefined) => ({
-    namespace: options.operatorNamespace,
-    excludedNamespaces: options.excludedNamespaces,
-    tierLabelKey: mapping?.namespaceLabelKey ?? DEFAULT_TIER_LABEL_KEY,
-    gpuResourceNames: mapping?.gpuResources ?? [],
-    configMaps,
-    koordinatorNamespace: options.sloConfigNamespace,
-    gates: options.featureGates,
-    overrides: options.webhookOverrides,
-    maxAmplificationRatio: options.maxAmplificationRatio,
-  });
-  const watchedGroups = new Set(
-    webhookTable(tableContext(undefined)).flatMap((entry) =>
-      entry.resourceRules.flatMap((rule) => rule.apiGroups),
-    ),
-  );
+  const configMaps = configMapsOf(options);
+  const watchedGroups = watchedGroupsOf(options);
 
   const metrics = new OperatorMetrics();
   const state: LoadedState = await loadState({
@@ -179,22 +145,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
   const planned = plan(manifests, old, options, watchedGroups, defaultNamespace);
 
   // The GPU-class webhook's selectors follow the tier mapping in force, as in the operator.
-  let tableFor: TierMapping | undefined;
-  let webhooks: readonly WebhookEntry[] = [];
-  const chainContext = (): ChainContext => {
-    const mapping = state.store.gpuTierMapping();
-    if (mapping !== tableFor) {
-      tableFor = mapping;
-      webhooks = enabledWebhooks(tableContext(mapping));
-    }
-    return {
-      webhooks,
-      state: state.store,
-      logger,
-      metrics,
-      namespaceLabels: (name) => state.store.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
-    };
-  };
+  const chainContext = chainContextFactory(options, state.store, logger, metrics);
   const judge = (input: AdmissionInput): ObjectResult['verdict'] => {
     const verdict = runChain(input, chainContext());
     if (input.namespace && !state.store.namespace(input.namespace)) {
