@@ -83,6 +83,11 @@ export class QuotaUsage {
     return total;
   }
 
+  /** What the watch counts for one live pod (key: namespace/name), if anything. */
+  usageOf(key: string): PodUsage | undefined {
+    return this.pods.get(key);
+  }
+
   /** The live pods counted against `quota` (for the delete check). */
   podsOf(quota: string): string[] {
     return [...(this.podsByQuota.get(quota) ?? [])].sort();

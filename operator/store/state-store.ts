@@ -414,6 +414,11 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     return this.usage.podsOf(quota);
   }
 
+  /** What the pod watch counts against a quota for the live pod `namespace/name`, if anything. */
+  podQuotaUsage(podKey: string): PodUsage | undefined {
+    return this.usage.usageOf(podKey);
+  }
+
   /** Counts an admitted pod against its quota until the pod watch sees it. */
   reserve(reservation: { key: string; quota: string; requests: ReadonlyMap<string, bigint> }): void {
     this.usage.reserve(reservation.key, {

@@ -103,6 +103,8 @@ export interface StateOptions {
 
 export interface LoadedState {
   store: StateStore;
+  /** What the state was read with (offline: a config that reaches nothing). */
+  kubeConfig: KubeConfig;
   /** The namespace of the kubeconfig context, with --cluster. */
   contextNamespace: string | undefined;
   /** Adds an object the way a watch event would; false when the rules read nothing of its kind. */
@@ -222,5 +224,5 @@ export async function loadState(options: StateOptions): Promise<LoadedState> {
   const contextNamespace = options.cluster
     ? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace
     : undefined;
-  return { store, contextNamespace, add, warnings };
+  return { store, kubeConfig, contextNamespace, add, warnings };
 }

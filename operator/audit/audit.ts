@@ -1,0 +1,207 @@
+/**
+ * The audit: every existing object the rules judge, sent through the same admission chain as
+ * `admit` (the operator's table, selectors, match conditions, mutating then validating), as if it
+ * were created now, and reported when a webhook would refuse it or change it.
+ *
+ * Two things make "as if created now" fair to an object that already exists: the fields the API
+ * server sets itself (uid, resourceVersion, status...) are removed first, as they would be absent
+ * from a create; and a pod's own requests are taken out of its quota's usage, which the pod watch
+ * already counts, so a pod is judged against the other pods only. ElasticQuotas are judged by
+ * what their pods use: Koordinator's quota checks judge a change to the tree, which an existing
+ * quota is not, so a quota is reported when its pods use more than its max.
+ *
+ * The work yields to the event loop every few objects: inside the operator, admission reviews
+ * keep being answered while an audit runs.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { JsonObject, KubeObject } from '../../webhook/admission/types.js';
+import { formatQuantity, parseQuantity } from '../../webhook/util/quantity.js';
+import type { StateSnapshot } from '../../webhook/state.js';
+import { MAX_MESSAGE_CHARS, truncate } from '../../webhook/util/bounded-text.js';
+import { runChain, type ChainContext } from '../cli/admit/evaluate.js';
+import type { StateStore } from '../store/state-store.js';
+import { auditedPages, type AuditedKind } from './audited-objects.js';
+
+export interface AuditFinding {
+  /** The webhook that would refuse or change the object (short name), or `quota-usage`. */
+  webhook: string;
+  outcome: 'refused' | 'changed';
+  kind: string;
+  namespace: string | undefined;
+  name: string;
+  uid: string | undefined;
+  /** The refusal, or what the patch would change (JSON pointers). */
+  message: string;
+}
+
+export interface AuditReport {
+  findings: AuditFinding[];
+  /** Objects judged, by kind. */
+  judged: Record<string, number>;
+  /** Kinds the cluster does not serve, and why. */
+  skipped: string[];
+  /** Findings beyond MAX_FINDINGS, counted but not kept. */
+  dropped: number;
+}
+
+/** Findings kept in a report: a cluster where everything fails still gets a bounded answer. */
+export const MAX_FINDINGS = 10_000;
+/** Objects judged between two yields to the event loop. */
+const BATCH = 20;
+/** Paths of one change listed in a finding. */
+const MAX_CHANGED_PATHS = 10;
+
+const SERVER_SET_METADATA = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'managedFields',
+  'selfLink',
+];
+
+/** The object as a create would carry it: without what the API server sets. */
+function asCreated(object: KubeObject): KubeObject {
+  // A JSON round trip: the client's typed objects carry Dates, and the chain patches in place.
+  const copy = JSON.parse(JSON.stringify(object)) as KubeObject;
+  const metadata: JsonObject = { ...copy.metadata };
+  for (const field of SERVER_SET_METADATA) Reflect.deleteProperty(metadata, field);
+  const { status: _status, ...rest } = copy;
+  return { ...rest, metadata };
+}
+
+/** The store as the chain reads it for `pod`, with the pod's own usage taken out of its quota. */
+function withoutOwnUsage(store: StateStore, podKey: string): StateSnapshot {
+  const own = store.podQuotaUsage(podKey);
+  if (!own) return store;
+  return new Proxy(store, {
+    get(target, property): unknown {
+      if (property === 'quotaUsed') {
+        return (quota: string): ReadonlyMap<string, bigint> => {
+          const used = target.quotaUsed(quota);
+          if (quota !== own.quota) return used;
+          const rest = new Map(used);
+          for (const [resource, amount] of own.requests)
+            rest.set(resource, (rest.get(resource) ?? 0n) - amount);
+          return rest;
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+export interface AuditOptions {
+  kubeConfig: KubeConfig;
+  store: StateStore;
+  chainContext: () => ChainContext;
+  configMaps: readonly { namespace: string; name: string }[];
+}
+
+export async function runAudit({
+  kubeConfig,
+  store,
+  chainContext,
+  configMaps,
+}: AuditOptions): Promise<AuditReport> {
+  const report: AuditReport = { findings: [], judged: {}, skipped: [], dropped: 0 };
+  const add = (finding: AuditFinding): void => {
+    if (report.findings.length < MAX_FINDINGS) {
+      report.findings.push({ ...finding, message: truncate(finding.message, MAX_MESSAGE_CHARS) });
+    } else report.dropped += 1;
+  };
+  const skipped = (kind: AuditedKind, why: string): void => {
+    report.skipped.push(`${kind.kind}: ${why}`);
+  };
+  let sinceYield = 0;
+  for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped)) {
+    for (const object of objects) {
+      if (++sinceYield >= BATCH) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+      report.judged[kind.kind] = (report.judged[kind.kind] ?? 0) + 1;
+      const namespace = kind.namespaced ? text(object.metadata.namespace) : undefined;
+      const name = text(object.metadata.name) ?? '';
+      const uid = text(object.metadata.uid);
+      if (kind.kind === 'ElasticQuota') {
+        const over = quotaOverUse(store, name);
+        if (over)
+          add({
+            webhook: 'quota-usage',
+            outcome: 'refused',
+            kind: kind.kind,
+            namespace,
+            name,
+            uid,
+            message: over,
+          });
+        continue;
+      }
+      const base = chainContext();
+      const context =
+        kind.kind === 'Pod' && namespace
+          ? { ...base, state: withoutOwnUsage(store, `${namespace}/${name}`) }
+          : base;
+      const verdict = runChain(
+        {
+          kind: { group: kind.group, version: kind.version, kind: kind.kind },
+          resource: { group: kind.group, version: kind.version, resource: kind.plural },
+          namespaced: kind.namespaced,
+          namespace,
+          operation: 'CREATE',
+          object: asCreated(object),
+          oldObject: null,
+        },
+        context,
+      );
+      const where = { kind: kind.kind, namespace, name, uid };
+      if (verdict.denial) {
+        add({
+          webhook: verdict.denial.webhook,
+          outcome: 'refused',
+          ...where,
+          message: verdict.denial.message,
+        });
+      }
+      for (const call of verdict.calls) {
+        if (call.type !== 'mutating' || call.patch.length === 0 || call.round !== 1) continue;
+        const paths = call.patch
+          .slice(0, MAX_CHANGED_PATHS)
+          .map((operation) => `${operation.op} ${operation.path}`);
+        const more =
+          call.patch.length > MAX_CHANGED_PATHS ? ` and ${call.patch.length - MAX_CHANGED_PATHS} more` : '';
+        add({ webhook: call.webhook, outcome: 'changed', ...where, message: `${paths.join(', ')}${more}` });
+      }
+    }
+  }
+  return report;
+}
+
+/** Why a quota's pods use more than its max, or undefined when they do not. */
+function quotaOverUse(store: StateStore, name: string): string | undefined {
+  const quota = store.elasticQuota(name);
+  if (!quota) return undefined;
+  const used = store.quotaUsed(name);
+  const over: string[] = [];
+  for (const [resource, amount] of used) {
+    const written = quota.max[resource];
+    if (written === undefined) continue;
+    let max: bigint;
+    try {
+      max = parseQuantity(written);
+    } catch {
+      // An unreadable max is the quota webhook's to refuse; the audit has nothing to compare.
+      continue;
+    }
+    if (amount > max) over.push(`${resource}: used ${formatQuantity(amount, written)} > max ${written}`);
+  }
+  return over.length > 0 ? `the quota's pods use more than its max: ${over.sort().join(', ')}` : undefined;
+}

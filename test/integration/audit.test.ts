@@ -1,0 +1,128 @@
+/**
+ * `admission-operator audit` against the real API server: objects created while their webhooks
+ * were in dryrun (a pod past its quota, a Model Kthena refuses) are listed with the refusal they
+ * would get now, and the command exits 1.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import type { AuditReport } from '../../operator/audit/audit.js';
+import { clusterKubeConfig, installCrds, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
+import { freshOperator } from '../harness/operator.js';
+
+const execFileAsync = promisify(execFile);
+const P = 'quota.scheduling.koordinator.sh';
+
+async function audit(
+  operatorNamespace: string,
+): Promise<{ code: number; report: AuditReport; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'operator/main.ts',
+        'audit',
+        `--kubeconfig=${kubeconfigPath}`,
+        '-o',
+        'json',
+        `--operator-namespace=${operatorNamespace}`,
+      ],
+      { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
+    );
+    return { code: 0, report: JSON.parse(stdout) as AuditReport, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return {
+      code: failed.code ?? -1,
+      report: JSON.parse(failed.stdout ?? '{}') as AuditReport,
+      stderr: failed.stderr ?? '',
+    };
+  }
+}
+
+describe('audit of existing objects', () => {
+  it('finds a quota-violating pod and a bad Model created while their webhooks were in dryrun', async (t) => {
+    await installCrds(
+      'elasticquotas.scheduling.sigs.k8s.io',
+      'models.registry.volcano.sh',
+      'autoscalingpolicies.registry.volcano.sh',
+      'autoscalingpolicybindings.registry.volcano.sh',
+    );
+    const { namespace: operatorNamespace } = await freshOperator(t, {
+      args: ['--enforcement=validate-pod=dryrun,validate-model=dryrun'],
+    });
+    const namespace = await podReadyNamespace(t, 'audit');
+    const quota = `small-${namespace}`;
+    await waitFor('the quota to be admitted', () =>
+      kubectl(
+        ['apply', '-f', '-'],
+        [
+          'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
+          'kind: ElasticQuota',
+          `metadata: {name: ${quota}, namespace: ${namespace}}`,
+          'spec: {min: {cpu: "0"}, max: {cpu: "1"}}',
+          '',
+        ].join('\n'),
+      ),
+    );
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const pod = (name: string) => ({
+      metadata: { name, labels: { [`${P}/name`]: quota } },
+      spec: {
+        containers: [
+          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '1' } } },
+        ],
+      },
+    });
+    // The first waits for the store to know the quota; the second is past it, admitted only by dryrun.
+    await waitFor('the first pod to be admitted', () =>
+      core.createNamespacedPod({ namespace, body: pod('fits') }),
+    );
+    await core.createNamespacedPod({ namespace, body: pod('past-quota') });
+    await kubectl(
+      ['apply', '-n', namespace, '-f', '-'],
+      [
+        'apiVersion: registry.volcano.sh/v1alpha1',
+        'kind: Model',
+        'metadata: {name: bounds}',
+        'spec:',
+        '  backends:',
+        '  - name: b0',
+        '    type: vLLM',
+        '    modelURI: hf://org/model',
+        '    minReplicas: 5',
+        '    maxReplicas: 3',
+        '    workers:',
+        '    - {type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}',
+        '',
+      ].join('\n'),
+    );
+
+    const { code, report, stderr } = await audit(operatorNamespace);
+    assert.equal(code, 1, stderr);
+    const ours = report.findings.filter(
+      (finding) => finding.namespace === namespace && finding.outcome === 'refused',
+    );
+    const podFinding = ours.find((finding) => finding.kind === 'Pod' && finding.name === 'past-quota');
+    assert.equal(podFinding?.webhook, 'validate-pod');
+    assert.match(
+      podFinding.message,
+      new RegExp(`exceeded quota: ${namespace}/${quota}, requested: cpu=1, used: cpu=1, limited: cpu=1`),
+    );
+    const modelFinding = ours.find((finding) => finding.kind === 'Model' && finding.name === 'bounds');
+    assert.equal(modelFinding?.webhook, 'validate-model');
+    assert.match(
+      modelFinding.message,
+      /spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+    );
+    const quotaFinding = ours.find((finding) => finding.kind === 'ElasticQuota' && finding.name === quota);
+    assert.match(quotaFinding?.message ?? '', /the quota's pods use more than its max: cpu: used 2 > max 1/);
+    assert.ok((report.judged.Pod ?? 0) >= 2);
+    t.diagnostic(`audit judged ${JSON.stringify(report.judged)}; ${report.findings.length} findings`);
+  });
+});
