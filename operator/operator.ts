@@ -17,6 +17,7 @@ import { OperatorMetrics } from '../webhook/server/metrics.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { EventRecorder } from './kube/events.js';
+import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/leader-election.js';
 import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
@@ -103,20 +104,50 @@ export async function runOperator(
     events: new EventRecorder(kubeConfig, logger),
   });
   const owner = new OwnerResolver(kubeConfig, options.ownerClusterRole || undefined, logger);
-  const configurations = new ConfigurationReconciler({
+  // Every replica serves; only the holder of the Lease writes the Secret and the configurations.
+  const elector = new LeaderElector({
+    identity: leaderIdentity(process.env),
+    api: new KubeLeaseApi(kubeConfig, options.namespace, LEASE_NAME),
+    timings: {
+      leaseDurationMs: options.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs,
+    },
+    logger,
+    onTransition: (leading) => {
+      metrics.leader.set(leading ? 1 : 0);
+    },
+  });
+  const isLeader = (): boolean => elector.isLeader();
+  // Set once the admission server listens: until then nothing could answer a webhook.
+  let listening = false;
+  const configurations: ConfigurationReconciler = new ConfigurationReconciler({
     kubeConfig,
     webhooks: () => webhooks,
     endpoint,
     owner,
     logger,
     metrics,
+    isLeader,
+    // The first write of a failurePolicy=Fail configuration must find someone to answer it:
+    // this replica, with its certificate verifying against the bundle written and its caches synced.
+    canPublish: async (caBundlePem: string): Promise<string | undefined> => {
+      if (!listening) return 'the admission server is not listening yet';
+      if (!server.certificate) return 'no serving certificate loaded';
+      const unsynced: string[] = [
+        ...store.unsynced(),
+        ...(certificates.synced ? [] : ['webhook-tls Secret']),
+      ];
+      if (unsynced.length > 0) return `not synced yet: ${unsynced.join(', ')}`;
+      return verifyHandshake(handshakeTarget, caBundlePem);
+    },
   });
   store.on('tierMappingChanged', (mapping) => {
     webhooks = buildWebhooks(mapping);
     configurations.request();
   });
   const names = servingNames(options, endpoint);
-  const certificates = new CertificateManager({
+  const certificates: CertificateManager = new CertificateManager({
     kubeConfig,
     namespace: options.namespace,
     secretName: options.secretName,
@@ -133,7 +164,12 @@ export async function runOperator(
     owner,
     logger,
     metrics,
+    isLeader,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
+  });
+  elector.on('started', () => {
+    certificates.request();
+    configurations.request();
   });
   // A newly published bundle may let a pending serving-certificate switch proceed.
   configurations.on('published', () => {
@@ -142,7 +178,9 @@ export async function runOperator(
 
   const storeStarted = store.start().then(() => {
     logger.info('state store synced');
+    configurations.request();
   });
+  elector.start();
   await configurations.start();
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
@@ -193,6 +231,8 @@ export async function runOperator(
     privateKeyPem: material.servingKeyPem,
   });
   handshakeTarget.port = port;
+  listening = true;
+  configurations.request();
   const metricsServer = new MetricsServer({
     metrics,
     logger,
@@ -214,8 +254,9 @@ export async function runOperator(
     metricsPort,
     metrics,
     stop: async () => {
-      // Stop taking requests first; a normal stop never deletes the webhook configurations.
-      await server.close(options.shutdownGraceMs);
+      // Stop writing and hand the lease over at once, so a rolling restart does not wait for it
+      // to expire; stop taking requests; a normal stop never deletes the webhook configurations.
+      await Promise.all([elector.stop(), server.close(options.shutdownGraceMs)]);
       await Promise.all([metricsServer.close(), certificates.stop(), configurations.stop(), store.stop()]);
     },
   };
