@@ -118,12 +118,13 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
 
   /** Starts watching and resolves with the first usable material. */
   async start(): Promise<ServingMaterial> {
-    const first = new Promise<ServingMaterial>((resolvePromise) => {
-      this.once('material', resolvePromise);
-    });
     await this.informer.start();
     this.request();
-    return first;
+    // Becoming the leader may have run a reconcile already, so the material may be here.
+    if (this.current) return this.current;
+    return new Promise<ServingMaterial>((resolvePromise) => {
+      this.once('material', resolvePromise);
+    });
   }
 
   /** Reconciles now, or right after the reconcile in progress. */
