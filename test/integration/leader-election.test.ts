@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import {
   AdmissionregistrationV1Api,
   CoordinationV1Api,
+  RbacAuthorizationV1Api,
   type V1ManagedFieldsEntry,
 } from '@kubernetes/client-node';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
@@ -19,6 +20,7 @@ import {
   createPod,
   podReadyNamespace,
   testNamespace,
+  uniqueSuffix,
   waitFor,
 } from '../harness/cluster.js';
 import {
@@ -290,5 +292,45 @@ describe('leader election', () => {
     );
     assert.deepEqual(failures.slice(0, 3), []);
     assert.ok(created > 0);
+  });
+
+  it('settles when the live configurations have an owner reference but its own owner ClusterRole is missing', async (t) => {
+    cleanConfigurationsAfter(t);
+    await deleteConfigurations();
+    const kc = await clusterKubeConfig();
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    const { admission } = await apis();
+    // An earlier install's owner, still present (so the garbage collector leaves the objects alone).
+    const earlier = await rbac.createClusterRole({
+      body: { metadata: { name: `ao-earlier-${uniqueSuffix()}` } },
+    });
+    t.after(async () => {
+      await rbac.deleteClusterRole({ name: earlier.metadata?.name ?? '' }).catch(() => undefined);
+    });
+    const ownerReferences = [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        name: earlier.metadata?.name ?? '',
+        uid: earlier.metadata?.uid ?? '',
+      },
+    ];
+    await admission.createValidatingWebhookConfiguration({
+      body: { metadata: { name: CONFIGURATION_NAME, ownerReferences } },
+    });
+    await admission.createMutatingWebhookConfiguration({
+      body: { metadata: { name: CONFIGURATION_NAME, ownerReferences } },
+    });
+    const namespace = await testNamespace(t, 'op');
+    const operator = await startOperator(t, {
+      namespace,
+      args: [`--owner-cluster-role=missing-${uniqueSuffix()}`],
+    });
+    await waitForPublishedSecret(namespace, 30_000);
+    const settledAfter = await settles(4000, 30_000);
+    t.diagnostic(`settled ${settledAfter} ms after the configurations were published`);
+    const repairs = logsMatching(operator, /repaired webhook configuration/).length;
+    assert.ok(repairs <= 2, `${repairs} repairs`);
+    assert.deepEqual(logsMatching(operator, /another writer/), []);
   });
 });
