@@ -38,7 +38,15 @@ export interface OperatorOptions {
   sloConfigNamespace: string;
   logLevel: LogLevel;
   shutdownGraceMs: number;
+  /**
+   * How long SIGTERM keeps answering reviews with /readyz failing before it stops accepting;
+   * undefined when not given (5 s, or 0 against the local control plane, which nothing balances).
+   */
+  shutdownDelayMs: number | undefined;
 }
+
+/** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
+export const DEFAULT_SHUTDOWN_DELAY_MS = 5000;
 
 interface FlagSpec {
   description: string;
@@ -114,6 +122,11 @@ const FLAGS = {
   },
   'log-level': { description: `one of ${LOG_LEVELS.join(', ')}`, default: 'info' },
   'shutdown-grace': { description: 'how long SIGTERM waits for requests in flight', default: '10s' },
+  'shutdown-delay': {
+    description:
+      'how long SIGTERM keeps serving with /readyz failing, so endpoints drop the replica first (5s; 0 in local mode)',
+    default: '',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 type Flag = keyof typeof FLAGS;
@@ -193,6 +206,17 @@ function duration(flag: Flag, value: string): number {
   try {
     const ms = parseGoDuration(value);
     if (ms <= 0) throw new Error('must be positive');
+    return ms;
+  } catch (error) {
+    throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
+  }
+}
+
+/** A duration that may be zero (a wait that can be turned off). */
+function delay(flag: Flag, value: string): number {
+  try {
+    const ms = parseGoDuration(value);
+    if (ms < 0) throw new Error('must not be negative');
     return ms;
   } catch (error) {
     throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
@@ -284,6 +308,8 @@ export function parseOptions(
     sloConfigNamespace: value('slo-config-namespace'),
     logLevel: logLevel as LogLevel,
     shutdownGraceMs: duration('shutdown-grace', value('shutdown-grace')),
+    shutdownDelayMs:
+      value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
   };
   if (options.caRenewBeforeMs >= options.caLifetimeMs) {
     throw new OptionsError('--ca-renew-before must be shorter than --ca-lifetime');

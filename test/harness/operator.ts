@@ -38,6 +38,11 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Runs the process with its clock this far ahead (negative: behind) of the system clock. */
   clockOffsetMs?: number;
+  /**
+   * --shutdown-delay (a Go duration). Tests default to 0s: nothing balances over a lone replica,
+   * and a stop should not wait.
+   */
+  shutdownDelay?: string;
 }
 
 /**
@@ -65,6 +70,7 @@ export async function startOperator(t: TestContext, options: StartOptions): Prom
       '--bind-address=127.0.0.1',
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       '--log-level=debug',
+      `--shutdown-delay=${options.shutdownDelay ?? '0s'}`,
       ...(options.args ?? []),
     ],
     {
