@@ -110,7 +110,10 @@ describe('admission server drain', () => {
   const closedSocket = (socket: TLSSocket): Promise<void> =>
     new Promise((resolvePromise) => {
       if (socket.closed) resolvePromise();
-      else socket.once('close', () => resolvePromise());
+      else
+        socket.once('close', () => {
+          resolvePromise();
+        });
     });
 
   it('keeps answering while draining, each answer closing its connection, then finishes what is in flight', async () => {
