@@ -50,6 +50,15 @@ export interface StartOptions {
  * on a skewed clock) with the local cluster's kubeconfig; stops it when the test ends.
  */
 export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
+  const operator = await spawnOperator(options);
+  t.after(async () => {
+    await operator.stop('SIGKILL');
+  });
+  return operator;
+}
+
+/** As startOperator, for callers that are not tests (the demo): the caller stops the process. */
+export async function spawnOperator(options: StartOptions): Promise<OperatorProcess> {
   await clusterKubeConfig();
   const [freePort, metricsPort] = (await freePorts(2)) as [number, number];
   const port = options.port ?? freePort;
@@ -101,9 +110,6 @@ export async function startOperator(t: TestContext, options: StartOptions): Prom
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  t.after(async () => {
-    await stop('SIGKILL');
-  });
   return { namespace: options.namespace, port, webhookPort, metricsPort, child, logs, stop, exited };
 }
 
