@@ -43,6 +43,11 @@ export interface RunningOperator {
   /** The metrics port, when the metrics server runs. */
   metricsPort: number | undefined;
   metrics: OperatorMetrics;
+  /**
+   * Starts the drain before a stop: /readyz fails from now on (so endpoints drop this replica)
+   * while reviews are still answered, each on a connection closed after its answer.
+   */
+  drain: () => void;
   stop: () => Promise<void>;
 }
 
@@ -207,6 +212,13 @@ export async function runOperator(
       webhooks: () => webhooks,
       state: () => store,
       readiness: async (): Promise<ReadinessReport> => {
+        // Answered without the handshake, so the endpoint is dropped as soon as the drain starts.
+        if (server.isDraining) {
+          return {
+            ready: false,
+            checks: { shutdown: { ok: false, message: 'shutting down: draining requests' } },
+          };
+        }
         const checks: ReadinessReport['checks'] = {};
         checks.certificate = server.certificate
           ? { ok: true, message: 'serving certificate loaded' }
@@ -266,6 +278,9 @@ export async function runOperator(
     port,
     metricsPort,
     metrics,
+    drain: () => {
+      server.drain();
+    },
     stop: async () => {
       // Stop writing and hand the lease over at once, so a rolling restart does not wait for it
       // to expire; stop taking requests; a normal stop never deletes the webhook configurations.

@@ -45,7 +45,15 @@ export interface OperatorOptions {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
+  /**
+   * How long SIGTERM keeps answering reviews with /readyz failing before it stops accepting;
+   * undefined when not given (5 s, or 0 against the local control plane, which nothing balances).
+   */
+  shutdownDelayMs: number | undefined;
 }
+
+/** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
+export const DEFAULT_SHUTDOWN_DELAY_MS = 5000;
 
 interface FlagSpec {
   description: string;
@@ -138,6 +146,11 @@ const FLAGS = {
     description: 'how often replicas try to acquire, and the leader renews, the Lease',
     default: '2s',
   },
+  'shutdown-delay': {
+    description:
+      'how long SIGTERM keeps serving with /readyz failing, so endpoints drop the replica first (5s; 0 in local mode)',
+    default: '',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 type Flag = keyof typeof FLAGS;
@@ -217,6 +230,17 @@ function duration(flag: Flag, value: string): number {
   try {
     const ms = parseGoDuration(value);
     if (ms <= 0) throw new Error('must be positive');
+    return ms;
+  } catch (error) {
+    throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
+  }
+}
+
+/** A duration that may be zero (a wait that can be turned off). */
+function delay(flag: Flag, value: string): number {
+  try {
+    const ms = parseGoDuration(value);
+    if (ms < 0) throw new Error('must not be negative');
     return ms;
   } catch (error) {
     throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
@@ -316,6 +340,8 @@ export function parseOptions(
     leaseDurationMs: duration('leader-elect-lease-duration', value('leader-elect-lease-duration')),
     renewDeadlineMs: duration('leader-elect-renew-deadline', value('leader-elect-renew-deadline')),
     retryPeriodMs: duration('leader-elect-retry-period', value('leader-elect-retry-period')),
+    shutdownDelayMs:
+      value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
   };
   if (options.renewDeadlineMs >= options.leaseDurationMs) {
     throw new OptionsError(
