@@ -18,6 +18,8 @@ import {
 } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { EventRecorder } from './kube/events.js';
+import { leaderElected } from './kube/operator-events.js';
+import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/leader-election.js';
 import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
@@ -41,6 +43,11 @@ export interface RunningOperator {
   /** The metrics port, when the metrics server runs. */
   metricsPort: number | undefined;
   metrics: OperatorMetrics;
+  /**
+   * Starts the drain before a stop: /readyz fails from now on (so endpoints drop this replica)
+   * while reviews are still answered, each on a connection closed after its answer.
+   */
+  drain: () => void;
   stop: () => Promise<void>;
 }
 
@@ -111,7 +118,24 @@ export async function runOperator(
       enforcement.observe(store.configMap(namespace, name));
   });
   const owner = new OwnerResolver(kubeConfig, options.ownerClusterRole || undefined, logger);
-  const configurations = new ConfigurationReconciler({
+  // Every replica serves; only the holder of the Lease writes the Secret and the configurations.
+  const elector = new LeaderElector({
+    identity: leaderIdentity(process.env),
+    api: new KubeLeaseApi(kubeConfig, options.namespace, LEASE_NAME),
+    timings: {
+      leaseDurationMs: options.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs,
+    },
+    logger,
+    onTransition: (leading) => {
+      metrics.leader.set(leading ? 1 : 0);
+    },
+  });
+  const isLeader = (): boolean => elector.isLeader();
+  // Set once the admission server listens: until then nothing could answer a webhook.
+  let listening = false;
+  const configurations: ConfigurationReconciler = new ConfigurationReconciler({
     kubeConfig,
     webhooks: () => webhooks,
     endpoint,
@@ -119,13 +143,26 @@ export async function runOperator(
     logger,
     metrics,
     events,
+    isLeader,
+    // The first write of a failurePolicy=Fail configuration must find someone to answer it:
+    // this replica, with its certificate verifying against the bundle written and its caches synced.
+    canPublish: async (caBundlePem: string): Promise<string | undefined> => {
+      if (!listening) return 'the admission server is not listening yet';
+      if (!server.certificate) return 'no serving certificate loaded';
+      const unsynced: string[] = [
+        ...store.unsynced(),
+        ...(certificates.synced ? [] : ['webhook-tls Secret']),
+      ];
+      if (unsynced.length > 0) return `not synced yet: ${unsynced.join(', ')}`;
+      return verifyHandshake(handshakeTarget, caBundlePem);
+    },
   });
   store.on('tierMappingChanged', (mapping) => {
     webhooks = buildWebhooks(mapping);
     configurations.request();
   });
   const names = servingNames(options, endpoint);
-  const certificates = new CertificateManager({
+  const certificates: CertificateManager = new CertificateManager({
     kubeConfig,
     namespace: options.namespace,
     secretName: options.secretName,
@@ -143,7 +180,13 @@ export async function runOperator(
     logger,
     metrics,
     events,
+    isLeader,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
+  });
+  elector.on('started', () => {
+    leaderElected(events, { namespace: options.namespace, name: LEASE_NAME }, elector.identity);
+    certificates.request();
+    configurations.request();
   });
   // A newly published bundle may let a pending serving-certificate switch proceed.
   configurations.on('published', () => {
@@ -152,7 +195,9 @@ export async function runOperator(
 
   const storeStarted = store.start().then(() => {
     logger.info('state store synced');
+    configurations.request();
   });
+  elector.start();
   await configurations.start();
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
@@ -167,6 +212,13 @@ export async function runOperator(
       webhooks: () => webhooks,
       state: () => store,
       readiness: async (): Promise<ReadinessReport> => {
+        // Answered without the handshake, so the endpoint is dropped as soon as the drain starts.
+        if (server.isDraining) {
+          return {
+            ready: false,
+            checks: { shutdown: { ok: false, message: 'shutting down: draining requests' } },
+          };
+        }
         const checks: ReadinessReport['checks'] = {};
         checks.certificate = server.certificate
           ? { ok: true, message: 'serving certificate loaded' }
@@ -204,6 +256,8 @@ export async function runOperator(
     privateKeyPem: material.servingKeyPem,
   });
   handshakeTarget.port = port;
+  listening = true;
+  configurations.request();
   const metricsServer = new MetricsServer({
     metrics,
     logger,
@@ -224,9 +278,13 @@ export async function runOperator(
     port,
     metricsPort,
     metrics,
+    drain: () => {
+      server.drain();
+    },
     stop: async () => {
-      // Stop taking requests first; a normal stop never deletes the webhook configurations.
-      await server.close(options.shutdownGraceMs);
+      // Stop writing and hand the lease over at once, so a rolling restart does not wait for it
+      // to expire; stop taking requests; a normal stop never deletes the webhook configurations.
+      await Promise.all([elector.stop(), server.close(options.shutdownGraceMs)]);
       await Promise.all([metricsServer.close(), certificates.stop(), configurations.stop(), store.stop()]);
     },
   };

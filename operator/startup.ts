@@ -8,9 +8,16 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { operatorLogger } from './logger.js';
+import { setTimeout } from 'node:timers/promises';
 import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
-import { OptionsError, parseOptions, usage, type OperatorOptions } from './config/options.js';
+import {
+  DEFAULT_SHUTDOWN_DELAY_MS,
+  OptionsError,
+  parseOptions,
+  usage,
+  type OperatorOptions,
+} from './config/options.js';
 import { runOperator } from './operator.js';
 import type { Endpoint } from './webhooks/desired-configurations.js';
 
@@ -156,13 +163,22 @@ export async function startOperatorProcess({
   );
   logger.info({ port: operator.port, namespace: options.namespace }, 'operator running');
 
+  // Nothing balances over the local control plane's single replica, so there is nothing to drain from.
+  const shutdownDelayMs = options.shutdownDelayMs ?? (connection.local ? 0 : DEFAULT_SHUTDOWN_DELAY_MS);
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
-    operator
-      .stop()
+    // Endpoints are removed asynchronously: the API server keeps calling a terminating replica for a
+    // few seconds, and each call that fails refuses an object (failurePolicy Fail). So: not ready at
+    // once, keep answering for the delay, then stop accepting.
+    operator.drain();
+    logger.info({ signal, shutdownDelayMs }, 'shutting down: /readyz fails, still serving for the delay');
+    setTimeout(shutdownDelayMs)
+      .then(() => {
+        logger.info('drain delay over: no new connections, finishing requests in flight');
+        return operator.stop();
+      })
       .then(() => {
         logger.info('stopped');
         process.exit(0);

@@ -2,7 +2,8 @@
  * `npm run demo`: the product in two minutes on a laptop. Brings up the local control plane,
  * installs the CRDs, runs the operator (with certificate lifetimes of seconds), and shows a GPU
  * pod getting its class, a quota refusing a pod, a bad Model refused with Kthena's message, and
- * certificate rotations while pods keep being admitted. Cleans up after itself.
+ * certificate rotations while pods keep being admitted, then a rolling restart of two replicas
+ * behind one address while pods keep being created. Cleans up after itself.
  */
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
@@ -18,6 +19,9 @@ import { pino } from 'pino';
 import { parseOptions, type OperatorOptions } from '../operator/config/options.js';
 import { applyFolder } from '../operator/kube/apply.js';
 import { runOperator } from '../operator/operator.js';
+import { TcpBalancer } from '../test/harness/balancer.js';
+import { spawnOperator } from '../test/harness/operator.js';
+import { podStream, Replicas } from '../test/harness/replicas.js';
 import { freePorts, startCluster, stopCluster } from './cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from './cluster/layout.js';
 
@@ -71,10 +75,13 @@ async function main(): Promise<void> {
   const suffix = Date.now().toString(36);
   const namespaces = {
     operator: `demo-system-${suffix}`,
+    replicas: `demo-replicas-${suffix}`,
     gpu: `demo-gpu-${suffix}`,
     quota: `demo-quota-${suffix}`,
   };
   let stopOperator: (() => Promise<void>) | undefined;
+  const balancer = new TcpBalancer();
+  let replicas: Replicas | undefined;
 
   try {
     say(
@@ -208,9 +215,43 @@ async function main(): Promise<void> {
     say(
       `   → ${serials.size} serving certificates used (${[...serials].join(', ')}); ${created} pods admitted, ${failed} failed`,
     );
+
+    say(
+      '\n7. Two replicas behind one address (a balancer standing in for the Service), restarted one at a time',
+    );
+    await operator.stop();
+    stopOperator = undefined;
+    await balancer.listen();
+    replicas = new Replicas(balancer, spawnOperator, {
+      namespace: namespaces.replicas,
+      shutdownDelay: '5s',
+      args: ['--log-level=warn'],
+    });
+    const first = await replicas.add();
+    await replicas.inService(first);
+    await replicas.inService(await replicas.add());
+    say(
+      `   replicas on ports ${replicas.members.map((r) => r.port).join(' and ')}, the API server calls ${balancer.port}`,
+    );
+    const stream = podStream(namespaces.gpu, 20);
+    for (let index = 0; index < 2; index++) {
+      const old = replicas.members[index]?.port;
+      const { replica } = await replicas.restart(index);
+      say(
+        `   → replica ${old} drained (SIGTERM: not ready at once, serving 5 s more) and replaced by ${replica.port}`,
+      );
+    }
+    const attempts = await stream.stop();
+    const failedCreates = attempts.filter((attempt) => attempt.error !== undefined);
+    say(
+      `   → ${attempts.length - failedCreates.length} pods admitted during the rolling restart, ${failedCreates.length} failed`,
+    );
+    for (const attempt of failedCreates.slice(0, 3)) say(`   ! ${attempt.error ?? ''}`);
   } finally {
-    say('\n7. Cleaning up');
+    say('\n8. Cleaning up');
     await stopOperator?.();
+    await Promise.all((replicas?.members ?? []).map((replica) => replica.stop('SIGKILL')));
+    await balancer.close();
     for (const name of Object.values(namespaces)) await core.deleteNamespace({ name }).catch(() => undefined);
     await admission.deleteMutatingWebhookConfiguration({ name: 'admission-operator' }).catch(() => undefined);
     await admission

@@ -2,9 +2,11 @@
  * Keeps the `webhook-tls` Secret holding a valid CA bundle and serving certificate, and
  * tells the server and the configuration writer what to use.
  *
- * Every replica runs it. Writes are guarded by resourceVersion (create: AlreadyExists means
- * someone else won, so re-read; update: Conflict means the same), so replicas started at once
- * converge on one CA. Every replica serves what the Secret holds.
+ * Every replica runs it and serves what the Secret holds; only the elected leader writes it
+ * (`isLeader`). A follower never plans a change: it takes the Secret as it is when it can be
+ * served, and otherwise waits for the leader. Writes are still guarded by resourceVersion
+ * (create: AlreadyExists means someone else won, so re-read; update: Conflict means the same),
+ * so a leader that lost the lease a moment ago cannot overwrite its successor blindly.
  */
 import { EventEmitter } from 'node:events';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
@@ -16,11 +18,13 @@ import type { EventRecorder } from '../kube/events.js';
 import { certificateWritten } from '../kube/operator-events.js';
 import type { OwnerResolver } from '../kube/owner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
+import { FIELD_MANAGER } from '../kube/leader-election.js';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   TLS_SECRET_TYPE,
   planSecretWithKeys,
+  servableSecret,
   type CertificatePolicy,
   type SecretPlan,
   type ServingMaterial,
@@ -43,6 +47,8 @@ export interface CertificateManagerOptions {
   owner?: OwnerResolver;
   /** Where certificates issued and rotated are recorded as Events on the Secret. */
   events?: EventRecorder;
+  /** True while this replica may write the Secret (it holds the lease); always, when omitted. */
+  isLeader?: () => boolean;
 }
 
 const MAX_WRITE_ATTEMPTS = 8;
@@ -117,12 +123,13 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
 
   /** Starts watching and resolves with the first usable material. */
   async start(): Promise<ServingMaterial> {
-    const first = new Promise<ServingMaterial>((resolvePromise) => {
-      this.once('material', resolvePromise);
-    });
     await this.informer.start();
     this.request();
-    return first;
+    // Becoming the leader may have run a reconcile already, so the material may be here.
+    if (this.current) return this.current;
+    return new Promise<ServingMaterial>((resolvePromise) => {
+      this.once('material', resolvePromise);
+    });
   }
 
   /** Reconciles now, or right after the reconcile in progress. */
@@ -142,7 +149,36 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     }
   }
 
+  private isLeader(): boolean {
+    return this.options.isLeader?.() ?? true;
+  }
+
+  /** A follower serves the Secret as it is, or waits for the leader to make it servable. */
+  private async follow(): Promise<void> {
+    const secret = await this.read();
+    const now = this.clock();
+    const servable = secret ? servableSecret(stored(secret), this.options.policy, now) : 'it does not exist';
+    if (typeof servable === 'string') {
+      this.options.logger.debug(
+        { problem: servable },
+        'webhook-tls cannot be served yet; waiting for the leader',
+      );
+      this.schedule(new Date(now.getTime() + this.options.policy.maxCheckIntervalMs));
+      return;
+    }
+    if (secret?.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE) {
+      // Should this replica lead later and find the Secret deleted, it restores this CA.
+      this.remembered = { ...(decode(secret.data) as TlsSecretData) };
+    }
+    this.publish(servable.material);
+    this.schedule(servable.nextCheckAt);
+  }
+
   private async reconcile(): Promise<void> {
+    if (!this.isLeader()) {
+      await this.follow();
+      return;
+    }
     for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
       const secret = await this.read();
       // Any key this needs is generated off the event loop, so serving goes on meanwhile.
@@ -158,6 +194,10 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         if (plan.kind === 'unchanged') this.remembered = { ...(decode(secret?.data) as TlsSecretData) };
         this.publish(plan.material);
         this.schedule(plan.nextCheckAt);
+        return;
+      }
+      if (!this.isLeader()) {
+        await this.follow();
         return;
       }
       if (await this.write(secret, write)) {
@@ -234,7 +274,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     try {
       if (plan.mode === 'update' && existing) {
         body.metadata = { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion };
-        await this.core.replaceNamespacedSecret({ name, namespace, body });
+        await this.core.replaceNamespacedSecret({ name, namespace, body, fieldManager: FIELD_MANAGER });
       } else {
         if (plan.mode === 'recreate' && existing) {
           // The type is immutable: delete exactly the version we read, then create.
@@ -244,7 +284,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
             body: { preconditions: { resourceVersion: existing.metadata?.resourceVersion } },
           });
         }
-        await this.core.createNamespacedSecret({ namespace, body });
+        await this.core.createNamespacedSecret({ namespace, body, fieldManager: FIELD_MANAGER });
       }
       return true;
     } catch (error) {

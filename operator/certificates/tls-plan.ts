@@ -185,6 +185,27 @@ function bringYourOwn(stored: StoredSecret, policy: CertificatePolicy, now: Date
   return { servingCertPem, servingKeyPem, caBundlePem };
 }
 
+/**
+ * The material a replica can serve from the Secret exactly as stored (a follower's view: it
+ * writes nothing), with when to look again; or why it cannot be served.
+ */
+export function servableSecret(
+  stored: StoredSecret,
+  policy: CertificatePolicy,
+  now: Date,
+): { material: ServingMaterial; nextCheckAt: Date } | string {
+  const material = bringYourOwn(stored, policy, now);
+  if (typeof material === 'string') return material;
+  const leaf = parseCertificate(material.servingCertPem);
+  const expiry = leaf ? notAfter(leaf) : now.getTime();
+  return {
+    material,
+    nextCheckAt: new Date(
+      Math.max(now.getTime() + 100, Math.min(expiry, now.getTime() + policy.maxCheckIntervalMs)),
+    ),
+  };
+}
+
 function parseTime(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const time = Date.parse(value);

@@ -41,7 +41,19 @@ export interface OperatorOptions {
   sloConfigNamespace: string;
   logLevel: LogLevel;
   shutdownGraceMs: number;
+  /** Lease timings of the leader election (only the leader writes the Secret and configurations). */
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /**
+   * How long SIGTERM keeps answering reviews with /readyz failing before it stops accepting;
+   * undefined when not given (5 s, or 0 against the local control plane, which nothing balances).
+   */
+  shutdownDelayMs: number | undefined;
 }
+
+/** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
+export const DEFAULT_SHUTDOWN_DELAY_MS = 5000;
 
 interface FlagSpec {
   description: string;
@@ -122,6 +134,23 @@ const FLAGS = {
   },
   'log-level': { description: `one of ${LOG_LEVELS.join(', ')}`, default: 'info' },
   'shutdown-grace': { description: 'how long SIGTERM waits for requests in flight', default: '10s' },
+  'leader-elect-lease-duration': {
+    description: 'how long a replica waits after the leader last renewed the Lease before taking it over',
+    default: '15s',
+  },
+  'leader-elect-renew-deadline': {
+    description: 'how long the leader keeps trying to renew the Lease before it stops writing',
+    default: '10s',
+  },
+  'leader-elect-retry-period': {
+    description: 'how often replicas try to acquire, and the leader renews, the Lease',
+    default: '2s',
+  },
+  'shutdown-delay': {
+    description:
+      'how long SIGTERM keeps serving with /readyz failing, so endpoints drop the replica first (5s; 0 in local mode)',
+    default: '',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 type Flag = keyof typeof FLAGS;
@@ -129,7 +158,7 @@ type Flag = keyof typeof FLAGS;
 export function usage(): string {
   const lines = Object.entries(FLAGS).map(
     ([flag, spec]) =>
-      `  --${flag.padEnd(22)} ${spec.description}\n  ${' '.repeat(24)} env ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}, default ${JSON.stringify(spec.default)}`,
+      `  --${flag.padEnd(28)} ${spec.description}\n  ${' '.repeat(30)} env ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}, default ${JSON.stringify(spec.default)}`,
   );
   return [
     'Usage: npm start -- [flags]',
@@ -139,7 +168,7 @@ export function usage(): string {
     '',
     'Flags:',
     ...lines,
-    '  --help                   show this help',
+    '  --help                         show this help',
   ].join('\n');
 }
 
@@ -201,6 +230,17 @@ function duration(flag: Flag, value: string): number {
   try {
     const ms = parseGoDuration(value);
     if (ms <= 0) throw new Error('must be positive');
+    return ms;
+  } catch (error) {
+    throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
+  }
+}
+
+/** A duration that may be zero (a wait that can be turned off). */
+function delay(flag: Flag, value: string): number {
+  try {
+    const ms = parseGoDuration(value);
+    if (ms < 0) throw new Error('must not be negative');
     return ms;
   } catch (error) {
     throw new OptionsError(`--${flag}: ${(error as Error).message} (got ${JSON.stringify(value)})`);
@@ -297,7 +337,23 @@ export function parseOptions(
     sloConfigNamespace: value('slo-config-namespace'),
     logLevel: logLevel as LogLevel,
     shutdownGraceMs: duration('shutdown-grace', value('shutdown-grace')),
+    leaseDurationMs: duration('leader-elect-lease-duration', value('leader-elect-lease-duration')),
+    renewDeadlineMs: duration('leader-elect-renew-deadline', value('leader-elect-renew-deadline')),
+    retryPeriodMs: duration('leader-elect-retry-period', value('leader-elect-retry-period')),
+    shutdownDelayMs:
+      value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
   };
+  if (options.renewDeadlineMs >= options.leaseDurationMs) {
+    throw new OptionsError(
+      '--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration',
+    );
+  }
+  if (options.retryPeriodMs >= options.renewDeadlineMs) {
+    throw new OptionsError('--leader-elect-retry-period must be shorter than --leader-elect-renew-deadline');
+  }
+  if (options.leaseDurationMs < 1000) {
+    throw new OptionsError('--leader-elect-lease-duration must be at least 1s');
+  }
   if (options.caRenewBeforeMs >= options.caLifetimeMs) {
     throw new OptionsError('--ca-renew-before must be shorter than --ca-lifetime');
   }

@@ -3,9 +3,13 @@
  * current CA bundle say. It watches them and repairs any drift (a garbage, empty or old
  * caBundle, an edited rule, a removed entry, a deleted object) as soon as it is seen.
  *
- * Writes are replaces guarded by resourceVersion, so two replicas never overwrite each other
- * blindly. If something else keeps rewriting the objects, repairs slow down exponentially
- * instead of fighting at full speed, and the other writers are named in the log.
+ * Every replica watches them (readiness and the certificate rotation read what is published);
+ * only the elected leader writes, and only while it could answer the webhooks itself
+ * (`canPublish`), so a failurePolicy=Fail configuration is never published before some replica
+ * can answer it. Writes are replaces guarded by resourceVersion, so a leader that lost the lease
+ * a moment ago never overwrites its successor blindly. If something else keeps rewriting the
+ * objects, repairs slow down exponentially instead of fighting at full speed, and the other
+ * writers are named in the log.
  */
 import { EventEmitter } from 'node:events';
 import {
@@ -22,12 +26,15 @@ import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { EventRecorder } from '../kube/events.js';
 import { configurationRepaired } from '../kube/operator-events.js';
+import { FIELD_MANAGER } from '../kube/leader-election.js';
 import type { OwnerResolver } from '../kube/owner.js';
 import {
   CONFIGURATION_NAME,
   desiredMutating,
   desiredValidating,
   findDrift,
+  mergeOwnerReferences,
+  ownerReferenceDrift,
   trustsCa,
   type Endpoint,
 } from './desired-configurations.js';
@@ -38,6 +45,8 @@ type ConfigurationKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConf
 const FIGHT_WINDOW_MS = 60_000;
 const FIGHT_THRESHOLD = 10;
 const MAX_FIGHT_DELAY_MS = 30_000;
+/** How soon a leader that cannot answer the webhooks yet looks again. */
+const NOT_READY_RETRY_MS = 500;
 
 export interface ConfigurationReconcilerOptions {
   kubeConfig: KubeConfig;
@@ -53,6 +62,14 @@ export interface ConfigurationReconcilerOptions {
   metrics: OperatorMetrics;
   /** Where repairs are recorded as Events on the configuration. */
   events?: EventRecorder;
+  /** True while this replica may write (it holds the lease); always, when omitted. */
+  isLeader?: () => boolean;
+  /**
+   * Why this replica could not answer webhooks published with `caBundlePem` yet (certificate
+   * not loaded, a handshake that does not verify against it, caches not synced), or undefined
+   * when it could. Nothing is written until it can.
+   */
+  canPublish?: (caBundlePem: string) => Promise<string | undefined>;
 }
 
 export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
@@ -64,6 +81,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly recentRepairs: number[] = [];
   private stopped = false;
+  private notReadyLogged: string | undefined;
 
   constructor(private readonly options: ConfigurationReconcilerOptions) {
     super();
@@ -165,41 +183,85 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     }, delayMs);
   }
 
+  private isLeader(): boolean {
+    return this.options.isLeader?.() ?? true;
+  }
+
   private async reconcileOnce(): Promise<void> {
     const caBundlePem = this.caBundlePem;
     if (caBundlePem === undefined) return;
+    if (!this.isLeader()) {
+      // Followers only watch; the published bundle may still let their rotation proceed.
+      if (this.isPublished(caBundlePem)) this.emit('published');
+      return;
+    }
     const entries = this.options.webhooks();
     const owner = await this.options.owner?.reference();
     const owned = <T extends Configuration>(configuration: T): T =>
       owner
         ? { ...configuration, metadata: { ...configuration.metadata, ownerReferences: [owner] } }
         : configuration;
+    const desired = [
+      owned(desiredMutating(entries, this.options.endpoint, caBundlePem)),
+      owned(desiredValidating(entries, this.options.endpoint, caBundlePem)),
+    ] as const;
+    const drifts = [
+      this.driftOf('MutatingWebhookConfiguration', desired[0]),
+      this.driftOf('ValidatingWebhookConfiguration', desired[1]),
+    ];
+    if (drifts.some((drift) => drift !== undefined)) {
+      const problem = await this.options.canPublish?.(caBundlePem);
+      if (problem !== undefined) {
+        if (problem !== this.notReadyLogged) {
+          this.options.logger.info(
+            { problem },
+            'not writing the webhook configurations until this replica can answer them',
+          );
+          this.notReadyLogged = problem;
+        }
+        this.retryLater(NOT_READY_RETRY_MS);
+        return;
+      }
+      this.notReadyLogged = undefined;
+    }
     const results = await Promise.all([
-      this.ensure(
-        'MutatingWebhookConfiguration',
-        owned(desiredMutating(entries, this.options.endpoint, caBundlePem)),
-      ),
-      this.ensure(
-        'ValidatingWebhookConfiguration',
-        owned(desiredValidating(entries, this.options.endpoint, caBundlePem)),
-      ),
+      this.ensure('MutatingWebhookConfiguration', desired[0]),
+      this.ensure('ValidatingWebhookConfiguration', desired[1]),
     ]);
     if (results.every((wrote) => !wrote) && this.isPublished(caBundlePem)) this.emit('published');
+  }
+
+  /** What differs between the stored configuration and `desired` ('absent' when there is none). */
+  private driftOf(kind: ConfigurationKind, desired: Configuration): string | undefined {
+    const informer = kind === 'MutatingWebhookConfiguration' ? this.mutating : this.validating;
+    const actual = informer.get(CONFIGURATION_NAME);
+    if (!actual) return 'absent';
+    return (
+      findDrift(desired.webhooks, actual.webhooks, 'webhooks') ??
+      findDrift(desired.metadata?.labels, actual.metadata?.labels, 'metadata.labels') ??
+      ownerReferenceDrift(desired.metadata?.ownerReferences?.[0], actual.metadata?.ownerReferences)
+    );
   }
 
   /** Creates or repairs one configuration; resolves true when it wrote. */
   private async ensure(kind: ConfigurationKind, desired: Configuration): Promise<boolean> {
     const informer = kind === 'MutatingWebhookConfiguration' ? this.mutating : this.validating;
     const actual = informer.get(CONFIGURATION_NAME);
+    const drift = this.driftOf(kind, desired);
+    if (!drift) return false;
+    // Checked right before each write: a replica that just lost the lease writes nothing more.
+    if (!this.isLeader()) return false;
     if (!actual) {
       try {
         if (kind === 'MutatingWebhookConfiguration') {
           await this.api.createMutatingWebhookConfiguration({
             body: desired,
+            fieldManager: FIELD_MANAGER,
           });
         } else {
           await this.api.createValidatingWebhookConfiguration({
             body: desired,
+            fieldManager: FIELD_MANAGER,
           });
         }
       } catch (error) {
@@ -211,16 +273,6 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       this.options.logger.info({ configuration: kind }, 'created webhook configuration');
       return true;
     }
-
-    const drift =
-      findDrift(desired.webhooks, actual.webhooks, 'webhooks') ??
-      findDrift(desired.metadata?.labels, actual.metadata?.labels, 'metadata.labels') ??
-      findDrift(
-        desired.metadata?.ownerReferences,
-        actual.metadata?.ownerReferences,
-        'metadata.ownerReferences',
-      );
-    if (!drift) return false;
 
     const delay = this.fightDelay();
     if (delay > 0) {
@@ -240,7 +292,10 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       metadata: {
         ...actual.metadata,
         labels: { ...(actual.metadata?.labels ?? {}), ...(desired.metadata?.labels ?? {}) },
-        ...(desired.metadata?.ownerReferences ? { ownerReferences: desired.metadata.ownerReferences } : {}),
+        ownerReferences: mergeOwnerReferences(
+          desired.metadata?.ownerReferences?.[0],
+          actual.metadata?.ownerReferences,
+        ),
         managedFields: undefined,
       },
     };
@@ -249,11 +304,13 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
         await this.api.replaceMutatingWebhookConfiguration({
           name: CONFIGURATION_NAME,
           body: body,
+          fieldManager: FIELD_MANAGER,
         });
       } else {
         await this.api.replaceValidatingWebhookConfiguration({
           name: CONFIGURATION_NAME,
           body: body,
+          fieldManager: FIELD_MANAGER,
         });
       }
     } catch (error) {

@@ -4,6 +4,7 @@
  */
 import type {
   AdmissionregistrationV1WebhookClientConfig,
+  V1OwnerReference,
   V1MutatingWebhook,
   V1MutatingWebhookConfiguration,
   V1ValidatingWebhook,
@@ -116,6 +117,37 @@ export function findDrift(desired: unknown, actual: unknown, path = ''): string 
     return undefined;
   }
   return desired === actual ? undefined : path || '.';
+}
+
+/** Same owner: the same uid, or the same kind and name (a recreated owner has a new uid). */
+function sameOwner(a: V1OwnerReference, b: V1OwnerReference): boolean {
+  return a.uid === b.uid || (a.kind === b.kind && a.name === b.name && a.apiVersion === b.apiVersion);
+}
+
+/**
+ * Where the owner references drift: only when we have an owner to set and it is not there as
+ * we write it. Others' references are left alone, and so are all of them when our owner cannot
+ * be resolved (not configured, or its ClusterRole missing): a replace keeps the stored ones, so
+ * calling that drift would repair the same object forever.
+ */
+export function ownerReferenceDrift(
+  owner: V1OwnerReference | undefined,
+  actual: readonly V1OwnerReference[] | undefined,
+): string | undefined {
+  if (!owner) return undefined;
+  const index = (actual ?? []).findIndex((reference) => sameOwner(reference, owner));
+  const found = index >= 0 ? actual?.[index] : undefined;
+  if (!found) return 'metadata.ownerReferences';
+  return findDrift(owner, found, `metadata.ownerReferences[${index}]`);
+}
+
+/** The owner references to write: the stored ones, with ours (when resolved) replacing any older one. */
+export function mergeOwnerReferences(
+  owner: V1OwnerReference | undefined,
+  actual: readonly V1OwnerReference[] | undefined,
+): V1OwnerReference[] | undefined {
+  if (!owner) return actual ? [...actual] : undefined;
+  return [...(actual ?? []).filter((reference) => !sameOwner(reference, owner)), owner];
 }
 
 /** True when every webhook of `configuration` trusts `caPem` (a configuration with no webhooks trusts anything). */

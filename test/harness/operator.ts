@@ -38,6 +38,11 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Runs the process with its clock this far ahead (negative: behind) of the system clock. */
   clockOffsetMs?: number;
+  /**
+   * --shutdown-delay (a Go duration). Tests default to 0s: nothing balances over a lone replica,
+   * and a stop should not wait.
+   */
+  shutdownDelay?: string;
 }
 
 /**
@@ -45,6 +50,15 @@ export interface StartOptions {
  * on a skewed clock) with the local cluster's kubeconfig; stops it when the test ends.
  */
 export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
+  const operator = await spawnOperator(options);
+  t.after(async () => {
+    await operator.stop('SIGKILL');
+  });
+  return operator;
+}
+
+/** As startOperator, for callers that are not tests (the demo): the caller stops the process. */
+export async function spawnOperator(options: StartOptions): Promise<OperatorProcess> {
   await clusterKubeConfig();
   const [freePort, metricsPort] = (await freePorts(2)) as [number, number];
   const port = options.port ?? freePort;
@@ -65,6 +79,7 @@ export async function startOperator(t: TestContext, options: StartOptions): Prom
       '--bind-address=127.0.0.1',
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       '--log-level=debug',
+      `--shutdown-delay=${options.shutdownDelay ?? '0s'}`,
       ...(options.args ?? []),
     ],
     {
@@ -95,9 +110,6 @@ export async function startOperator(t: TestContext, options: StartOptions): Prom
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  t.after(async () => {
-    await stop('SIGKILL');
-  });
   return { namespace: options.namespace, port, webhookPort, metricsPort, child, logs, stop, exited };
 }
 

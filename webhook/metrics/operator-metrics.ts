@@ -120,7 +120,14 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly leader = new Gauge({
+    name: 'admission_leader',
+    help: '1 while this replica holds the admission-operator Lease (it alone writes the Secret and the webhook configurations), else 0.',
+    registers: [this.registry],
+  });
+
   constructor() {
+    this.leader.set(0);
     collectDefaultMetrics({ register: this.registry });
   }
 }

@@ -39,6 +39,7 @@ const DROP_LOG_INTERVAL_MS = 10_000;
 export class AdmissionHttpsServer {
   private server: Server | undefined;
   private current: ServingCertificate | undefined;
+  private draining = false;
 
   constructor(
     private readonly app: Koa,
@@ -60,6 +61,9 @@ export class AdmissionHttpsServer {
         connectionsCheckingInterval: Math.min(1000, this.limits.requestTimeoutMs / 4),
       },
       (req, res) => {
+        // A draining replica answers, but closes the connection after each answer, so a client that
+        // keeps connections alive dials again and reaches a replica that is staying.
+        if (this.draining) res.setHeader('Connection', 'close');
         void handle(req, res);
       },
     );
@@ -123,6 +127,19 @@ export class AdmissionHttpsServer {
     });
     this.metrics.certificateReloads.inc();
     this.logger.info('admission server reloaded its serving certificate');
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /**
+   * Starts the drain: requests are still answered, each with `Connection: close`, so their
+   * clients reconnect elsewhere. Idle connections are left open until close(): closing one now
+   * could race a review the client is already sending on it, which it would not retry.
+   */
+  drain(): void {
+    this.draining = true;
   }
 
   /** Stops accepting, lets requests in flight finish (up to `graceMs`), then closes everything. */

@@ -92,4 +92,13 @@ describe('operator options', () => {
     );
     assert.throws(() => parseOptions(['--webhook-overrides=[1'], {}), /--webhook-overrides: not valid JSON/);
   });
+
+  it('leaves --shutdown-delay to the start-up when not given, and accepts 0 to turn the drain off', () => {
+    assert.equal(options([]).shutdownDelayMs, undefined);
+    assert.equal(options(['--shutdown-delay=0']).shutdownDelayMs, 0);
+    assert.equal(options([], { ADMISSION_SHUTDOWN_DELAY: '2s' }).shutdownDelayMs, 2000);
+    assert.equal(options(['--shutdown-delay=500ms']).shutdownDelayMs, 500);
+    assert.throws(() => parseOptions(['--shutdown-delay=-1s'], {}), /--shutdown-delay: must not be negative/);
+    assert.throws(() => parseOptions(['--shutdown-delay=5'], {}), /--shutdown-delay: missing unit/);
+  });
 });

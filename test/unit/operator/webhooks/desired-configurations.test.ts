@@ -4,6 +4,8 @@ import {
   desiredMutating,
   desiredValidating,
   findDrift,
+  mergeOwnerReferences,
+  ownerReferenceDrift,
   trustsCa,
 } from '../../../../operator/webhooks/desired-configurations.js';
 import { parseFeatureGates } from '../../../../webhook/feature-gates.js';
@@ -67,5 +69,50 @@ describe('desired webhook configurations', () => {
       trustsCa(configuration, '-----BEGIN CERTIFICATE-----\nREVG\n-----END CERTIFICATE-----\n'),
       false,
     );
+  });
+
+  describe('owner references', () => {
+    const chartRole = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      name: 'admission-operator',
+      uid: 'uid-1',
+      blockOwnerDeletion: false,
+    };
+    const helmOwner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'uid-9' };
+
+    /** What the reconciler does, pass after pass: repair while drifting, keeping what a replace keeps. */
+    function passesUntilSettled(
+      owner: typeof chartRole | undefined,
+      live: (typeof chartRole | typeof helmOwner)[] | undefined,
+    ): number {
+      let stored = live;
+      for (let pass = 0; pass < 5; pass++) {
+        if (ownerReferenceDrift(owner, stored) === undefined) return pass;
+        stored = mergeOwnerReferences(owner, stored);
+      }
+      return Infinity;
+    }
+
+    it('settles at once when the owner ClusterRole is missing but the live objects carry owner references', () => {
+      // The resolver found no ClusterRole: nothing to set, so nothing to repair (this used to loop).
+      assert.equal(ownerReferenceDrift(undefined, [chartRole]), undefined);
+      assert.equal(passesUntilSettled(undefined, [chartRole, helmOwner]), 0);
+      assert.deepEqual(mergeOwnerReferences(undefined, [chartRole]), [chartRole]);
+    });
+
+    it('adds a missing owner once, keeping the references of others', () => {
+      assert.equal(ownerReferenceDrift(chartRole, [helmOwner]), 'metadata.ownerReferences');
+      assert.deepEqual(mergeOwnerReferences(chartRole, [helmOwner]), [helmOwner, chartRole]);
+      assert.equal(passesUntilSettled(chartRole, [helmOwner]), 1);
+      assert.equal(passesUntilSettled(chartRole, undefined), 1);
+    });
+
+    it('replaces the reference to a recreated owner (same name, new uid) in one pass', () => {
+      const stale = { ...chartRole, uid: 'uid-0' };
+      assert.match(ownerReferenceDrift(chartRole, [stale]) ?? '', /^metadata\.ownerReferences\[0\]/);
+      assert.deepEqual(mergeOwnerReferences(chartRole, [stale]), [chartRole]);
+      assert.equal(passesUntilSettled(chartRole, [stale]), 1);
+    });
   });
 });

@@ -1,0 +1,121 @@
+/**
+ * Several operator replicas behind the test balancer, as a Deployment behind its Service: every
+ * replica runs in URL mode with the balancer's address in the webhook URLs, listens on a port
+ * of its own and shares the namespace (so the Secret). Also a steady stream of pod creates
+ * through the API server, recording each failure with its time.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePorts } from '../../scripts/cluster/control-plane.js';
+import type { TcpBalancer } from './balancer.js';
+import { createPod, waitFor } from './cluster.js';
+import type { OperatorProcess, StartOptions } from './operator.js';
+
+export type Starter = (options: StartOptions) => Promise<OperatorProcess>;
+
+export class Replicas {
+  readonly members: OperatorProcess[] = [];
+
+  constructor(
+    private readonly balancer: TcpBalancer,
+    private readonly start: Starter,
+    private readonly options: Omit<StartOptions, 'port' | 'webhookPort'>,
+  ) {}
+
+  /** Starts one more replica and adds it to the balancer (it gets traffic once ready). */
+  async add(): Promise<OperatorProcess> {
+    const [port] = (await freePorts(1)) as [number];
+    const replica = await this.start({ ...this.options, port, webhookPort: this.balancer.port });
+    this.balancer.add(port);
+    this.members.push(replica);
+    return replica;
+  }
+
+  /** Waits until the balancer sends connections to `replica` (it passed a readiness probe). */
+  async inService(replica: OperatorProcess, timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      `replica ${replica.port} to be in service`,
+      () => Promise.resolve(this.balancer.readyPorts().includes(replica.port)),
+      { timeoutMs, intervalMs: 100 },
+    );
+  }
+
+  /**
+   * Replaces the replica at `index` as a rolling update does: SIGTERM, wait for it to exit, remove
+   * its endpoint (its pod is gone), start a new one and wait until it is in service.
+   */
+  async restart(index: number): Promise<{ exitCode: number | null; replica: OperatorProcess }> {
+    const old = this.members[index];
+    if (!old) throw new Error(`no replica ${index}`);
+    const exitCode = await old.stop('SIGTERM');
+    this.balancer.remove(old.port);
+    this.members.splice(index, 1);
+    const replica = await this.add();
+    // Keep the order: the new replica takes the old one's place.
+    this.members.splice(this.members.indexOf(replica), 1);
+    this.members.splice(index, 0, replica);
+    await this.inService(replica);
+    return { exitCode, replica };
+  }
+}
+
+export interface Attempt {
+  startedAt: number;
+  endedAt: number;
+  /** The API server's message when the create failed. */
+  error?: string;
+}
+
+export interface PodStream {
+  /** Stops sending, waits for the creates in flight and returns every attempt. */
+  stop: () => Promise<Attempt[]>;
+  /** Attempts finished so far. */
+  attempts: () => readonly Attempt[];
+}
+
+function messageOf(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      return (JSON.parse(body) as { message?: string }).message ?? body;
+    } catch {
+      return body;
+    }
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Creates pods in `namespace` at `perSecond`, each on its own (a slow one does not delay the next). */
+export function podStream(namespace: string, perSecond = 20): PodStream {
+  const attempts: Attempt[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let running = true;
+  const loop = (async (): Promise<void> => {
+    const interval = 1000 / perSecond;
+    let next = Date.now();
+    while (running) {
+      const startedAt = Date.now();
+      const attempt: Promise<void> = createPod(namespace)
+        .then(() => {
+          attempts.push({ startedAt, endedAt: Date.now() });
+        })
+        .catch((error: unknown) => {
+          attempts.push({ startedAt, endedAt: Date.now(), error: messageOf(error) });
+        })
+        .finally(() => {
+          inFlight.delete(attempt);
+        });
+      inFlight.add(attempt);
+      next += interval;
+      await sleep(Math.max(0, next - Date.now()));
+    }
+  })();
+  return {
+    attempts: () => attempts,
+    stop: async () => {
+      running = false;
+      await loop;
+      await Promise.all([...inFlight]);
+      return attempts.sort((a, b) => a.startedAt - b.startedAt);
+    },
+  };
+}

@@ -1,0 +1,287 @@
+/**
+ * Several replicas behind one address, called by the real API server: a rolling restart and a
+ * CA rotation refuse no pod, a kill -9 refuses pods only within the endpoint-removal window the
+ * balancer models, SIGTERM fails /readyz at once while reviews are still answered, and the
+ * quota bound across two replicas (each keeps its own ledger) is measured.
+ *
+ * The replicas sit behind test/harness/balancer.ts: readiness probed every 1 s, each answer
+ * taking effect 1 s later, so a replica that stops being ready still gets new connections for
+ * up to 2 s. Every replica writes the configurations (same table, same Secret), which is fine
+ * for these tests.
+ */
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { describe, it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { splitPemCertificates } from '../../operator/certificates/x509.js';
+import { TcpBalancer } from '../harness/balancer.js';
+import {
+  clusterKubeConfig,
+  createPod,
+  installCrds,
+  kubectl,
+  podReadyNamespace,
+  testNamespace,
+  waitFor,
+} from '../harness/cluster.js';
+import {
+  deleteConfigurations,
+  httpGet,
+  httpsCall,
+  logsMatching,
+  readSecret,
+  secretValue,
+  startOperator,
+  waitForPublishedSecret,
+  type StartOptions,
+} from '../harness/operator.js';
+import { Replicas, podStream, type Attempt } from '../harness/replicas.js';
+
+/** The drain the replicas run with: the chart's default, above the balancer's 2 s removal window. */
+const SHUTDOWN_DELAY = '5s';
+
+interface Setup {
+  balancer: TcpBalancer;
+  replicas: Replicas;
+  namespace: string;
+  workload: string;
+}
+
+/** Two (or `count`) replicas behind a balancer, in service, and a namespace their pod webhooks see. */
+async function replicated(
+  t: TestContext,
+  options: Omit<StartOptions, 'namespace' | 'port' | 'webhookPort'> = {},
+  count = 2,
+): Promise<Setup> {
+  // Registered first, so it runs first: a replica still running would recreate what is deleted.
+  const started: { replicas?: Replicas } = {};
+  t.after(async () => {
+    await Promise.all((started.replicas?.members ?? []).map((replica) => replica.stop('SIGKILL')));
+    await deleteConfigurations();
+  });
+  const namespace = await testNamespace(t, 'op');
+  const workload = await podReadyNamespace(t);
+  const balancer = new TcpBalancer();
+  await balancer.listen();
+  t.after(() => balancer.close());
+  const replicas = new Replicas(balancer, (start) => startOperator(t, start), {
+    namespace,
+    shutdownDelay: SHUTDOWN_DELAY,
+    ...options,
+  });
+  started.replicas = replicas;
+  // The first replica issues the Secret before the others start; replicas starting at the same
+  // instant are covered by certificate-rotation.test.ts.
+  await replicas.add();
+  await waitForPublishedSecret(namespace, 30_000);
+  for (let i = 1; i < count; i++) await replicas.add();
+  for (const replica of replicas.members) await replicas.inService(replica);
+  await waitFor('a pod admitted through the balancer', () => createPod(workload), { timeoutMs: 30_000 });
+  return { balancer, replicas, namespace, workload };
+}
+
+function failuresOf(attempts: readonly Attempt[]): Attempt[] {
+  return attempts.filter((attempt) => attempt.error !== undefined);
+}
+
+function summary(attempts: readonly Attempt[]): string {
+  const failed = failuresOf(attempts);
+  const first = failed.slice(0, 3).map((attempt) => attempt.error);
+  return `${attempts.length - failed.length} admitted, ${failed.length} failed${first.length ? `: ${first.join(' | ')}` : ''}`;
+}
+
+describe('several replicas behind one address', () => {
+  it('refuses no pod while every replica is restarted one at a time under 20 creates/s', async (t) => {
+    const { balancer, replicas, workload } = await replicated(t);
+    const stream = podStream(workload, 20);
+    await sleep(2000);
+    for (let index = 0; index < replicas.members.length; index++) {
+      const { exitCode } = await replicas.restart(index);
+      assert.equal(exitCode, 0, `replica ${index} exits cleanly after its drain`);
+      await sleep(1000);
+    }
+    await sleep(2000);
+    const attempts = await stream.stop();
+    t.diagnostic(`rolling restart of 2 replicas: ${summary(attempts)}`);
+    t.diagnostic(`connections per replica port: ${JSON.stringify(balancer.stats().connections)}`);
+    assert.deepEqual(failuresOf(attempts), []);
+    assert.ok(attempts.length > 100, `only ${attempts.length} creates were tried`);
+  });
+
+  it('refuses pods only within the endpoint-removal window when a replica is killed with -9', async (t) => {
+    const { balancer, replicas, workload } = await replicated(t);
+    const stream = podStream(workload, 20);
+    await sleep(2000);
+    const victim = replicas.members[0]!;
+    const killedAt = Date.now();
+    await victim.stop('SIGKILL');
+    await waitFor('the dead replica to leave the balancer', () =>
+      Promise.resolve(!balancer.readyPorts().includes(victim.port)),
+    );
+    const removedAfter = Date.now() - killedAt;
+    await sleep(4000);
+    const attempts = await stream.stop();
+    const failed = failuresOf(attempts);
+    // A create fails when it was sent to the dead replica: in flight at the kill, or routed to it
+    // before its endpoint was removed. Either way it ends within the window plus one round trip.
+    const windowEnd = killedAt + balancer.removalWindowMs + 1000;
+    const late = failed.filter(
+      (attempt) => attempt.endedAt > windowEnd || attempt.startedAt < killedAt - 1000,
+    );
+    t.diagnostic(
+      `kill -9 of 1 of 2 replicas: ${summary(attempts)}; endpoint removed ${removedAfter} ms after the kill ` +
+        `(window modelled: ${balancer.removalWindowMs} ms); failures ended ` +
+        `${failed.map((attempt) => attempt.endedAt - killedAt).join(', ') || 'none'} ms after the kill`,
+    );
+    assert.deepEqual(late, [], 'every failure lies within the removal window');
+    assert.ok(removedAfter <= balancer.removalWindowMs + 1000, `removed after ${removedAfter} ms`);
+    // The creates the window can hold at 20/s, each of which may have reached the dead replica.
+    assert.ok(
+      failed.length <= Math.ceil((balancer.removalWindowMs + 1000) / 50),
+      `${failed.length} failures`,
+    );
+    const after = attempts.filter((attempt) => attempt.startedAt > windowEnd);
+    assert.ok(after.length > 40, `only ${after.length} creates after the window`);
+  });
+
+  it('answers /readyz 503 within 100 ms of SIGTERM while reviews are still answered during the delay', async (t) => {
+    const { replicas, namespace, workload } = await replicated(t);
+    const ca = secretValue(await readSecret(namespace), 'ca.crt');
+    const replica = replicas.members[0]!;
+    assert.equal((await httpsCall(replica.port, '/readyz', { ca })).status, 200);
+    const stream = podStream(workload, 20);
+    await sleep(1000);
+    const signalled = Date.now();
+    replica.child.kill('SIGTERM');
+    // Polled as fast as a request comes back; the first 503 bounds the time from above.
+    const firstUnready = await waitFor(
+      '/readyz to answer 503',
+      async () =>
+        (await httpsCall(replica.port, '/readyz', { ca })).status === 503 ? Date.now() : undefined,
+      { timeoutMs: 5000, intervalMs: 5 },
+    );
+    const unreadyAfter = firstUnready - signalled;
+    const exitCode = await replica.exited;
+    const exitedAfter = Date.now() - signalled;
+    await sleep(1000);
+    const attempts = await stream.stop();
+    // Reviews the API server sent to the draining replica and got answered, after /readyz failed.
+    const drained = logsMatching(replica, /admission decision/).filter(
+      (line) => Number(line.time) > firstUnready,
+    ).length;
+    t.diagnostic(
+      `after SIGTERM: /readyz 503 within ${unreadyAfter} ms; ${drained} reviews answered by the draining ` +
+        `replica after that; exited ${exitedAfter} ms after the signal (delay ${SHUTDOWN_DELAY}); ` +
+        `creates meanwhile: ${summary(attempts)}`,
+    );
+    assert.ok(unreadyAfter <= 100, `/readyz failed ${unreadyAfter} ms after SIGTERM`);
+    assert.ok(drained > 0, 'the API server was answered by the draining replica after /readyz failed');
+    assert.ok(exitedAfter >= 5000, 'it served for the whole delay');
+    assert.equal(exitCode, 0);
+    assert.deepEqual(failuresOf(attempts), []);
+  });
+
+  // Only the elected leader rotates: before leader election, the two replicas fought over the
+  // caBundle during a rotation and about 35 creates failed.
+  it('refuses no pod across a CA rotation with two replicas under load, with at most two CAs in the bundle', async (t) => {
+    const { replicas, namespace, workload } = await replicated(t, {
+      args: [
+        '--cert-lifetime=6s',
+        '--cert-renew-before=3s',
+        '--ca-lifetime=24s',
+        '--ca-renew-before=10s',
+        '--bundle-propagation=1s',
+      ],
+    });
+    const caSerials = new Set<string>();
+    let mostCas = 0;
+    let stop = false;
+    const observer = (async (): Promise<void> => {
+      while (!stop) {
+        const bundle = splitPemCertificates(secretValue(await readSecret(namespace), 'ca.crt'));
+        mostCas = Math.max(mostCas, bundle.length);
+        for (const pem of bundle) caSerials.add(new X509Certificate(pem).serialNumber);
+        await sleep(200);
+      }
+    })();
+    const initialCas = await waitFor('the first CA', () => Promise.resolve(caSerials.size || undefined));
+    const stream = podStream(workload, 20);
+    await waitFor('a CA rotation', () => Promise.resolve(caSerials.size >= initialCas + 1), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    // Past the rotation's serving-certificate switch (bundle propagation and a serving renewal).
+    await sleep(8000);
+    const attempts = await stream.stop();
+    stop = true;
+    await observer;
+    t.diagnostic(
+      `CA rotation with 2 replicas: ${summary(attempts)}; ${caSerials.size} CAs seen, at most ${mostCas} in the bundle`,
+    );
+    assert.deepEqual(failuresOf(attempts), []);
+    assert.ok(mostCas <= 2, `${mostCas} CAs in the bundle`);
+    assert.ok(attempts.length > 100);
+    for (const replica of replicas.members) assert.equal(replica.child.exitCode, null);
+  });
+
+  it('admits between 6 and 12 of 12 concurrent 500m pods into a 3-CPU quota with two replicas (10 runs)', async (t) => {
+    await installCrds('elasticquotas.scheduling.sigs.k8s.io');
+    const { replicas, workload } = await replicated(t);
+    const P = 'quota.scheduling.koordinator.sh';
+    const runs = 10;
+    const quotas = Array.from({ length: runs }, (_, run) => `q${run}-${workload}`);
+    for (const quota of quotas) {
+      await kubectl(
+        ['apply', '-f', '-'],
+        [
+          'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
+          'kind: ElasticQuota',
+          'metadata:',
+          `  name: ${quota}`,
+          `  namespace: ${workload}`,
+          'spec:',
+          '  min: {cpu: "0"}',
+          '  max: {cpu: "3"}',
+          '',
+        ].join('\n'),
+      );
+    }
+    // Every replica must know every quota before the burst (a pod naming an unknown quota is refused).
+    for (const replica of replicas.members) {
+      await waitFor(`replica ${replica.port} to know the quotas`, async () => {
+        const view = JSON.parse((await httpGet(replica.metricsPort, '/elasticQuota')).body) as {
+          quotas: Record<string, unknown>;
+        };
+        return quotas.every((quota) => quota in view.quotas);
+      });
+    }
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const podIn = (quota: string): V1Pod => ({
+      metadata: { generateName: 'worker-', labels: { [`${P}/name`]: quota } },
+      spec: {
+        containers: [
+          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '500m' } } },
+        ],
+      },
+    });
+    const admittedPerRun: number[] = [];
+    for (const quota of quotas) {
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, () =>
+          core.createNamespacedPod({ namespace: workload, body: podIn(quota) }),
+        ),
+      );
+      admittedPerRun.push(results.filter((result) => result.status === 'fulfilled').length);
+    }
+    t.diagnostic(
+      `admitted of 12 concurrent 500m pods into a 3-CPU quota, 2 replicas, ${runs} runs: ${admittedPerRun.join(', ')} ` +
+        `(max ${Math.max(...admittedPerRun)}, over the quota in ${admittedPerRun.filter((n) => n > 6).length} runs)`,
+    );
+    // What holds whatever the timing: a replica refuses only once admitted pods fill the quota
+    // (at least 6 in), and each replica alone never admits past the quota (at most 6 each).
+    for (const admitted of admittedPerRun) {
+      assert.ok(admitted >= 6 && admitted <= 12, `${admitted} admitted`);
+    }
+  });
+});

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import {
+  LeaderElector,
+  leaderIdentity,
+  type Clock,
+  type LeaseApi,
+  type LeaseRecord,
+  type StoredLease,
+} from '../../../../operator/kube/leader-election.js';
+
+const logger = pino({ level: 'silent' });
+const TIMINGS = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** A clock whose time moves only when the test advances it; timers fire in order. */
+class FakeClock implements Clock {
+  private ms = 1_000_000;
+  private nextId = 1;
+  private readonly timers = new Map<number, { at: number; callback: () => void }>();
+
+  now(): Date {
+    return new Date(this.ms);
+  }
+  monotonic(): number {
+    return this.ms;
+  }
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.timers.set(id, { at: this.ms + ms, callback });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+
+  /** Moves time forward by `ms`, firing due timers and letting their promises settle. */
+  async advance(ms: number): Promise<void> {
+    const end = this.ms + ms;
+    for (;;) {
+      await settle();
+      const due = [...this.timers.entries()]
+        .filter(([, timer]) => timer.at <= end)
+        .sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.ms = Math.max(this.ms, due[1].at);
+      due[1].callback();
+    }
+    this.ms = end;
+    await settle();
+  }
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise<void>((done) => setImmediate(done));
+}
+
+/** One Lease object with resourceVersion-guarded writes, as the API server keeps it. */
+class FakeLeaseStore {
+  lease: StoredLease | undefined;
+  private version = 0;
+  /** While set, every call fails (an unreachable API server). */
+  down = false;
+  writes = 0;
+
+  conflict(): Error {
+    return Object.assign(new Error('conflict'), { code: 409 });
+  }
+
+  api(): LeaseApi {
+    return {
+      get: () => {
+        if (this.down) return Promise.reject(new Error('connection refused'));
+        return Promise.resolve(this.lease && { ...this.lease, record: { ...this.lease.record } });
+      },
+      create: (record: LeaseRecord) => {
+        if (this.down) return Promise.reject(new Error('connection refused'));
+        if (this.lease) return Promise.reject(this.conflict());
+        this.lease = { record: { ...record }, resourceVersion: String(++this.version) };
+        this.writes++;
+        return Promise.resolve();
+      },
+      update: (record: LeaseRecord, resourceVersion: string) => {
+        if (this.down) return Promise.reject(new Error('connection refused'));
+        if (!this.lease || this.lease.resourceVersion !== resourceVersion)
+          return Promise.reject(this.conflict());
+        this.lease = { record: { ...record }, resourceVersion: String(++this.version) };
+        this.writes++;
+        return Promise.resolve();
+      },
+    };
+  }
+}
+
+function elector(
+  identity: string,
+  store: FakeLeaseStore,
+  clock: FakeClock,
+  transitions: boolean[] = [],
+): LeaderElector {
+  return new LeaderElector({
+    identity,
+    api: store.api(),
+    timings: TIMINGS,
+    logger,
+    clock,
+    onTransition: (leading) => transitions.push(leading),
+  });
+}
+
+describe('leader election', () => {
+  it('creates the missing Lease and leads at once', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const transitions: boolean[] = [];
+    const a = elector('a', store, clock, transitions);
+    a.start();
+    await clock.advance(0);
+    assert.equal(a.isLeader(), true);
+    assert.deepEqual(transitions, [true]);
+    assert.equal(store.lease?.record.holderIdentity, 'a');
+    assert.equal(store.lease?.record.leaseDurationSeconds, 15);
+    await a.stop();
+  });
+
+  it('keeps one leader among candidates, renewing every retry period', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = elector('a', store, clock);
+    const b = elector('b', store, clock);
+    a.start();
+    await clock.advance(0);
+    b.start();
+    for (let second = 0; second < 60; second++) {
+      await clock.advance(1000);
+      assert.equal(a.isLeader(), true, `a at ${second} s`);
+      assert.equal(b.isLeader(), false, `b at ${second} s`);
+    }
+    // One renewal per retry period (2 s), plus the create.
+    assert.equal(store.writes, 31);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('lets another candidate take over only after a whole lease duration without renewal', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = elector('a', store, clock);
+    const bTransitions: boolean[] = [];
+    const b = elector('b', store, clock, bTransitions);
+    a.start();
+    await clock.advance(0);
+    b.start();
+    await clock.advance(1000);
+    // a dies without releasing (SIGKILL): it stops, and the Lease is left as a last renewed it.
+    const lastRenewed = store.lease!;
+    await a.stop();
+    store.lease = { record: { ...lastRenewed.record }, resourceVersion: '1000' };
+    const killedAt = clock.monotonic();
+    let tookOverAt: number | undefined;
+    for (let step = 0; step < 40 && tookOverAt === undefined; step++) {
+      await clock.advance(500);
+      if (b.isLeader()) tookOverAt = clock.monotonic();
+    }
+    assert.ok(tookOverAt !== undefined, 'b never took over');
+    const waited = tookOverAt - killedAt;
+    assert.ok(waited >= 15_000 - 1000, `took over after ${waited} ms, before the lease expired`);
+    assert.ok(waited <= 15_000 + 2_000 + 500, `took over after ${waited} ms, more than a lease and a retry`);
+    assert.equal(store.lease?.record.holderIdentity, 'b');
+    assert.equal(store.lease?.record.leaseTransitions, 1);
+    assert.deepEqual(bTransitions, [true]);
+    await b.stop();
+  });
+
+  it('judges expiry on its own clock, not the renewTime written by a skewed holder', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    // A holder whose clock ran an hour behind: its renewTime looks long expired.
+    store.lease = {
+      record: {
+        holderIdentity: 'skewed',
+        leaseDurationSeconds: 15,
+        renewTime: new Date(clock.now().getTime() - 3600_000),
+        leaseTransitions: 0,
+      },
+      resourceVersion: '7',
+    };
+    const b = elector('b', store, clock);
+    b.start();
+    await clock.advance(10_000);
+    assert.equal(b.isLeader(), false, 'took a lease its holder may still be renewing');
+    await clock.advance(8_000);
+    assert.equal(b.isLeader(), true);
+    await b.stop();
+  });
+
+  it('stops leading when it cannot renew within the renew deadline, before the lease expires for others', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const transitions: boolean[] = [];
+    const a = elector('a', store, clock, transitions);
+    a.start();
+    await clock.advance(0);
+    const lastRenewal = clock.monotonic();
+    store.down = true;
+    let lostAt: number | undefined;
+    for (let step = 0; step < 30 && lostAt === undefined; step++) {
+      await clock.advance(500);
+      if (!a.isLeader()) lostAt = clock.monotonic();
+    }
+    assert.ok(lostAt !== undefined);
+    assert.ok(
+      lostAt - lastRenewal <= 10_000,
+      `still leading ${lostAt - lastRenewal} ms after the last renewal`,
+    );
+    assert.deepEqual(transitions, [true, false]);
+    // Back online, the lease (still its own) is renewed and it leads again.
+    store.down = false;
+    await clock.advance(2_000);
+    assert.equal(a.isLeader(), true);
+    assert.deepEqual(transitions, [true, false, true]);
+    await a.stop();
+  });
+
+  it('is not the leader once the renew deadline has passed, even before any timer fires (a suspended process)', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = elector('a', store, clock);
+    a.start();
+    await clock.advance(0);
+    // Time jumps without timers firing, as for a process stopped with SIGSTOP.
+    (clock as unknown as { ms: number }).ms += 12_000;
+    assert.equal(a.isLeader(), false);
+    await a.stop();
+  });
+
+  it('steps down when another replica holds the lease', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const transitions: boolean[] = [];
+    const a = elector('a', store, clock, transitions);
+    a.start();
+    await clock.advance(0);
+    // Someone else took it (say a was partitioned and the lease expired for the others).
+    store.lease = { record: { ...store.lease!.record, holderIdentity: 'b' }, resourceVersion: '99' };
+    await clock.advance(2_000);
+    assert.equal(a.isLeader(), false);
+    assert.deepEqual(transitions, [true, false]);
+    await a.stop();
+  });
+
+  it('releases the lease on stop, so a successor takes over on its next try', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const aTransitions: boolean[] = [];
+    const a = elector('a', store, clock, aTransitions);
+    const b = elector('b', store, clock);
+    a.start();
+    await clock.advance(0);
+    b.start();
+    await clock.advance(1_000);
+    await a.stop();
+    assert.equal(a.isLeader(), false);
+    assert.deepEqual(aTransitions, [true, false]);
+    assert.equal(store.lease?.record.holderIdentity, '');
+    await clock.advance(2_000);
+    assert.equal(b.isLeader(), true);
+    await b.stop();
+  });
+
+  it('loses a race for the same version without leading (resourceVersion-guarded)', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    store.lease = { record: { holderIdentity: '' }, resourceVersion: '1' };
+    const api = store.api();
+    // Another candidate writes between our read and our update.
+    const racing: LeaseApi = {
+      get: async () => {
+        const read = await api.get();
+        store.lease = { record: { holderIdentity: 'b', leaseDurationSeconds: 15 }, resourceVersion: '2' };
+        return read;
+      },
+      create: (record) => api.create(record),
+      update: (record, version) => api.update(record, version),
+    };
+    const a = new LeaderElector({ identity: 'a', api: racing, timings: TIMINGS, logger, clock });
+    a.start();
+    await clock.advance(0);
+    assert.equal(a.isLeader(), false);
+    assert.equal(store.lease.record.holderIdentity, 'b');
+    await a.stop();
+  });
+
+  it('refuses timings where a leader could still write after its lease expired for others', () => {
+    assert.throws(
+      () =>
+        new LeaderElector({
+          identity: 'a',
+          api: new FakeLeaseStore().api(),
+          timings: { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+          logger,
+        }),
+      /renew deadline must be shorter than the lease duration/,
+    );
+  });
+
+  it('names itself after the pod with a random suffix', () => {
+    assert.equal(leaderIdentity({ POD_NAME: 'op-1', HOSTNAME: 'h' }, 'abcd'), 'op-1_abcd');
+    assert.equal(leaderIdentity({ HOSTNAME: 'h' }, 'abcd'), 'h_abcd');
+    assert.notEqual(leaderIdentity({ POD_NAME: 'op-1' }), leaderIdentity({ POD_NAME: 'op-1' }));
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * The drain before a stop, on a real TLS socket: once draining, reviews are still answered but
+ * each connection is closed after its answer, so a client that keeps connections alive dials
+ * again (and a balancer sends it elsewhere); close() then refuses new connections while a
+ * request already being read is finished.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { connect, type TLSSocket } from 'node:tls';
+import { pino } from 'pino';
+import { allow } from '../../../../webhook/admission/decisions.js';
+import { createCertificateAuthority, issueCertificate } from '../../../../operator/certificates/x509.js';
+import { createAdmissionApp } from '../../../../webhook/server/app.js';
+import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { stateSnapshot } from '../../../harness/state.js';
+
+const REVIEW = JSON.stringify({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request: {
+    uid: 'drain-1',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    operation: 'CREATE',
+    namespace: 'default',
+    name: 'p',
+    userInfo: { username: 'tester' },
+    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: {} },
+  },
+});
+
+const post = (keepAlive: boolean): string =>
+  'POST /validate-pod HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+  `Content-Length: ${Buffer.byteLength(REVIEW)}\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n${REVIEW}`;
+
+describe('admission server drain', () => {
+  const metrics = new OperatorMetrics();
+  let server: AdmissionHttpsServer;
+  let port = 0;
+  let ca = '';
+
+  before(async () => {
+    const authority = await createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 3600_000 });
+    const leaf = await issueCertificate(
+      {
+        commonName: 'localhost',
+        usage: 'server',
+        lifetimeMs: 3600_000,
+        dnsNames: ['localhost'],
+        ipAddresses: ['127.0.0.1'],
+      },
+      authority,
+    );
+    ca = authority.certificatePem;
+    const app = createAdmissionApp({
+      webhooks: () => [
+        {
+          name: 'allow.test.io',
+          path: '/validate-pod',
+          type: 'validating',
+          resourceRules: [],
+          failurePolicy: 'Fail',
+          timeoutSeconds: 10,
+          namespaceSelector: {},
+          objectSelector: {},
+          matchConditions: [],
+          featureGate: 'PodValidatingWebhook',
+          handler: () => allow(),
+        },
+      ],
+      state: () => stateSnapshot(),
+      readiness: () => Promise.resolve({ ready: true, checks: {} }),
+      metrics,
+      logger: pino({ level: 'silent' }),
+    });
+    server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
+    port = await server.listen(0, '127.0.0.1', {
+      certificatePem: leaf.certificatePem,
+      privateKeyPem: leaf.privateKeyPem,
+    });
+  });
+  after(async () => {
+    await server.close(100);
+  });
+
+  const open = (): Promise<TLSSocket> =>
+    new Promise((resolvePromise, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+        resolvePromise(socket);
+      });
+      socket.once('error', reject);
+    });
+
+  /** Resolves with what arrived once `pattern` has arrived, or once the socket closed. */
+  const received = (socket: TLSSocket, pattern: RegExp): Promise<{ text: string; closed: boolean }> =>
+    new Promise((resolvePromise) => {
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (pattern.test(text)) resolvePromise({ text, closed: false });
+      });
+      socket.on('error', () => undefined);
+      socket.once('close', () => {
+        resolvePromise({ text, closed: true });
+      });
+    });
+
+  const closedSocket = (socket: TLSSocket): Promise<void> =>
+    new Promise((resolvePromise) => {
+      if (socket.closed) resolvePromise();
+      else
+        socket.once('close', () => {
+          resolvePromise();
+        });
+    });
+
+  it('keeps answering while draining, each answer closing its connection, then finishes what is in flight', async () => {
+    // Before the drain: a keep-alive connection stays open after its answer.
+    const kept = await open();
+    const first = received(kept, /"uid":"drain-1"/);
+    kept.write(post(true));
+    const before = await first;
+    assert.match(before.text, /^HTTP\/1\.1 200/);
+    assert.match(before.text, /Connection: keep-alive/i);
+    assert.equal(before.closed, false);
+
+    server.drain();
+    assert.equal(server.isDraining, true);
+    // The same kept-alive connection is still answered, and closed after the answer.
+    const during = received(kept, /$^/);
+    kept.write(post(true));
+    const answer = await during;
+    assert.match(answer.text, /^HTTP\/1\.1 200/);
+    assert.match(answer.text, /Connection: close/i);
+    assert.match(answer.text, /"allowed":true/);
+    assert.equal(answer.closed, true);
+
+    // A request whose body is still arriving when the server closes is answered.
+    const slow = await open();
+    const slowAnswer = received(slow, /$^/);
+    const request = post(false);
+    slow.write(request.slice(0, request.length - 10));
+    await new Promise((resolveTimer) => setTimeout(resolveTimer, 50));
+    const closing = server.close(5000);
+    // New connections are refused once close() has run.
+    await assert.rejects(open());
+    slow.write(request.slice(request.length - 10));
+    const finished = await slowAnswer;
+    assert.match(finished.text, /^HTTP\/1\.1 200/);
+    assert.match(finished.text, /"allowed":true/);
+    await closing;
+    await closedSocket(slow);
+  });
+});
