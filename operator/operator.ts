@@ -24,6 +24,7 @@ import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
 import { verifyHandshake, type HandshakeTarget } from './readiness.js';
+import { PeriodicAudit } from './audit/periodic-audit.js';
 import { EnforcementTracker } from './store/enforcement-tracker.js';
 import { StateStore } from './store/state-store.js';
 import { ConfigurationReconciler } from './webhooks/configuration-reconciler.js';
@@ -193,9 +194,24 @@ export async function runOperator(
     certificates.request();
   });
 
+  const audit =
+    options.auditIntervalMs > 0
+      ? new PeriodicAudit({
+          intervalMs: options.auditIntervalMs,
+          kubeConfig,
+          store,
+          webhooks: () => webhooks,
+          configMaps,
+          isLeader,
+          events,
+          metrics,
+          logger,
+        })
+      : undefined;
   const storeStarted = store.start().then(() => {
     logger.info('state store synced');
     configurations.request();
+    audit?.start();
   });
   elector.start();
   await configurations.start();
@@ -284,7 +300,7 @@ export async function runOperator(
     stop: async () => {
       // Stop writing and hand the lease over at once, so a rolling restart does not wait for it
       // to expire; stop taking requests; a normal stop never deletes the webhook configurations.
-      await Promise.all([elector.stop(), server.close(options.shutdownGraceMs)]);
+      await Promise.all([elector.stop(), server.close(options.shutdownGraceMs), audit?.stop()]);
       await Promise.all([metricsServer.close(), certificates.stop(), configurations.stop(), store.stop()]);
     },
   };

@@ -27,6 +27,7 @@ export interface AuditFinding {
   /** The webhook that would refuse or change the object (short name), or `quota-usage`. */
   webhook: string;
   outcome: 'refused' | 'changed';
+  apiVersion: string;
   kind: string;
   namespace: string | undefined;
   name: string;
@@ -129,6 +130,7 @@ export async function runAudit({
       }
       report.judged[kind.kind] = (report.judged[kind.kind] ?? 0) + 1;
       const namespace = kind.namespaced ? text(object.metadata.namespace) : undefined;
+      const apiVersion = kind.group ? `${kind.group}/${kind.version}` : kind.version;
       const name = text(object.metadata.name) ?? '';
       const uid = text(object.metadata.uid);
       if (kind.kind === 'ElasticQuota') {
@@ -137,6 +139,7 @@ export async function runAudit({
           add({
             webhook: 'quota-usage',
             outcome: 'refused',
+            apiVersion,
             kind: kind.kind,
             namespace,
             name,
@@ -162,7 +165,7 @@ export async function runAudit({
         },
         context,
       );
-      const where = { kind: kind.kind, namespace, name, uid };
+      const where = { apiVersion, kind: kind.kind, namespace, name, uid };
       if (verdict.denial) {
         add({
           webhook: verdict.denial.webhook,

@@ -50,6 +50,8 @@ export interface OperatorOptions {
    * undefined when not given (5 s, or 0 against the local control plane, which nothing balances).
    */
   shutdownDelayMs: number | undefined;
+  /** How often the leader audits existing objects; 0 when it does not. */
+  auditIntervalMs: number;
 }
 
 /** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
@@ -145,6 +147,11 @@ const FLAGS = {
   'leader-elect-retry-period': {
     description: 'how often replicas try to acquire, and the leader renews, the Lease',
     default: '2s',
+  },
+  'audit-interval': {
+    description:
+      'how often the leader audits existing objects against the rules (metrics and Events; see `audit`); 0 turns it off',
+    default: '0',
   },
   'shutdown-delay': {
     description:
@@ -340,6 +347,7 @@ export function parseOptions(
     leaseDurationMs: duration('leader-elect-lease-duration', value('leader-elect-lease-duration')),
     renewDeadlineMs: duration('leader-elect-renew-deadline', value('leader-elect-renew-deadline')),
     retryPeriodMs: duration('leader-elect-retry-period', value('leader-elect-retry-period')),
+    auditIntervalMs: delay('audit-interval', value('audit-interval')),
     shutdownDelayMs:
       value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
   };

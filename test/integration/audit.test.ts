@@ -11,7 +11,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import type { AuditReport } from '../../operator/audit/audit.js';
 import { clusterKubeConfig, installCrds, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
-import { freshOperator } from '../harness/operator.js';
+import { freshOperator, httpGet } from '../harness/operator.js';
 
 const execFileAsync = promisify(execFile);
 const P = 'quota.scheduling.koordinator.sh';
@@ -53,8 +53,8 @@ describe('audit of existing objects', () => {
       'autoscalingpolicies.registry.volcano.sh',
       'autoscalingpolicybindings.registry.volcano.sh',
     );
-    const { namespace: operatorNamespace } = await freshOperator(t, {
-      args: ['--enforcement=validate-pod=dryrun,validate-model=dryrun'],
+    const { operator, namespace: operatorNamespace } = await freshOperator(t, {
+      args: ['--enforcement=validate-pod=dryrun,validate-model=dryrun', '--audit-interval=2s'],
     });
     const namespace = await podReadyNamespace(t, 'audit');
     const quota = `small-${namespace}`;
@@ -124,5 +124,26 @@ describe('audit of existing objects', () => {
     assert.match(quotaFinding?.message ?? '', /the quota's pods use more than its max: cpu: used 2 > max 1/);
     assert.ok((report.judged.Pod ?? 0) >= 2);
     t.diagnostic(`audit judged ${JSON.stringify(report.judged)}; ${report.findings.length} findings`);
+
+    // The leader's periodic audit publishes the same as metrics and Events on the objects.
+    await waitFor('the periodic audit to count the refusals', async () => {
+      const { body } = await httpGet(operator.metricsPort, '/metrics');
+      return (
+        /admission_audit_findings\{webhook="validate-model",outcome="refused"\} [1-9]/.test(body) || undefined
+      );
+    });
+    const events = await waitFor('an AuditViolation Event on the pod past its quota', async () => {
+      const { stdout } = await kubectl([
+        'get',
+        'events',
+        '-n',
+        namespace,
+        '--field-selector=reason=AuditViolation,involvedObject.name=past-quota',
+        '-o',
+        'jsonpath={.items[*].message}',
+      ]);
+      return stdout.includes('exceeded quota') ? stdout : undefined;
+    });
+    assert.match(events, /validate-pod would refuse this object if it were created now: .*exceeded quota/);
   });
 });

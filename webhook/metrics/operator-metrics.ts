@@ -54,6 +54,25 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly auditFindings = new Gauge({
+    name: 'admission_audit_findings',
+    help: 'Existing objects the last periodic audit found that a webhook would refuse or change (outcome refused, changed), by webhook; only on the leader.',
+    labelNames: ['webhook', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly auditLastSuccess = new Gauge({
+    name: 'admission_audit_last_success_timestamp_seconds',
+    help: 'When (Unix time) the last periodic audit finished.',
+    registers: [this.registry],
+  });
+
+  readonly auditDuration = new Gauge({
+    name: 'admission_audit_duration_seconds',
+    help: 'How long the last periodic audit took.',
+    registers: [this.registry],
+  });
+
   readonly tierMappingRejected = new Counter({
     name: 'admission_gpu_tier_mapping_rejected_total',
     help: 'Invalid gpu-tier-mapping versions that got into the cluster and were ignored (the last good one stayed).',

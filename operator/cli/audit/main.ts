@@ -35,7 +35,11 @@ Flags:
 function quietLogger(io: AdmitIo): Logger {
   return pino(
     { level: 'error', base: null, timestamp: false },
-    { write: (line: string) => { io.stderr(`audit: ${truncate(line.trim(), 1024)}\n`); } },
+    {
+      write: (line: string) => {
+        io.stderr(`audit: ${truncate(line.trim(), 1024)}\n`);
+      },
+    },
   );
 }
 

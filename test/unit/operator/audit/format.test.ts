@@ -11,6 +11,7 @@ const report: AuditReport = {
     {
       webhook: 'validate-pod',
       outcome: 'refused',
+      apiVersion: 'v1',
       kind: 'Pod',
       namespace: 'b',
       name: 'p2',
@@ -20,6 +21,7 @@ const report: AuditReport = {
     {
       webhook: 'validate-pod',
       outcome: 'refused',
+      apiVersion: 'v1',
       kind: 'Pod',
       namespace: 'a',
       name: 'p1',
@@ -29,6 +31,7 @@ const report: AuditReport = {
     {
       webhook: 'validate-model',
       outcome: 'refused',
+      apiVersion: 'registry.volcano.sh/v1alpha1',
       kind: 'Model',
       namespace: 'a',
       name: 'm',
@@ -38,6 +41,7 @@ const report: AuditReport = {
     {
       webhook: 'mutate-pod',
       outcome: 'changed',
+      apiVersion: 'v1',
       kind: 'Pod',
       namespace: 'a',
       name: 'p1',

@@ -1,0 +1,135 @@
+/**
+ * The audit, run by the leader every --audit-interval: what switching every webhook to `deny`
+ * would refuse today, published as gauges (admission_audit_findings{webhook,outcome}) and as
+ * Warning Events (`AuditViolation`) on the objects that would be refused, so a dashboard and
+ * `kubectl describe` show it. Only the leader runs it: Events are cluster-wide writes, and one
+ * replica's count is the cluster's. An audit yields to the event loop as it goes, so admission
+ * reviews are answered while it runs; runs never overlap.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
+import type { WebhookEntry } from '../../webhook/table.js';
+import { OperatorMetrics as AuditMetrics } from '../../webhook/metrics/operator-metrics.js';
+import type { EventRecorder } from '../kube/events.js';
+import type { StateStore } from '../store/state-store.js';
+import { runAudit, type AuditReport } from './audit.js';
+
+/** Events one audit records at most: a cluster where everything fails must not flood the API server. */
+export const MAX_AUDIT_EVENTS = 100;
+
+export interface PeriodicAuditOptions {
+  intervalMs: number;
+  kubeConfig: KubeConfig;
+  store: StateStore;
+  webhooks: () => readonly WebhookEntry[];
+  configMaps: readonly { namespace: string; name: string }[];
+  isLeader: () => boolean;
+  events: Pick<EventRecorder, 'warning'>;
+  metrics: OperatorMetrics;
+  logger: Logger;
+}
+
+export class PeriodicAudit {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** Rules judged by the audit count into metrics of their own, not the admission server's. */
+  private readonly ruleMetrics = new AuditMetrics();
+
+  constructor(private readonly options: PeriodicAuditOptions) {}
+
+  start(): void {
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .then(() => undefined)
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One audit, if this replica leads; its failures are logged, never thrown. */
+  async runOnce(): Promise<AuditReport | undefined> {
+    const { metrics, logger, store } = this.options;
+    if (!this.options.isLeader()) {
+      metrics.auditFindings.reset();
+      return undefined;
+    }
+    const started = performance.now();
+    try {
+      const report = await runAudit({
+        kubeConfig: this.options.kubeConfig,
+        store,
+        configMaps: this.options.configMaps,
+        chainContext: () => ({
+          webhooks: this.options.webhooks(),
+          state: store,
+          logger,
+          metrics: this.ruleMetrics,
+          namespaceLabels: (name) => store.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
+        }),
+      });
+      metrics.auditFindings.reset();
+      const counts = new Map<string, number>();
+      for (const finding of report.findings) {
+        const key = `${finding.webhook}\u0000${finding.outcome}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      for (const [key, count] of counts) {
+        const [webhook = '', outcome = ''] = key.split('\u0000');
+        metrics.auditFindings.set({ webhook, outcome }, count);
+      }
+      let recorded = 0;
+      for (const finding of report.findings) {
+        if (finding.outcome !== 'refused' || recorded >= MAX_AUDIT_EVENTS) continue;
+        recorded += 1;
+        void this.options.events.warning(
+          {
+            apiVersion: finding.apiVersion,
+            kind: finding.kind,
+            // Events about cluster-scoped objects live in default.
+            namespace: finding.namespace ?? 'default',
+            name: finding.name,
+            ...(finding.uid ? { uid: finding.uid } : {}),
+          },
+          'AuditViolation',
+          `${finding.webhook} would refuse this object if it were created now: ${finding.message}`,
+        );
+      }
+      const seconds = (performance.now() - started) / 1000;
+      metrics.auditDuration.set(seconds);
+      metrics.auditLastSuccess.set(Date.now() / 1000);
+      logger.info(
+        {
+          judged: report.judged,
+          refused: report.findings.filter((finding) => finding.outcome === 'refused').length,
+          changed: report.findings.filter((finding) => finding.outcome === 'changed').length,
+          seconds: Math.round(seconds * 1000) / 1000,
+        },
+        'audit of existing objects finished',
+      );
+      return report;
+    } catch (error) {
+      logger.error(
+        { err: error },
+        'audit of existing objects failed; the next one runs at the next interval',
+      );
+      return undefined;
+    }
+  }
+}
