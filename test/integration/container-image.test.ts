@@ -73,5 +73,30 @@ describe('container image', () => {
     assert.equal(stdout.trim(), '0', 'SIGTERM as PID 1 exits cleanly');
     const { stdout: user } = await podman(['image', 'inspect', TAG, '--format', '{{.Config.User}}']);
     assert.equal(user.trim(), '65532:65532');
+
+    // The image's first argument may name a subcommand: `admit` judges manifests from stdin, offline.
+    const admit = execFileAsync(
+      'podman',
+      ['run', '-i', '--rm', '--pull=never', '--network=none', '--read-only', TAG, 'admit', '-f', '-'],
+      { env, maxBuffer: 16 * 1024 * 1024 },
+    );
+    admit.child.stdin?.end(
+      [
+        'apiVersion: registry.volcano.sh/v1alpha1',
+        'kind: Model',
+        'metadata: {name: bounds, namespace: default}',
+        'spec:',
+        '  backends:',
+        '  - {name: b0, type: vLLM, modelURI: "hf://org/model", minReplicas: 5, maxReplicas: 3,',
+        '     workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]}',
+        '',
+      ].join('\n'),
+    );
+    await assert.rejects(admit, (error: { code?: number; stdout?: string }) => {
+      assert.equal(error.code, 1, 'admit exits 1 when something is denied');
+      assert.match(error.stdout ?? '', /DENIED\s+Model default\/bounds/);
+      assert.match(error.stdout ?? '', /minReplicas cannot be greater than maxReplicas/);
+      return true;
+    });
   });
 });
