@@ -25,6 +25,23 @@ export interface EventTarget {
 
 export type EventType = 'Normal' | 'Warning';
 
+/** A ConfigMap as the store saw it, as the object an Event is about. */
+export function configMapTarget(configMap: {
+  namespace: string;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+}): EventTarget {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: configMap.namespace,
+    name: configMap.name,
+    uid: configMap.uid,
+    resourceVersion: configMap.resourceVersion,
+  };
+}
+
 /** The API server refuses Event messages over 1 KiB (counted in bytes). */
 const MAX_EVENT_MESSAGE_BYTES = 1024;
 /** Where Events about cluster-scoped objects must live (the API server refuses other namespaces). */

@@ -16,7 +16,7 @@ import {
 import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import { ENFORCEMENT_KEY } from '../../webhook/names.js';
 import type { ConfigMapView } from '../../webhook/state.js';
-import type { EventRecorder } from '../kube/events.js';
+import { configMapTarget, type EventRecorder } from '../kube/events.js';
 
 export class EnforcementTracker {
   private current: Enforcement;
@@ -61,18 +61,7 @@ export class EnforcementTracker {
     this.metrics.enforcementConfigValid.set(0);
     const message = `Ignored an invalid enforcement; the last valid one stays in force: ${parsed.errors.join('; ')}`;
     this.logger.error({ errors: parsed.errors, resourceVersion: configMap.resourceVersion }, message);
-    void this.events.warning(
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: configMap.namespace,
-        name: configMap.name,
-        uid: configMap.uid,
-        resourceVersion: configMap.resourceVersion,
-      },
-      'InvalidEnforcement',
-      message,
-    );
+    void this.events.warning(configMapTarget(configMap), 'InvalidEnforcement', message);
   }
 
   private apply(enforcement: Enforcement, what: string): void {

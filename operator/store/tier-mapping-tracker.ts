@@ -12,7 +12,7 @@ import {
 } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type { ConfigMapView } from '../../webhook/state.js';
-import type { EventRecorder } from '../kube/events.js';
+import { configMapTarget, type EventRecorder } from '../kube/events.js';
 
 export class TierMappingTracker {
   private current: TierMapping = DEFAULT_TIER_MAPPING;
@@ -56,18 +56,7 @@ export class TierMappingTracker {
     this.metrics.tierMappingRejected.inc();
     const message = `Ignored an invalid GPU tier mapping; the last valid one stays in force: ${result.errors.join('; ')}`;
     this.logger.error({ errors: result.errors, resourceVersion: configMap.resourceVersion }, message);
-    void this.events.warning(
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: configMap.namespace,
-        name: configMap.name,
-        uid: configMap.uid,
-        resourceVersion: configMap.resourceVersion,
-      },
-      'InvalidTierMapping',
-      message,
-    );
+    void this.events.warning(configMapTarget(configMap), 'InvalidTierMapping', message);
   }
 
   private apply(mapping: TierMapping): void {
