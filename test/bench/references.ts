@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
+import { localServingCertificate } from '../harness/allowing-server.js';
 
 export interface BenchCertificates {
   ca: string;
@@ -16,18 +16,7 @@ export interface BenchCertificates {
 }
 
 export async function benchCertificates(): Promise<BenchCertificates> {
-  const ca = await createCertificateAuthority({ commonName: 'bench-ca', lifetimeMs: 3600_000 });
-  const leaf = await issueCertificate(
-    {
-      commonName: 'localhost',
-      usage: 'server',
-      lifetimeMs: 3600_000,
-      ipAddresses: ['127.0.0.1'],
-      dnsNames: ['localhost'],
-    },
-    ca,
-  );
-  return { ca: ca.certificatePem, certificatePem: leaf.certificatePem, privateKeyPem: leaf.privateKeyPem };
+  return localServingCertificate('bench-ca');
 }
 
 export interface Running {

@@ -7,13 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
-import { pino } from 'pino';
-import { allow } from '../../../../webhook/admission/decisions.js';
-import { createCertificateAuthority, issueCertificate } from '../../../../operator/certificates/x509.js';
-import { createAdmissionApp } from '../../../../webhook/server/app.js';
-import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
-import { stateSnapshot } from '../../../harness/state.js';
+import type { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import { startAllowingServer } from '../../../harness/allowing-server.js';
 
 const REVIEW = JSON.stringify({
   apiVersion: 'admission.k8s.io/v1',
@@ -35,50 +30,12 @@ const post = (keepAlive: boolean): string =>
   `Content-Length: ${Buffer.byteLength(REVIEW)}\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n${REVIEW}`;
 
 describe('admission server drain', () => {
-  const metrics = new OperatorMetrics();
   let server: AdmissionHttpsServer;
   let port = 0;
   let ca = '';
 
   before(async () => {
-    const authority = await createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 3600_000 });
-    const leaf = await issueCertificate(
-      {
-        commonName: 'localhost',
-        usage: 'server',
-        lifetimeMs: 3600_000,
-        dnsNames: ['localhost'],
-        ipAddresses: ['127.0.0.1'],
-      },
-      authority,
-    );
-    ca = authority.certificatePem;
-    const app = createAdmissionApp({
-      webhooks: () => [
-        {
-          name: 'allow.test.io',
-          path: '/validate-pod',
-          type: 'validating',
-          resourceRules: [],
-          failurePolicy: 'Fail',
-          timeoutSeconds: 10,
-          namespaceSelector: {},
-          objectSelector: {},
-          matchConditions: [],
-          featureGate: 'PodValidatingWebhook',
-          handler: () => allow(),
-        },
-      ],
-      state: () => stateSnapshot(),
-      readiness: () => Promise.resolve({ ready: true, checks: {} }),
-      metrics,
-      logger: pino({ level: 'silent' }),
-    });
-    server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
-    port = await server.listen(0, '127.0.0.1', {
-      certificatePem: leaf.certificatePem,
-      privateKeyPem: leaf.privateKeyPem,
-    });
+    ({ server, port, ca } = await startAllowingServer());
   });
   after(async () => {
     await server.close(100);

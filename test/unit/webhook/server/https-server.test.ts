@@ -5,62 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
-import { pino } from 'pino';
-import { allow } from '../../../../webhook/admission/decisions.js';
-import { createCertificateAuthority, issueCertificate } from '../../../../operator/certificates/x509.js';
-import { createAdmissionApp } from '../../../../webhook/server/app.js';
-import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
-import { stateSnapshot } from '../../../harness/state.js';
+import type { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import type { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { startAllowingServer } from '../../../harness/allowing-server.js';
 
 describe('admission HTTPS transport', () => {
-  const metrics = new OperatorMetrics();
+  let metrics: OperatorMetrics;
   let server: AdmissionHttpsServer;
   let port = 0;
   let ca = '';
 
   before(async () => {
-    const authority = await createCertificateAuthority({ commonName: 'test-ca', lifetimeMs: 3600_000 });
-    const leaf = await issueCertificate(
-      {
-        commonName: 'localhost',
-        usage: 'server',
-        lifetimeMs: 3600_000,
-        dnsNames: ['localhost'],
-        ipAddresses: ['127.0.0.1'],
-      },
-      authority,
-    );
-    ca = authority.certificatePem;
-    const app = createAdmissionApp({
-      webhooks: () => [
-        {
-          name: 'allow.test.io',
-          path: '/validate-pod',
-          type: 'validating',
-          resourceRules: [],
-          failurePolicy: 'Fail',
-          timeoutSeconds: 10,
-          namespaceSelector: {},
-          objectSelector: {},
-          matchConditions: [],
-          featureGate: 'PodValidatingWebhook',
-          handler: () => allow(),
-        },
-      ],
-      state: () => stateSnapshot(),
-      readiness: () => Promise.resolve({ ready: true, checks: {} }),
-      metrics,
-      logger: pino({ level: 'silent' }),
-    });
-    server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics, {
-      requestTimeoutMs: 400,
-      maxConnections: 3,
-    });
-    port = await server.listen(0, '127.0.0.1', {
-      certificatePem: leaf.certificatePem,
-      privateKeyPem: leaf.privateKeyPem,
-    });
+    ({ server, port, ca, metrics } = await startAllowingServer({ requestTimeoutMs: 400, maxConnections: 3 }));
   });
   after(async () => {
     await server.close(100);

@@ -1,0 +1,74 @@
+/**
+ * A certificate for 127.0.0.1/localhost from a throwaway CA, and the real admission server over
+ * TLS with one webhook that allows everything: what transport tests (limits, drain) need.
+ */
+import { pino } from 'pino';
+import { allow } from '../../webhook/admission/decisions.js';
+import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { createAdmissionApp } from '../../webhook/server/app.js';
+import { AdmissionHttpsServer, type TransportLimits } from '../../webhook/server/https-server.js';
+import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
+import { stateSnapshot } from './state.js';
+
+export interface LocalCertificate {
+  /** The CA that signed it (PEM), for clients to trust. */
+  ca: string;
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+export async function localServingCertificate(commonName = 'test-ca'): Promise<LocalCertificate> {
+  const authority = await createCertificateAuthority({ commonName, lifetimeMs: 3600_000 });
+  const leaf = await issueCertificate(
+    {
+      commonName: 'localhost',
+      usage: 'server',
+      lifetimeMs: 3600_000,
+      dnsNames: ['localhost'],
+      ipAddresses: ['127.0.0.1'],
+    },
+    authority,
+  );
+  return {
+    ca: authority.certificatePem,
+    certificatePem: leaf.certificatePem,
+    privateKeyPem: leaf.privateKeyPem,
+  };
+}
+
+export interface AllowingServer {
+  server: AdmissionHttpsServer;
+  port: number;
+  ca: string;
+  metrics: OperatorMetrics;
+}
+
+/** The admission server on 127.0.0.1 (a free port) with `/validate-pod` allowing everything. */
+export async function startAllowingServer(limits?: TransportLimits): Promise<AllowingServer> {
+  const metrics = new OperatorMetrics();
+  const { ca, certificatePem, privateKeyPem } = await localServingCertificate();
+  const app = createAdmissionApp({
+    webhooks: () => [
+      {
+        name: 'allow.test.io',
+        path: '/validate-pod',
+        type: 'validating',
+        resourceRules: [],
+        failurePolicy: 'Fail',
+        timeoutSeconds: 10,
+        namespaceSelector: {},
+        objectSelector: {},
+        matchConditions: [],
+        featureGate: 'PodValidatingWebhook',
+        handler: () => allow(),
+      },
+    ],
+    state: () => stateSnapshot(),
+    readiness: () => Promise.resolve({ ready: true, checks: {} }),
+    metrics,
+    logger: pino({ level: 'silent' }),
+  });
+  const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics, limits);
+  const port = await server.listen(0, '127.0.0.1', { certificatePem, privateKeyPem });
+  return { server, port, ca, metrics };
+}
