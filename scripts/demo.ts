@@ -22,6 +22,7 @@ import { runOperator } from '../operator/operator.js';
 import { TcpBalancer } from '../test/harness/balancer.js';
 import { spawnOperator } from '../test/harness/operator.js';
 import { podStream, Replicas } from '../test/harness/replicas.js';
+import { messageOf } from '../operator/kube/errors.js';
 import { freePorts, startCluster, stopCluster } from './cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from './cluster/layout.js';
 
@@ -29,25 +30,13 @@ const say = (line = ''): void => {
   console.log(line);
 };
 
-function problem(error: unknown): string {
-  const body = (error as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      return (JSON.parse(body) as { message?: string }).message ?? body;
-    } catch {
-      return body;
-    }
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function retry<T>(what: string, attempt: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await attempt();
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`${what}: ${problem(error)}`, { cause: error });
+      if (Date.now() > deadline) throw new Error(`${what}: ${messageOf(error)}`, { cause: error });
       await sleep(200);
     }
   }
@@ -158,7 +147,7 @@ async function main(): Promise<void> {
       await core.createNamespacedPod({ namespace: namespaces.quota, body: pod('second', { cpu: '1' }) });
       say('   → unexpectedly, the second pod was admitted');
     } catch (error) {
-      say(`   → the second is refused: ${problem(error)}`);
+      say(`   → the second is refused: ${messageOf(error)}`);
     }
 
     say('\n5. Models: a vLLM backend whose worker is not a server');
@@ -188,7 +177,7 @@ async function main(): Promise<void> {
       });
       say('   → unexpectedly admitted');
     } catch (error) {
-      say(`   → refused:\n${problem(error).replace(/^/gm, '     ')}`);
+      say(`   → refused:\n${messageOf(error).replace(/^/gm, '     ')}`);
     }
 
     say('\n6. Certificate rotation: serving certificates live 8 s; pods are created for 20 s meanwhile');
@@ -205,7 +194,7 @@ async function main(): Promise<void> {
         created++;
       } catch (error) {
         failed++;
-        say(`   ! ${problem(error)}`);
+        say(`   ! ${messageOf(error)}`);
       }
       const secret = await core.readNamespacedSecret({ namespace: namespaces.operator, name: 'webhook-tls' });
       const pem = Buffer.from(secret.data?.['tls.crt'] ?? '', 'base64').toString('utf8');

@@ -4,6 +4,7 @@
  * of its own and shares the namespace (so the Secret). Also a steady stream of pod creates
  * through the API server, recording each failure with its time.
  */
+import { messageOf } from '../../operator/kube/errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
 import type { TcpBalancer } from './balancer.js';
@@ -70,18 +71,6 @@ export interface PodStream {
   stop: () => Promise<Attempt[]>;
   /** Attempts finished so far. */
   attempts: () => readonly Attempt[];
-}
-
-function messageOf(error: unknown): string {
-  const body = (error as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      return (JSON.parse(body) as { message?: string }).message ?? body;
-    } catch {
-      return body;
-    }
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Creates pods in `namespace` at `perSecond`, each on its own (a slow one does not delay the next). */
