@@ -48,6 +48,7 @@ import { sloConfigProblems } from '../../webhook/rules/slo-config/validate-slo-c
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { stateSnapshot } from '../harness/state.js';
 import { pinServer, unpinServer, type DriveSettings } from './drive.js';
+import { benchAdmit } from './admit.js';
 import { inform, percentile, record, summary } from './report.js';
 import { benchServer } from './server.js';
 import { benchState, emptyState, stateSize } from './state.js';
@@ -637,6 +638,7 @@ if (want('server') || want('state') || want('state-server')) {
   unpinServer();
 }
 if (want('rotation')) await benchRotation();
+if (want('admit')) await survive('admit', benchAdmit);
 if (want('cluster') || want('transport') || want('state') || want('state-e2e')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
