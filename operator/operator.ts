@@ -144,6 +144,12 @@ export async function runOperator(
     logger,
     metrics,
     events,
+    repairsAlsoOn: {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: options.namespace,
+      name: LEASE_NAME,
+    },
     isLeader,
     // The first write of a failurePolicy=Fail configuration must find someone to answer it:
     // this replica, with its certificate verifying against the bundle written and its caches synced.

@@ -11,7 +11,7 @@
  */
 import type { V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.js';
-import type { EventRecorder } from './events.js';
+import type { EventRecorder, EventTarget } from './events.js';
 
 export const EVENT_REASONS = {
   certificateIssued: 'CertificateIssued',
@@ -76,20 +76,31 @@ export function configurationRepaired(
     metadata?: { name?: string; uid?: string; managedFields?: V1ManagedFieldsEntry[] };
   },
   drift: string,
+  alsoOn?: EventTarget,
 ): void {
   if (!events) return;
   const writers = lastWriters(before.metadata?.managedFields);
   const by = writers.length > 0 ? `; last changed by ${writers.join(', ')}` : '';
+  const name = before.metadata?.name ?? 'admission-operator';
   void events.warning(
     {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind,
-      name: before.metadata?.name ?? 'admission-operator',
+      name,
       ...(before.metadata?.uid ? { uid: before.metadata.uid } : {}),
     },
     EVENT_REASONS.configurationRepaired,
     `Repaired ${truncate(drift, MAX_LOG_FIELD_CHARS)}${by}`,
   );
+  // Events about a cluster-scoped configuration live in `default`; the same line in the
+  // operator's namespace is where its admins look.
+  if (alsoOn) {
+    void events.warning(
+      alsoOn,
+      EVENT_REASONS.configurationRepaired,
+      `Repaired ${kind} ${name}: ${truncate(drift, MAX_LOG_FIELD_CHARS)}${by}`,
+    );
+  }
 }
 
 /** Records on the Lease that `identity` (a replica) became the leader. */

@@ -24,7 +24,7 @@ import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js'
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
-import type { EventRecorder } from '../kube/events.js';
+import type { EventRecorder, EventTarget } from '../kube/events.js';
 import { configurationRepaired } from '../kube/operator-events.js';
 import { FIELD_MANAGER } from '../kube/leader-election.js';
 import type { OwnerResolver } from '../kube/owner.js';
@@ -62,6 +62,8 @@ export interface ConfigurationReconcilerOptions {
   metrics: OperatorMetrics;
   /** Where repairs are recorded as Events on the configuration. */
   events?: EventRecorder;
+  /** An object in the operator's namespace (the leader's Lease) on which repairs are recorded too. */
+  repairsAlsoOn?: EventTarget;
   /** True while this replica may write (it holds the lease); always, when omitted. */
   isLeader?: () => boolean;
   /**
@@ -320,7 +322,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     }
     this.recentRepairs.push(Date.now());
     this.options.metrics.configurationRepairs.inc({ configuration: kind, action: 'repair' });
-    configurationRepaired(this.options.events, kind, actual, drift);
+    configurationRepaired(this.options.events, kind, actual, drift, this.options.repairsAlsoOn);
     this.options.logger.info({ configuration: kind, drift }, 'repaired webhook configuration');
     return true;
   }

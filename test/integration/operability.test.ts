@@ -207,6 +207,19 @@ describe('alerts, dashboard and Events', () => {
     assert.match(repaired.message ?? '', /timeoutSeconds/);
     const { stdout } = await kubectl(['get', 'events', '-n', namespace]);
     assert.match(stdout, /CertificateRotated/);
+    // The same repair, on the leader's Lease in the operator's namespace, where its admins look.
+    await waitFor(
+      'the repair on the Lease in the operator namespace',
+      async () => {
+        const { stdout: here } = await kubectl(['get', 'events', '-n', namespace]);
+        return /WebhookConfigurationRepaired.*Repaired ValidatingWebhookConfiguration admission-operator: .*last changed by kubectl/.test(
+          here,
+        )
+          ? here
+          : undefined;
+      },
+      { timeoutMs: 75_000, intervalMs: 500 },
+    );
     t.diagnostic(
       `Events: ${[...secretEvents, repaired].map((event) => `${event.reason ?? ''}: ${event.message ?? ''}`).join(' | ')}`,
     );
