@@ -12,6 +12,7 @@
 import type { V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.js';
 import type { EventRecorder, EventTarget } from './events.js';
+import { FIELD_MANAGER } from './leader-election.js';
 
 export const EVENT_REASONS = {
   certificateIssued: 'CertificateIssued',
@@ -80,6 +81,9 @@ export function configurationRepaired(
 ): void {
   if (!events) return;
   const writers = lastWriters(before.metadata?.managedFields);
+  // Our own last write being replaced (a new CA bundle, a new table) undoes nobody's change; an
+  // Event for it would also hide, in the recorder's once-a-minute slot, a real repair just before.
+  if (writers.length > 0 && writers.every((writer) => writer === FIELD_MANAGER)) return;
   const by = writers.length > 0 ? `; last changed by ${writers.join(', ')}` : '';
   const name = before.metadata?.name ?? 'admission-operator';
   void events.warning(

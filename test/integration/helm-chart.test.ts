@@ -104,6 +104,8 @@ const ALLOWED = [
   /^configmaps\s+\[\]\s+\[slo-controller-config\]\s+\[get list watch\]$/,
   /^configmaps\s+\[\]\s+\[pod-enhanced-validator-config\]\s+\[get list watch\]$/,
   /^events\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^leases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
+  /^leases\.coordination\.k8s\.io\s+\[\]\s+\[admission-operator\]\s+\[get update\]$/,
 ];
 
 describe('Helm chart', () => {

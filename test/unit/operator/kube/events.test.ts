@@ -246,6 +246,48 @@ describe('operator Events', () => {
     assert.equal(written[0]?.message, 'Repaired webhooks[0].failurePolicy; last changed by kubectl-edit');
   });
 
+  it('records no repair when what is replaced was our own last write, and repeats a repair on the Lease', async () => {
+    const { events, written } = capture();
+    const ours = [
+      { manager: 'admission-operator', operation: 'Update', time: new Date('2026-01-02T00:00:00Z') },
+    ];
+    configurationRepaired(
+      events,
+      'ValidatingWebhookConfiguration',
+      { metadata: { name: 'admission-operator', managedFields: ours } },
+      'webhooks[0].clientConfig.caBundle',
+    );
+    const theirs = [
+      { manager: 'kubectl-patch', operation: 'Update', time: new Date('2026-01-02T00:00:00Z') },
+    ];
+    configurationRepaired(
+      events,
+      'ValidatingWebhookConfiguration',
+      { metadata: { name: 'admission-operator', managedFields: theirs } },
+      'webhooks[0].timeoutSeconds',
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        namespace: 'admission-system',
+        name: 'admission-operator',
+      },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      written.map((event) => [event.involvedObject.kind, event.message]),
+      [
+        [
+          'ValidatingWebhookConfiguration',
+          'Repaired webhooks[0].timeoutSeconds; last changed by kubectl-patch',
+        ],
+        [
+          'Lease',
+          'Repaired ValidatingWebhookConfiguration admission-operator: webhooks[0].timeoutSeconds; last changed by kubectl-patch',
+        ],
+      ],
+    );
+  });
+
   it('records a leader on its Lease', async () => {
     const { events, written } = capture();
     leaderElected(events, { namespace: 'admission-system', name: 'admission-operator' }, 'pod-a');
