@@ -83,8 +83,11 @@ export function configurationRepaired(
   const writers = lastWriters(before.metadata?.managedFields);
   // Our own last write being replaced (a new CA bundle, a new table) undoes nobody's change; an
   // Event for it would also hide, in the recorder's once-a-minute slot, a real repair just before.
-  if (writers.length > 0 && writers.every((writer) => writer === FIELD_MANAGER)) return;
-  const by = writers.length > 0 ? `; last changed by ${writers.join(', ')}` : '';
+  const others = writers.filter((writer) => writer !== FIELD_MANAGER);
+  if (writers.length > 0 && others.length === 0) return;
+  // managedFields keeps whole seconds: an edit in the same second as our own write lists both,
+  // and ours is not the change being undone.
+  const by = others.length > 0 ? `; last changed by ${others.join(', ')}` : '';
   const name = before.metadata?.name ?? 'admission-operator';
   void events.warning(
     {
