@@ -257,7 +257,9 @@ describe('operator Events', () => {
       { metadata: { name: 'admission-operator', managedFields: ours } },
       'webhooks[0].clientConfig.caBundle',
     );
+    // In the same second as our own write: only the other writer is named.
     const theirs = [
+      ...ours,
       { manager: 'kubectl-patch', operation: 'Update', time: new Date('2026-01-02T00:00:00Z') },
     ];
     configurationRepaired(
