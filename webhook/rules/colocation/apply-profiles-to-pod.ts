@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../admission/types.js';
 import { NAMESPACE_NAME_LABEL } from '../../names.js';
 import type { StateSnapshot } from '../../state.js';
+import type { CopyOnWrite } from '../../util/copy-on-write.js';
 import { labelsOf } from '../../util/json.js';
 import { QuantityFieldError } from '../../util/quantity.js';
 import type { StepSkip } from '../skip.js';
@@ -31,7 +32,6 @@ export interface PodProfileOptions {
 const POD_TARGET: ProfileTarget = { podSpecPath: ['spec'], patchSchema: POD_PATCH_SCHEMA };
 
 export interface PodProfileResult {
-  pod: KubeObject;
   /** The profiles applied, in order. */
   applied: string[];
   /** One per profile that could not be applied, naming it and the field. */
@@ -41,16 +41,17 @@ export interface PodProfileResult {
 }
 
 /**
- * The pod with the profiles applied (a new object; `pod` is untouched), which ones applied, and a
- * warning for each that could not be. A quantity the batch/mid translation cannot read skips
- * the translation (the pod keeps its cpu and memory) with a warning naming the field.
+ * Applies the profiles to the pod in `draft`; says which applied, and warns for each that could
+ * not be. A quantity the batch/mid translation cannot read skips the translation (the pod keeps
+ * its cpu and memory) with a warning naming the field.
  */
 export function applyProfilesToPod(
-  pod: KubeObject,
+  draft: CopyOnWrite<KubeObject>,
   namespace: string,
   state: StateSnapshot,
   options: PodProfileOptions,
 ): PodProfileResult {
+  const pod = draft.current;
   const applied: string[] = [];
   // Koordinator counts a failed namespace lookup as a match. The API server has already checked
   // that the namespace exists, so a miss here only means the watch has not seen it yet; every
@@ -58,7 +59,7 @@ export function applyProfilesToPod(
   const namespaceLabels = state.namespace(namespace)?.labels ?? { [NAMESPACE_NAME_LABEL]: namespace };
   const labels = labelsOf(pod);
   const profiles = state.colocationProfileCandidates(labels, namespaceLabels);
-  if (profiles.length === 0) return { pod, applied, warnings: [] };
+  if (profiles.length === 0) return { applied, warnings: [] };
   const warnings: string[] = [];
   const matched = profiles.filter((profile) => {
     try {
@@ -70,7 +71,7 @@ export function applyProfilesToPod(
       return false;
     }
   });
-  if (matched.length === 0) return { pod, applied, warnings };
+  if (matched.length === 0) return { applied, warnings };
 
   let result = pod;
   let skipTranslation = options.skipMutatingResources;
@@ -86,28 +87,25 @@ export function applyProfilesToPod(
       warnings.push(error.message);
     }
   }
-  // applyProfile shares what it leaves alone with `pod`, but the translation and the steps of
-  // /mutate-pod after it update the pod in place: one private copy here keeps `pod` untouched.
-  if (result !== pod) result = structuredClone(result);
+  // applyProfile shares what it leaves alone with `pod`; the draft copies whatever a later step
+  // writes, so `pod` stays untouched.
+  draft.replace(result);
   // As in Koordinator, translation runs once any profile matched, even when none won its roll: it
   // follows the pod's own resulting class, so a pod that kept its class is translated only if that
   // class was already batch or mid, which is what that class means.
   if (!skipTranslation) {
-    const translated = result === pod ? structuredClone(pod) : result;
     try {
-      translateBatchResources(translated);
-      result = translated;
+      translateBatchResources(draft);
     } catch (error) {
-      // The translation reads every quantity before it changes anything, so `translated` is intact.
+      // The translation reads every quantity before it changes anything, so the pod is intact.
       if (!(error instanceof QuantityFieldError)) throw error;
       const warning = `${error.message}; the batch/mid resource translation was skipped`;
       return {
-        pod: translated,
         applied,
         warnings: [...warnings, warning],
         translationSkipped: { warning, reason: 'invalid-quantity' },
       };
     }
   }
-  return { pod: result, applied, warnings };
+  return { applied, warnings };
 }

@@ -5,6 +5,7 @@
  * scheduler places it against what colocation frees rather than against prod capacity.
  */
 import type { JsonObject, JsonValue } from '../../admission/types.js';
+import type { CopyOnWrite, PathSegment } from '../../util/copy-on-write.js';
 import { asArray, asObject } from '../../util/json.js';
 import { formatQuantity, quantityAt } from '../../util/quantity.js';
 import { priorityClassWithDefault } from './priority-qos.js';
@@ -41,43 +42,48 @@ function translateList(list: Record<string, JsonValue>, prefix: string, cpu: big
 }
 
 /**
- * Translates `pod` in place when its class (after profiles) is koord-batch or koord-mid.
- * Every quantity it reads is read before anything changes, so a QuantityFieldError (naming the
- * field) leaves the pod untouched.
+ * Translates the pod when its class (after profiles) is koord-batch or koord-mid. Every quantity
+ * it reads is read before anything changes, so a QuantityFieldError (naming the field) leaves the
+ * pod untouched.
  */
-export function translateBatchResources(pod: JsonObject): void {
+export function translateBatchResources(draft: CopyOnWrite): void {
+  const pod = draft.current;
   const prefix = PREFIXES[priorityClassWithDefault(pod)];
   const spec = asObject(pod.spec);
   if (!prefix || !spec) return;
-  const lists: { list: JsonObject; cpu: bigint | undefined }[] = [];
-  const read = (list: JsonObject | undefined, path: string): void => {
-    if (list)
-      lists.push({ list, cpu: list.cpu === undefined ? undefined : quantityAt(list.cpu, `${path}[cpu]`) });
+  const lists: { at: PathSegment[]; cpu: bigint | undefined }[] = [];
+  const read = (list: JsonObject | undefined, at: PathSegment[], path: string): void => {
+    if (list && (list.cpu !== undefined || list.memory !== undefined))
+      lists.push({ at, cpu: list.cpu === undefined ? undefined : quantityAt(list.cpu, `${path}[cpu]`) });
   };
-  const containers: { resources: JsonObject; requests?: JsonObject; limits?: JsonObject }[] = [];
+  const limited: { field: 'initContainers' | 'containers'; index: number }[] = [];
   for (const field of ['initContainers', 'containers'] as const) {
     for (const [index, item] of asArray(spec[field]).entries()) {
       const resources = asObject(asObject(item)?.resources);
       if (!resources) continue;
-      const requests = asObject(resources.requests);
-      const limits = asObject(resources.limits);
+      const at = ['spec', field, index, 'resources'];
       const path = `spec.${field}[${index}].resources`;
-      read(requests, `${path}.requests`);
-      read(limits, `${path}.limits`);
-      containers.push({ resources, ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) });
+      read(asObject(resources.requests), [...at, 'requests'], `${path}.requests`);
+      const limits = asObject(resources.limits);
+      read(limits, [...at, 'limits'], `${path}.limits`);
+      if (limits) limited.push({ field, index });
     }
   }
-  read(asObject(spec.overhead), 'spec.overhead');
+  read(asObject(spec.overhead), ['spec', 'overhead'], 'spec.overhead');
 
-  for (const { list, cpu } of lists) translateList(list, prefix, cpu);
-  for (const { resources, limits } of containers) {
+  for (const { at, cpu } of lists) translateList(draft.mapAt(...at), prefix, cpu);
+  const translated = asObject(draft.current.spec);
+  for (const { field, index } of limited) {
     // A translated limit without a request gets the limit as its request; the reverse never
     // happens, so an unlimited pod stays unlimited.
+    const resources = asObject(asObject(asArray(translated?.[field])[index])?.resources);
+    const limits = asObject(resources?.limits);
+    let requests = asObject(resources?.requests) ?? {};
+    const before = requests;
     for (const name of [`${prefix}-cpu`, `${prefix}-memory`]) {
       const limit = limits?.[name];
-      if (limit === undefined) continue;
-      const current = asObject(resources.requests) ?? {};
-      if (current[name] === undefined) resources.requests = { ...current, [name]: limit };
+      if (limit !== undefined && requests[name] === undefined) requests = { ...requests, [name]: limit };
     }
+    if (requests !== before) draft.mapAt('spec', field, index, 'resources').requests = requests;
   }
 }

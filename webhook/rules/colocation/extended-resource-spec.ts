@@ -3,7 +3,8 @@
  * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/extended_resource_spec.go): the pod annotation node.koordinator.sh/extended-resource-spec mirrors each
  * container's batch-cpu and batch-memory requests and limits, for the koordlet to read.
  */
-import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
+import type { JsonObject, KubeObject } from '../../admission/types.js';
+import type { CopyOnWrite } from '../../util/copy-on-write.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../util/quantity.js';
 import { asArray, asObject, parseJsonText } from '../../util/json.js';
 import type { StepSkip } from '../skip.js';
@@ -70,11 +71,11 @@ function desiredSpec(pod: KubeObject): { containers?: ContainerSpecs } {
 }
 
 /**
- * Sets the annotation on `pod` (mutating it) when it differs. A batch quantity that cannot be
- * read, or a current annotation that is not JSON, leaves the pod alone: the returned warning
- * names the field.
+ * Sets the annotation on the pod when it differs. A batch quantity that cannot be read, or a
+ * current annotation that is not JSON, leaves the pod alone: the returned warning names the field.
  */
-export function applyExtendedResourceSpec(pod: KubeObject): StepSkip | undefined {
+export function applyExtendedResourceSpec(draft: CopyOnWrite<KubeObject>): StepSkip | undefined {
+  const pod = draft.current;
   const skipped = `; the ${EXTENDED_RESOURCE_SPEC_ANNOTATION} annotation was not updated`;
   let desired: { containers?: ContainerSpecs };
   try {
@@ -83,8 +84,7 @@ export function applyExtendedResourceSpec(pod: KubeObject): StepSkip | undefined
     if (!(error instanceof QuantityFieldError)) throw error;
     return { warning: `${error.message}${skipped}`, reason: 'invalid-quantity' };
   }
-  const annotations = (asObject(pod.metadata.annotations) ?? {}) as Record<string, JsonValue>;
-  const currentText = annotations[EXTENDED_RESOURCE_SPEC_ANNOTATION];
+  const currentText = asObject(pod.metadata.annotations)?.[EXTENDED_RESOURCE_SPEC_ANNOTATION];
   let current: unknown = {};
   if (typeof currentText === 'string') {
     try {
@@ -98,7 +98,6 @@ export function applyExtendedResourceSpec(pod: KubeObject): StepSkip | undefined
   }
   const desiredText = sortedJson(desired) ?? '{}';
   if (sortedJson(current) === desiredText) return undefined;
-  annotations[EXTENDED_RESOURCE_SPEC_ANNOTATION] = desiredText;
-  pod.metadata.annotations = annotations;
+  draft.mapAt('metadata', 'annotations')[EXTENDED_RESOURCE_SPEC_ANNOTATION] = desiredText;
   return undefined;
 }

@@ -6,6 +6,7 @@
  * requests or only limits gets the missing map created instead of crashing the handler.
  */
 import type { JsonValue, KubeObject } from '../../admission/types.js';
+import type { CopyOnWrite } from '../../util/copy-on-write.js';
 import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
 import { asArray, asObject } from '../../util/json.js';
 import type { StepSkip } from '../skip.js';
@@ -32,22 +33,18 @@ const sharedFrom = (units: bigint | undefined): bigint | undefined =>
   units !== undefined && units > 100n && units % 100n === 0n ? units / 100n : undefined;
 
 interface GpuRequests {
-  requests: Record<string, JsonValue>;
-  limits: Record<string, JsonValue>;
-  container: Record<string, JsonValue>;
-  resources: Record<string, JsonValue>;
+  index: number;
   gpu: bigint | undefined;
   ratio: bigint | undefined;
   core: bigint | undefined;
 }
 
 /**
- * Rewrites the GPU requests of `pod`'s containers in place. Every quantity is read before
- * anything changes: one that cannot be read leaves the pod alone, and the returned warning names
- * the field.
+ * Rewrites the GPU requests of the pod's containers. Every quantity is read before anything
+ * changes: one that cannot be read leaves the pod alone, and the returned warning names the field.
  */
-export function applyDeviceResourceSpec(pod: KubeObject): StepSkip | undefined {
-  const spec = asObject(pod.spec);
+export function applyDeviceResourceSpec(draft: CopyOnWrite<KubeObject>): StepSkip | undefined {
+  const spec = asObject(draft.current.spec);
   const asking: GpuRequests[] = [];
   try {
     for (const [index, container] of asArray(spec?.containers).entries()) {
@@ -63,10 +60,7 @@ export function applyDeviceResourceSpec(pod: KubeObject): StepSkip | undefined {
       const requests = existingRequests ?? {};
       const path = `spec.containers[${index}].resources.requests`;
       asking.push({
-        requests,
-        limits: existingLimits ?? {},
-        container: containerObject,
-        resources,
+        index,
         gpu: wholeUnits(requests[GPU], `${path}[${GPU}]`),
         ratio: wholeUnits(requests[GPU_MEMORY_RATIO], `${path}[${GPU_MEMORY_RATIO}]`),
         core: wholeUnits(requests[GPU_CORE], `${path}[${GPU_CORE}]`),
@@ -76,7 +70,10 @@ export function applyDeviceResourceSpec(pod: KubeObject): StepSkip | undefined {
     if (!(error instanceof QuantityFieldError)) throw error;
     return { warning: `${error.message}; the GPU resources were not split`, reason: 'invalid-quantity' };
   }
-  for (const { requests, limits, container, resources, gpu, ratio, core } of asking) {
+  for (const { index, gpu, ratio, core } of asking) {
+    // Both lists are written, created if missing, as Koordinator's handler leaves them.
+    const requests = draft.mapAt('spec', 'containers', index, 'resources', 'requests');
+    const limits = draft.mapAt('spec', 'containers', index, 'resources', 'limits');
     if (gpu !== undefined) {
       for (const list of [requests, limits]) {
         list[GPU_CORE] = gpu.toString();
@@ -93,9 +90,6 @@ export function applyDeviceResourceSpec(pod: KubeObject): StepSkip | undefined {
       requests[GPU_SHARED] = shared.toString();
       limits[GPU_SHARED] = shared.toString();
     }
-    resources.requests = requests;
-    resources.limits = limits;
-    container.resources = resources;
   }
   return undefined;
 }

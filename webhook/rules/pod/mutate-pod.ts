@@ -12,6 +12,7 @@ import { applyExtendedResourceSpec } from '../colocation/extended-resource-spec.
 import { applyDeviceResourceSpec } from '../device/device-resource-spec.js';
 import { applyMultiQuotaTreeAffinity } from '../quota/multi-quota-tree-affinity.js';
 import { skipAudit, type StepSkip } from '../skip.js';
+import { CopyOnWrite } from '../../util/copy-on-write.js';
 
 export type PodMutationOptions = PodProfileOptions & {
   /** Gate DisableExtendedResourceSpec. */
@@ -41,26 +42,23 @@ export function podMutator(options: PodMutationOptions): Rule {
     const namespace =
       (typeof request.object.metadata.namespace === 'string' && request.object.metadata.namespace) ||
       (request.namespace ?? '');
-    const { pod, applied, warnings, translationSkipped } = applyProfilesToPod(
-      request.object,
-      namespace,
-      state,
-      options,
-    );
+    // Most pods come out as they went in; the draft copies only what a step changes.
+    const draft = new CopyOnWrite(request.object);
+    const { applied, warnings, translationSkipped } = applyProfilesToPod(draft, namespace, state, options);
     const profileWarnings = warnings.filter((warning) => warning !== translationSkipped?.warning);
     const skips: StepSkip[] = translationSkipped ? [translationSkipped] : [];
-    const mutated = pod === request.object ? structuredClone(pod) : pod;
     if (!options.skipExtendedResourceSpec) {
-      const skipped = applyExtendedResourceSpec(mutated);
+      const skipped = applyExtendedResourceSpec(draft);
       if (skipped) skips.push(skipped);
     }
-    if (options.multiQuotaTree) applyMultiQuotaTreeAffinity(mutated, namespace, state);
+    if (options.multiQuotaTree) applyMultiQuotaTreeAffinity(draft, namespace, state);
     if (!options.skipDeviceResourceSpec) {
-      const skipped = applyDeviceResourceSpec(mutated);
+      const skipped = applyDeviceResourceSpec(draft);
       if (skipped) skips.push(skipped);
     }
     const allWarnings = [...profileWarnings, ...skips.map((skip) => skip.warning)];
-    const decision = mutate(mutated, allWarnings.length > 0 ? allWarnings : undefined);
+    const shownWarnings = allWarnings.length > 0 ? allWarnings : undefined;
+    const decision = draft.changed ? mutate(draft.current, shownWarnings) : allow(shownWarnings);
     const profiles = profileAudit(applied, profileWarnings);
     const audit =
       skips.length > 0 ? { ...profiles, ...skipAudit(skips, profiles?.action ?? 'skipped') } : profiles;

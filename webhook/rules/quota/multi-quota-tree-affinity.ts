@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
 import type { StateSnapshot } from '../../state.js';
+import type { CopyOnWrite } from '../../util/copy-on-write.js';
 import { asArray, asObject, labelsOf, stringsOf } from '../../util/json.js';
 import { QUOTA_LABELS } from './keys.js';
 
@@ -25,12 +26,13 @@ function requirementsOf(nodeSelector: JsonObject): JsonObject[] {
   return [...fromLabels, ...fromExpressions];
 }
 
-/** Adds the tree's node requirements to `pod` (in place); returns whether it did. */
+/** Adds the tree's node requirements to the pod; returns whether it did. */
 export function applyMultiQuotaTreeAffinity(
-  pod: KubeObject,
+  draft: CopyOnWrite<KubeObject>,
   namespace: string,
   state: StateSnapshot,
 ): boolean {
+  const pod = draft.current;
   // Only the quota label or the namespace's name, not the full quota-name fallback of quotaNameOf.
   const quotaName = labelsOf(pod)[QUOTA_LABELS.name] || namespace;
   const quota = state.elasticQuota(quotaName) ?? state.quotaBoundTo(namespace);
@@ -40,14 +42,12 @@ export function applyMultiQuotaTreeAffinity(
   if (!profile?.nodeSelector) return false;
   const requirements = requirementsOf(profile.nodeSelector);
 
-  const spec = asObject(pod.spec) ?? {};
-  pod.spec = spec;
-  const affinity = asObject(spec.affinity) ?? {};
-  spec.affinity = affinity;
-  const nodeAffinity = asObject(affinity.nodeAffinity) ?? {};
-  affinity.nodeAffinity = nodeAffinity;
-  const required = asObject(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ?? {};
-  nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = required;
+  const required = draft.mapAt(
+    'spec',
+    'affinity',
+    'nodeAffinity',
+    'requiredDuringSchedulingIgnoredDuringExecution',
+  );
   const terms = asArray(required.nodeSelectorTerms);
   if (terms.length === 0) {
     required.nodeSelectorTerms = [{ matchExpressions: requirements }];

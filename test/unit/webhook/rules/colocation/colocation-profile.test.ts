@@ -78,16 +78,20 @@ function state(profiles: ColocationProfileView[], fixture: StateFixture = {}): S
   });
 }
 
-function run(pod: KubeObject, snapshot: StateSnapshot, options: Partial<PodMutationOptions> = {}): Decision {
-  return podMutator({ ...OPTIONS, ...options })(
+/** The decision, and the pod as the API server stores it: the mutated pod, else the pod as it came. */
+type Admitted = Decision & { admitted: KubeObject };
+
+function run(pod: KubeObject, snapshot: StateSnapshot, options: Partial<PodMutationOptions> = {}): Admitted {
+  const decision = podMutator({ ...OPTIONS, ...options })(
     admissionRequest({ kind: 'Pod', resource: 'pods', namespace: 'default', object: pod }),
     snapshot,
   );
+  return { ...decision, admitted: (decision.allowed && decision.mutated) || pod };
 }
 
-function mutated(decision: Decision): KubeObject {
-  assert.ok(decision.allowed && decision.mutated, JSON.stringify(decision));
-  return decision.mutated;
+function admittedPod(decision: Admitted): KubeObject {
+  assert.ok(decision.allowed, JSON.stringify(decision));
+  return decision.admitted;
 }
 
 const batchCpuMemory = (cpu: string, memory: string): JsonObject => ({
@@ -97,7 +101,7 @@ const batchCpuMemory = (cpu: string, memory: string): JsonObject => ({
 
 describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
   it('applies Koordinator’s "mutating pod" example: labels, patch, QoS, priority, scheduler, batch resources', () => {
-    const result = mutated(run(koordinatorPod(), state([koordinatorProfile()])));
+    const result = admittedPod(run(koordinatorPod(), state([koordinatorProfile()])));
     assert.deepEqual(result.metadata.labels, {
       'koordinator-colocation-pod': 'true',
       testLabelA: 'valueA',
@@ -126,7 +130,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '4Gi' } } }],
       overhead: null,
     });
-    const fromLimit = mutated(run(limitsOnly, state([koordinatorProfile()])));
+    const fromLimit = admittedPod(run(limitsOnly, state([koordinatorProfile()])));
     assert.deepEqual(
       (fromLimit.spec as { containers: JsonObject[] }).containers[0]?.resources,
       batchCpuMemory('1k', '4Gi'),
@@ -137,7 +141,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       containers: [{ name: 'a', resources: { requests: { cpu: '1', memory: '4Gi' } } }],
       overhead: null,
     });
-    const keptUnlimited = mutated(run(requestsOnly, state([koordinatorProfile()])));
+    const keptUnlimited = admittedPod(run(requestsOnly, state([koordinatorProfile()])));
     assert.deepEqual((keptUnlimited.spec as { containers: JsonObject[] }).containers[0]?.resources, {
       requests: { 'kubernetes.io/batch-cpu': '1k', 'kubernetes.io/batch-memory': '4Gi' },
     });
@@ -146,7 +150,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
   it('translates to mid resources for koord-mid pods', () => {
     const pod = koordinatorPod({ priority: 7500, initContainers: [], overhead: null });
     const profile = koordinatorProfile({ qosClass: 'LS', priorityClassName: null, patch: null });
-    const result = mutated(run(pod, state([profile])));
+    const result = admittedPod(run(pod, state([profile])));
     assert.deepEqual((result.spec as { containers: JsonObject[] }).containers[0]?.resources, {
       limits: { 'kubernetes.io/mid-cpu': '1k', 'kubernetes.io/mid-memory': '4Gi' },
       requests: { 'kubernetes.io/mid-cpu': '1k', 'kubernetes.io/mid-memory': '4Gi' },
@@ -157,7 +161,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
     for (const priority of [9500, 3500]) {
       const pod = koordinatorPod({ priority, initContainers: [], overhead: null });
       const profile = koordinatorProfile({ qosClass: null, priorityClassName: null, patch: null });
-      const result = mutated(run(pod, state([profile])));
+      const result = admittedPod(run(pod, state([profile])));
       assert.deepEqual(
         (result.spec as { containers: JsonObject[] }).containers[0]?.resources,
         both('1', '4Gi'),
@@ -167,15 +171,15 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
 
   it('applies a 50% profile when the roll is at most 50, and skips it above', () => {
     const profile = koordinatorProfile({ probability: '50%' });
-    const applied = mutated(run(koordinatorPod(), state([profile]), { roll: () => 50 }));
+    const applied = admittedPod(run(koordinatorPod(), state([profile]), { roll: () => 50 }));
     assert.equal((applied.metadata.labels as Record<string, string>)['koordinator.sh/qosClass'], 'BE');
-    const skipped = mutated(run(koordinatorPod(), state([profile]), { roll: () => 70 }));
+    const skipped = admittedPod(run(koordinatorPod(), state([profile]), { roll: () => 70 }));
     assert.equal((skipped.metadata.labels as Record<string, string>)['koordinator.sh/qosClass'], undefined);
     assert.equal((skipped.spec as JsonObject).schedulerName, 'nonExistSchedulerName');
   });
 
   it('keeps Koordinator’s quirk: a matching profile skipped by its roll still translates a batch pod’s resources', () => {
-    const skipped = mutated(
+    const skipped = admittedPod(
       run(koordinatorPod(), state([koordinatorProfile({ probability: 50 })]), { roll: () => 70 }),
     );
     const container = (skipped.spec as { containers: JsonObject[] }).containers[0];
@@ -184,9 +188,11 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
 
   it('never applies a 0% profile and always applies a 100% one, without rolling', () => {
     const roll = (): number => assert.fail('no roll expected');
-    const never = mutated(run(koordinatorPod(), state([koordinatorProfile({ probability: 0 })]), { roll }));
+    const never = admittedPod(
+      run(koordinatorPod(), state([koordinatorProfile({ probability: 0 })]), { roll }),
+    );
     assert.equal((never.metadata.labels as Record<string, string>).testLabelA, undefined);
-    const always = mutated(
+    const always = admittedPod(
       run(koordinatorPod(), state([koordinatorProfile({ probability: '100%' })]), { roll }),
     );
     assert.equal((always.metadata.labels as Record<string, string>).testLabelA, 'valueA');
@@ -196,22 +202,22 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
     const pod = koordinatorPod();
     (pod.metadata.labels as Record<string, string>)['koordinator-colocation-pod'] = 'false';
     const decision = run(pod, state([koordinatorProfile()]));
-    assert.deepEqual(mutated(decision), pod);
+    assert.deepEqual(admittedPod(decision), pod);
 
     const otherNamespace = state([koordinatorProfile()], { namespaces: [{ name: 'default', labels: {} }] });
-    assert.deepEqual(mutated(run(koordinatorPod(), otherNamespace)), koordinatorPod());
+    assert.deepEqual(admittedPod(run(koordinatorPod(), otherNamespace)), koordinatorPod());
   });
 
   it('skips the resource translation for a profile annotated skip-update-resources', () => {
     const profile = koordinatorProfile();
     const skipping = { ...profile, annotations: { 'config.koordinator.sh/skip-update-resources': '' } };
-    const result = mutated(run(koordinatorPod(), state([skipping])));
+    const result = admittedPod(run(koordinatorPod(), state([skipping])));
     assert.deepEqual(
       (result.spec as { containers: JsonObject[] }).containers[0]?.resources,
       both('1', '4Gi'),
     );
     assert.equal((result.metadata.labels as Record<string, string>)['koordinator.sh/qosClass'], 'BE');
-    const gated = mutated(run(koordinatorPod(), state([profile]), { skipMutatingResources: true }));
+    const gated = admittedPod(run(koordinatorPod(), state([profile]), { skipMutatingResources: true }));
     assert.deepEqual((gated.spec as { containers: JsonObject[] }).containers[0]?.resources, both('1', '4Gi'));
   });
 
@@ -223,7 +229,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       [b, a],
     ]) {
       const decision = run(koordinatorPod(), state(profiles));
-      assert.equal((mutated(decision).metadata.labels as Record<string, string>).winner, 'b');
+      assert.equal((admittedPod(decision).metadata.labels as Record<string, string>).winner, 'b');
       assert.deepEqual(decision.audit, {
         action: 'profiles-applied',
         reason: '',
@@ -243,7 +249,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
     });
     const pod = koordinatorPod();
     pod.metadata.annotations = { note: 'hello' };
-    const result = mutated(run(pod, state([profile])));
+    const result = admittedPod(run(pod, state([profile])));
     const labels = result.metadata.labels as Record<string, string>;
     assert.equal(labels.copied, 'true');
     assert.equal(labels.empty, '');
@@ -258,7 +264,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
         selector: { matchExpressions: [{ key: 'app', operator: 'Within', values: ['x'] }] },
       });
       const decision = run(koordinatorPod(), state([profile]));
-      assert.deepEqual(mutated(decision), koordinatorPod());
+      assert.deepEqual(admittedPod(decision), koordinatorPod());
       assert.match(
         decision.warnings?.[0] ?? '',
         /ClusterColocationProfile "test-profile": spec\.selector\.matchExpressions\[0\]\.operator: Unsupported value: "Within"/,
@@ -271,9 +277,9 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       });
       const byOtherLabel = koordinatorProfile();
       const unseen = { namespaces: [] };
-      const matched = mutated(run(koordinatorPod(), state([byName], unseen)));
+      const matched = admittedPod(run(koordinatorPod(), state([byName], unseen)));
       assert.equal((matched.metadata.labels as Record<string, string>).testLabelA, 'valueA');
-      assert.deepEqual(mutated(run(koordinatorPod(), state([byOtherLabel], unseen))), koordinatorPod());
+      assert.deepEqual(admittedPod(run(koordinatorPod(), state([byOtherLabel], unseen))), koordinatorPod());
     });
 
     it('a missing PriorityClass skips the profile with a warning instead of failing the pod (Koordinator: 500)', () => {
@@ -284,7 +290,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
         reason: 'invalid-profile',
         profiles: '',
       });
-      const result = mutated(decision);
+      const result = admittedPod(decision);
       assert.equal(
         (result.metadata.labels as Record<string, string>).testLabelA,
         undefined,
@@ -298,14 +304,14 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
 
     it('an invalid probability skips the profile with a warning (Koordinator: 500)', () => {
       const decision = run(koordinatorPod(), state([koordinatorProfile({ probability: 'often' })]));
-      assert.equal((mutated(decision).metadata.labels as Record<string, string>).testLabelA, undefined);
+      assert.equal((admittedPod(decision).metadata.labels as Record<string, string>).testLabelA, undefined);
       assert.match(decision.warnings?.[0] ?? '', /spec\.probability: Invalid value: "often"/);
     });
   });
 
   it('changes nothing without profiles, and on UPDATE', () => {
     const pod = koordinatorPod();
-    assert.deepEqual(mutated(run(pod, state([]))), pod);
+    assert.deepEqual(admittedPod(run(pod, state([]))), pod);
     const update = podMutator(OPTIONS)(
       admissionRequest({ kind: 'Pod', resource: 'pods', operation: 'UPDATE', object: pod, oldObject: pod }),
       state([koordinatorProfile()]),
@@ -331,7 +337,7 @@ describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
       /spec\.containers\[0\]\.resources\.requests\[cpu\]: "lots" is not a quantity .*; the batch\/mid resource translation was skipped/,
     );
     // The profile still applied; the resources were left as written.
-    const result = mutated(decision) as unknown as { spec: { containers: { resources: object }[] } };
+    const result = admittedPod(decision) as unknown as { spec: { containers: { resources: object }[] } };
     assert.deepEqual(result.spec.containers[0]?.resources, { requests: { cpu: 'lots' } });
   });
 
@@ -370,7 +376,7 @@ describe('applyProfile: copy on write', () => {
     const snapshot = state([koordinatorProfile(), onlyLabels]);
     const applied = applyProfile(pod, koordinatorProfile(), POD, snapshot);
     assert.equal((applied.spec as JsonObject).schedulerName, 'koordinator-scheduler');
-    assert.deepEqual(mutated(run(pod, snapshot)), mutated(run(koordinatorPod(), snapshot)));
+    assert.deepEqual(admittedPod(run(pod, snapshot)), admittedPod(run(koordinatorPod(), snapshot)));
     assert.deepEqual(pod, koordinatorPod());
   });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AdmissionRequest, Decision, KubeObject } from '../../../../../webhook/admission/types.js';
 import { podMutator } from '../../../../../webhook/rules/pod/mutate-pod.js';
+import { deepFreeze } from '../../../../harness/deep-freeze.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
 const mutatePod = podMutator({
@@ -23,7 +24,9 @@ function pod(containers: Record<string, unknown>[], annotations: Record<string, 
   } as KubeObject;
 }
 
+/** Every pod under review is frozen: the mutator must copy what it changes, never write to it. */
 function review(object: KubeObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): AdmissionRequest {
+  deepFreeze(object);
   return {
     uid: 'u',
     kind: { group: '', version: 'v1', kind: 'Pod' },
@@ -72,8 +75,8 @@ describe('podMutator: extended resource spec', () => {
 
   it('leaves an annotation that is not JSON alone, with a warning naming it', () => {
     const decision = mutatePod(review(pod([{ name: 'c' }], { [SPEC]: '{' })), state);
-    assert.ok(decision.allowed);
-    assert.equal(decision.mutated?.metadata.annotations?.[SPEC as never], '{');
+    // Nothing else changes either, so the pod is allowed as it came.
+    assert.ok(decision.allowed && !decision.mutated);
     assert.deepEqual(decision.warnings, [
       'metadata.annotations[node.koordinator.sh/extended-resource-spec]: failed to get current extended resource spec: not valid JSON; the node.koordinator.sh/extended-resource-spec annotation was not updated',
     ]);
@@ -89,8 +92,7 @@ describe('podMutator: extended resource spec', () => {
       review(pod([{ name: 'c', resources: { requests: batch } }], { [SPEC]: deep })),
       state,
     );
-    assert.ok(decision.allowed);
-    assert.equal(decision.mutated?.metadata.annotations?.[SPEC as never], deep);
+    assert.ok(decision.allowed && !decision.mutated);
     assert.deepEqual(decision.warnings, [
       'metadata.annotations[node.koordinator.sh/extended-resource-spec]: failed to get current extended resource spec: not valid JSON; the node.koordinator.sh/extended-resource-spec annotation was not updated',
     ]);
@@ -174,10 +176,8 @@ describe('podMutator: device resource spec', () => {
         { name: 'bad', resources: { requests: { [name]: value } } },
       ]);
       const decision = mutatePod(review(object), state);
-      assert.ok(decision.allowed);
-      // Nothing half-done: the readable container is not split either.
-      assert.deepEqual(resources(mutated(decision), 0), resources(object, 0));
-      assert.deepEqual(resources(mutated(decision), 1), resources(object, 1));
+      // Nothing half-done: the readable container is not split either, so the pod is allowed as it came.
+      assert.ok(decision.allowed && !decision.mutated, JSON.stringify(decision));
       assert.equal(decision.warnings?.length, 1);
       assert.ok(
         decision.warnings?.[0]?.startsWith(`spec.containers[1].resources.requests[${name}]: "${value}" is `),
@@ -190,9 +190,29 @@ describe('podMutator: device resource spec', () => {
 
   it('leaves nvidia.com/gpu alone and does nothing on UPDATE', () => {
     const nvidia = gpu({ 'nvidia.com/gpu': '1' });
-    assert.deepEqual(resources(mutated(mutatePod(review(nvidia), state))), resources(nvidia));
+    assert.deepEqual(mutatePod(review(nvidia), state), { allowed: true });
     assert.deepEqual(mutatePod(review(gpu({ 'koordinator.sh/gpu': '100' }), 'UPDATE'), state), {
       allowed: true,
     });
+  });
+});
+
+describe('podMutator: copies only what it changes', () => {
+  it('allows a pod that no step changes as it came, without a copy or a patch', () => {
+    const plain = pod([{ name: 'c', resources: { requests: { cpu: '1' } } }]);
+    assert.deepEqual(mutatePod(review(plain), state), { allowed: true });
+  });
+
+  it('shares every container a GPU split leaves alone with the pod under review', () => {
+    const object = pod([
+      { name: 'cpu', resources: { requests: { cpu: '1' } } },
+      { name: 'gpu', resources: { requests: { 'koordinator.sh/gpu': '100' } } },
+    ]);
+    const result = mutated(mutatePod(review(object), state));
+    const containers = (result.spec as { containers: unknown[] }).containers;
+    const before = (object.spec as { containers: unknown[] }).containers;
+    assert.equal(containers[0], before[0]);
+    assert.notEqual(containers[1], before[1]);
+    assert.equal(result.metadata, object.metadata);
   });
 });

@@ -2,8 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject, KubeObject } from '../../../../../webhook/admission/types.js';
 import { applyMultiQuotaTreeAffinity } from '../../../../../webhook/rules/quota/multi-quota-tree-affinity.js';
+import { CopyOnWrite } from '../../../../../webhook/util/copy-on-write.js';
+import { deepFreeze } from '../../../../harness/deep-freeze.js';
 import type { QuotaView } from '../../../../../webhook/rules/quota/quota-view.js';
 import { stateSnapshot } from '../../../../harness/state.js';
+import type { StateSnapshot } from '../../../../../webhook/state.js';
+
+/** Runs the step on a frozen pod (so it must copy what it changes); returns whether it applied and the result. */
+function pinned(
+  object: KubeObject,
+  namespace: string,
+  snapshot: StateSnapshot,
+): { applied: boolean; pod: KubeObject } {
+  const draft = new CopyOnWrite(deepFreeze(object));
+  return { applied: applyMultiQuotaTreeAffinity(draft, namespace, snapshot), pod: draft.current };
+}
 
 function quota(name: string, treeId: string, namespaces: string[] = []): QuotaView {
   return {
@@ -61,8 +74,9 @@ const required = (object: KubeObject): unknown =>
 describe('multi-quota-tree node affinity (Koordinator §1.6)', () => {
   it('pins a pod of a tree quota to the first profile’s nodes (namespace order), creating one term', () => {
     const object = pod({ 'quota.scheduling.koordinator.sh/name': 'team-a' });
-    assert.equal(applyMultiQuotaTreeAffinity(object, 'team-a', state), true);
-    assert.deepEqual(required(object), { nodeSelectorTerms: [{ matchExpressions: TREE_1 }] });
+    const objectResult = pinned(object, 'team-a', state);
+    assert.equal(objectResult.applied, true);
+    assert.deepEqual(required(objectResult.pod), { nodeSelectorTerms: [{ matchExpressions: TREE_1 }] });
   });
 
   it('adds the requirements to every existing term, since terms are ORed', () => {
@@ -81,8 +95,9 @@ describe('multi-quota-tree node affinity (Koordinator §1.6)', () => {
         },
       },
     );
-    assert.equal(applyMultiQuotaTreeAffinity(object, 'team-a', state), true);
-    assert.deepEqual(required(object), {
+    const objectResult = pinned(object, 'team-a', state);
+    assert.equal(objectResult.applied, true);
+    assert.deepEqual(required(objectResult.pod), {
       nodeSelectorTerms: [
         { matchExpressions: [{ key: 'a', operator: 'Exists' }, ...TREE_1] },
         { matchFields: [], matchExpressions: TREE_1 },
@@ -92,10 +107,11 @@ describe('multi-quota-tree node affinity (Koordinator §1.6)', () => {
 
   it('falls back to the namespace name, then to the quota bound to the namespace', () => {
     const byNamespaceName = pod({});
-    assert.equal(applyMultiQuotaTreeAffinity(byNamespaceName, 'team-a', state), true);
+    assert.equal(pinned(byNamespaceName, 'team-a', state).applied, true);
     const byBinding = pod({});
-    assert.equal(applyMultiQuotaTreeAffinity(byBinding, 'ns-bound', state), true);
-    assert.deepEqual(required(byBinding), { nodeSelectorTerms: [{ matchExpressions: TREE_1 }] });
+    const byBindingResult = pinned(byBinding, 'ns-bound', state);
+    assert.equal(byBindingResult.applied, true);
+    assert.deepEqual(required(byBindingResult.pod), { nodeSelectorTerms: [{ matchExpressions: TREE_1 }] });
   });
 
   it('leaves pods alone without a quota, a tree, or a profile', () => {
@@ -104,10 +120,11 @@ describe('multi-quota-tree node affinity (Koordinator §1.6)', () => {
       [{ 'quota.scheduling.koordinator.sh/name': 'flat' }, 'x'],
     ] as const) {
       const object = pod(labels);
-      assert.equal(applyMultiQuotaTreeAffinity(object, namespace, state), false);
-      assert.equal(required(object), undefined);
+      const objectResult = pinned(object, namespace, state);
+      assert.equal(objectResult.applied, false);
+      assert.equal(required(objectResult.pod), undefined);
     }
     const noProfile = stateSnapshot({ elasticQuotas: [quota('lonely', 'tree-2')] });
-    assert.equal(applyMultiQuotaTreeAffinity(pod({}), 'lonely', noProfile), false);
+    assert.equal(pinned(pod({}), 'lonely', noProfile).applied, false);
   });
 });
