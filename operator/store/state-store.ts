@@ -40,6 +40,7 @@ import type {
 } from '../../webhook/state.js';
 import { asObject, labelsOf } from '../../webhook/util/json.js';
 import type { EventRecorder } from '../kube/events.js';
+import { dropManagedFields, pagedList } from '../kube/paged-list.js';
 import { SupervisedInformer, type InformerEvents, type WatchSpec } from '../kube/supervised-informer.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
@@ -109,12 +110,20 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     const scheduling = options.kubeConfig.makeApiClient(SchedulingV1Api);
     const listCustom =
       (group: string, plural: string) => (): Promise<KubernetesListObject<KubernetesObject>> =>
-        custom.listClusterCustomObject({ group, version: 'v1alpha1', plural }) as Promise<
-          KubernetesListObject<KubernetesObject>
-        >;
+        pagedList(
+          (page) =>
+            custom.listClusterCustomObject({ group, version: 'v1alpha1', plural, ...page }) as Promise<
+              KubernetesListObject<KubernetesObject>
+            >,
+          dropManagedFields,
+        );
 
     this.watch<V1Namespace, NamespaceView>(
-      { kind: 'namespaces', path: '/api/v1/namespaces', list: () => core.listNamespace() },
+      {
+        kind: 'namespaces',
+        path: '/api/v1/namespaces',
+        list: () => pagedList((page) => core.listNamespace(page), dropManagedFields),
+      },
       this.namespaces,
       (ns) =>
         ns.metadata?.name
@@ -154,12 +163,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
       {
         kind: 'autoscalingpolicies',
         path: '/apis/registry.volcano.sh/v1alpha1/autoscalingpolicies',
-        list: () =>
-          custom.listClusterCustomObject({
-            group: 'registry.volcano.sh',
-            version: 'v1alpha1',
-            plural: 'autoscalingpolicies',
-          }) as Promise<KubernetesListObject<KubernetesObject>>,
+        list: listCustom('registry.volcano.sh', 'autoscalingpolicies'),
         optional: true,
       },
       this.autoscalingPolicies,
@@ -173,12 +177,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
       {
         kind: 'elasticquotas',
         path: '/apis/scheduling.sigs.k8s.io/v1alpha1/elasticquotas',
-        list: () =>
-          custom.listClusterCustomObject({
-            group: 'scheduling.sigs.k8s.io',
-            version: 'v1alpha1',
-            plural: 'elasticquotas',
-          }) as Promise<KubernetesListObject<KubernetesObject>>,
+        list: listCustom('scheduling.sigs.k8s.io', 'elasticquotas'),
         optional: true,
       },
       this.elasticQuotas,
@@ -224,7 +223,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
       {
         kind: 'priorityclasses',
         path: '/apis/scheduling.k8s.io/v1/priorityclasses',
-        list: () => scheduling.listPriorityClass(),
+        list: () => pagedList((page) => scheduling.listPriorityClass(page), dropManagedFields),
       },
       this.priorityClasses,
       (pc) => {
@@ -242,7 +241,11 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     );
 
     this.watch<V1Node, NodeView>(
-      { kind: 'nodes', path: '/api/v1/nodes', list: () => core.listNode() },
+      {
+        kind: 'nodes',
+        path: '/api/v1/nodes',
+        list: () => pagedList((page) => core.listNode(page), slimNode),
+      },
       this.nodeLabels,
       (node) => {
         slimNode(node);
@@ -294,7 +297,11 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     );
 
     this.watch<V1Pod, PodUsage>(
-      { kind: 'pods', path: '/api/v1/pods', list: () => core.listPodForAllNamespaces() },
+      {
+        kind: 'pods',
+        path: '/api/v1/pods',
+        list: () => pagedList((page) => core.listPodForAllNamespaces(page), slimPod),
+      },
       {
         set: (key, usage) => {
           this.usage.set(key, usage);
@@ -334,9 +341,8 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         this.options.metrics.informerRestarts.inc({ kind });
       });
     const put = (object: T): void => {
-      // The informer caches the very object it hands out; managedFields, often the larger part of
-      // a small object's metadata, is read by no view, so the cache need not keep it.
-      if (object.metadata) delete object.metadata.managedFields;
+      // Listed objects were trimmed page by page; watched ones arrive here first.
+      dropManagedFields(object);
       const entry = view(object);
       if (entry) index.set(entry[0], entry[1]);
       changed();
