@@ -4,8 +4,10 @@
  * pod-enhanced-validator-config. The webhook's
  * matchConditions already keep every other ConfigMap from calling us; this dispatch is the
  * second line.
+ *
+ * Each ConfigMap's module reports what its check finds as `Findings` and answers through
+ * `decisionOf` with its own heading (and, for the operator's own ConfigMaps, code 422 Invalid).
  */
-import { allow } from '../../admission/decisions.js';
 import {
   GPU_TIER_MAPPING_NAME,
   OPERATOR_CONFIG_NAME,
@@ -13,6 +15,8 @@ import {
   SLO_CONFIG_NAME,
 } from '../../names.js';
 import type { Rule } from '../../state.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import { PASSED } from '../field-errors.js';
 import { validateTierMapping } from '../gpu-class/validate-tier-mapping.js';
 import { operatorConfigValidator } from './validate-operator-config.js';
 import { enhancedValidatorConfigValidator } from '../pod/enhanced-validator-config.js';
@@ -48,6 +52,6 @@ export function configMapValidator(options: ConfigMapRuleOptions): Rule {
       return sloConfig(request, state);
     if (request.namespace === options.koordinatorNamespace && name === POD_ENHANCED_VALIDATOR_CONFIG_NAME)
       return enhancedValidatorConfig(request, state);
-    return allow();
+    return decisionOf(PASSED);
   };
 }

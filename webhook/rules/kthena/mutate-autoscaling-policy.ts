@@ -15,6 +15,8 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import { findings } from '../field-errors.js';
 import { decodeFailed } from './denials.js';
 import {
   type AutoscalingPolicy,
@@ -126,7 +128,7 @@ function applyDefaults(policy: AutoscalingPolicy, spec: JsonObject): string[] {
 export const mutateAutoscalingPolicy: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return allow();
   const decoded = decodeAutoscalingPolicy(request.object);
-  if (!decoded.ok) return decodeFailed(decoded.errors);
+  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
   const mutated = structuredClone(request.object);
   // Kthena's `add /spec/behavior` would fail to apply to an object without a spec; creating the
   // spec gives the same outcome (the schema then requires spec.metrics) with a clearer message.

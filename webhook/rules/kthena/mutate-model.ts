@@ -7,6 +7,8 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import { findings } from '../field-errors.js';
 import { decodeFailed } from './denials.js';
 import { decodeModel } from './model-types.js';
 import { asObject } from '../../util/json.js';
@@ -20,7 +22,7 @@ export const mutateModel: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return allow();
   // Kthena decodes before defaulting, so a malformed Model is refused here already.
   const decoded = decodeModel(request.object);
-  if (!decoded.ok) return decodeFailed(decoded.errors);
+  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
   if (decoded.value.spec?.autoscalingPolicy === undefined) return allow();
 
   const mutated = structuredClone(request.object);

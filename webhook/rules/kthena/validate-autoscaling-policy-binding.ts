@@ -5,10 +5,20 @@
  * AutoscalingPolicy must exist in the binding's namespace. Paths keep Kthena's capitalised Go
  * names (`spec.ScalingConfiguration`, `spec.PolicyRef`).
  */
-import { allow } from '../../admission/decisions.js';
 import type { AdmissionRequest } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { type FieldError, FieldPath, forbidden, internal, invalid, required } from '../field-errors.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import {
+  type FieldError,
+  FieldPath,
+  type Findings,
+  findings,
+  forbidden,
+  internal,
+  invalid,
+  PASSED,
+  required,
+} from '../field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type AutoscalingPolicyBinding, decodeAutoscalingPolicyBinding } from './model-types.js';
 
@@ -48,10 +58,18 @@ function policyErrors(
   return [invalid(path, name, `autoscaling policy resource ${name} does not exist`)];
 }
 
+/** Every error, in Kthena's order: the configuration first, then the policy it refers to. */
+export function checkAutoscalingPolicyBinding(
+  binding: AutoscalingPolicyBinding,
+  request: AdmissionRequest,
+  state: StateSnapshot,
+): Findings {
+  return findings([...configurationErrors(binding), ...policyErrors(binding, request, state)]);
+}
+
 export const validateAutoscalingPolicyBinding: Rule = (request, state) => {
-  if (request.operation === 'DELETE' || !request.object) return allow();
+  if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeAutoscalingPolicyBinding(request.object);
-  if (!decoded.ok) return decodeFailed(decoded.errors);
-  const errors = [...configurationErrors(decoded.value), ...policyErrors(decoded.value, request, state)];
-  return errors.length === 0 ? allow() : validationFailed(errors);
+  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  return decisionOf(checkAutoscalingPolicyBinding(decoded.value, request, state), validationFailed);
 };

@@ -4,10 +4,18 @@
  * scale-up panic windows (each between 0 and 30 minutes, inclusive). Percentages, instances and
  * the tolerance are left to the CRD schema, as in Kthena.
  */
-import { allow } from '../../admission/decisions.js';
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { type FieldError, FieldPath, GoStringer, invalid } from '../field-errors.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import {
+  type FieldError,
+  FieldPath,
+  type Findings,
+  findings,
+  GoStringer,
+  invalid,
+  PASSED,
+} from '../field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import type { GoDuration } from './go-json.js';
 import {
@@ -82,21 +90,20 @@ function panicPolicyErrors(path: FieldPath, policy: PanicPolicy | undefined): Fi
   ];
 }
 
-export function autoscalingPolicyErrors(policy: AutoscalingPolicy): FieldError[] {
+export function checkAutoscalingPolicy(policy: AutoscalingPolicy): Findings {
   const behavior = policy.spec?.behavior;
   const behaviorPath = FieldPath.of('spec', 'behavior');
-  return [
+  return findings([
     ...metricErrors(policy),
     ...stablePolicyErrors(behaviorPath.child('scaleDown'), behavior?.scaleDown),
     ...stablePolicyErrors(behaviorPath.child('scaleUp', 'stablePolicy'), behavior?.scaleUp?.stablePolicy),
     ...panicPolicyErrors(behaviorPath.child('scaleUp', 'panicPolicy'), behavior?.scaleUp?.panicPolicy),
-  ];
+  ]);
 }
 
 export const validateAutoscalingPolicy: Rule = (request) => {
-  if (request.operation === 'DELETE' || !request.object) return allow();
+  if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeAutoscalingPolicy(request.object);
-  if (!decoded.ok) return decodeFailed(decoded.errors);
-  const errors = autoscalingPolicyErrors(decoded.value);
-  return errors.length === 0 ? allow() : validationFailed(errors);
+  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  return decisionOf(checkAutoscalingPolicy(decoded.value), validationFailed);
 };

@@ -4,10 +4,19 @@
  * keep Kthena's legacy names (`spec.backends[i].cost`, `spec.autoscalingPolicyRef`) because users
  * migrating from Kthena know the messages by them.
  */
-import { allow } from '../../admission/decisions.js';
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { type FieldError, FieldPath, forbidden, invalid, required } from '../field-errors.js';
+import { decisionOf } from '../field-error-aggregate.js';
+import {
+  type FieldError,
+  FieldPath,
+  type Findings,
+  findings,
+  forbidden,
+  invalid,
+  PASSED,
+  required,
+} from '../field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type Model, type ModelBackend, decodeModel } from './model-types.js';
 
@@ -298,14 +307,13 @@ const RULES: readonly ((model: Model) => FieldError[])[] = [
   loraAdapterErrors,
 ];
 
-export function modelErrors(model: Model): FieldError[] {
-  return RULES.flatMap((rule) => rule(model));
+export function checkModel(model: Model): Findings {
+  return findings(RULES.flatMap((rule) => rule(model)));
 }
 
 export const validateModel: Rule = (request) => {
-  if (request.operation === 'DELETE' || !request.object) return allow();
+  if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeModel(request.object);
-  if (!decoded.ok) return decodeFailed(decoded.errors);
-  const errors = modelErrors(decoded.value);
-  return errors.length === 0 ? allow() : validationFailed(errors);
+  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  return decisionOf(checkModel(decoded.value), validationFailed);
 };

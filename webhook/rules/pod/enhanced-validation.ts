@@ -35,7 +35,11 @@ function readRules(data: Readonly<Record<string, string>> | undefined): RulesRea
   let read = parsedRules.get(data);
   if (!read) {
     const parsed = data.enable?.trim().toLowerCase() === 'true' ? parseLabelRules(data.rules) : undefined;
-    read = !parsed ? DISABLED : parsed.ok ? { ok: true, enabled: true, rules: parsed.rules } : parsed;
+    read = !parsed
+      ? DISABLED
+      : parsed.ok
+        ? { ok: true, enabled: true, rules: parsed.rules }
+        : { ok: false, problem: parsed.error.toString() };
     parsedRules.set(data, read);
   }
   return read;

@@ -7,10 +7,11 @@
  *   enable: "true"
  *   rules: '[{"name": "team-label", "requiredLabels": ["team"], "namespaceWhitelist": ["kube-system"]}]'
  */
-import { allow, badRequest } from '../../admission/decisions.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { stringsOf, parseJsonText } from '../../util/json.js';
+import { aggregate, decisionOf } from '../field-error-aggregate.js';
+import { atField, FieldPath, findings, PASSED, type FieldError, type Findings } from '../field-errors.js';
 
 export interface LabelRule {
   name: string;
@@ -18,7 +19,9 @@ export interface LabelRule {
   namespaceWhitelist: string[];
 }
 
-export type LabelRulesParse = { ok: true; rules: readonly LabelRule[] } | { ok: false; problem: string };
+export type LabelRulesParse = { ok: true; rules: readonly LabelRule[] } | { ok: false; error: FieldError };
+
+const RULES = FieldPath.of('data').key('rules');
 
 const isStrings = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -30,9 +33,9 @@ export function parseLabelRules(text: string | undefined): LabelRulesParse {
   try {
     parsed = parseJsonText(text);
   } catch {
-    return { ok: false, problem: 'data[rules]: not valid JSON; must be a JSON array of rules' };
+    return { ok: false, error: atField(RULES, 'not valid JSON; must be a JSON array of rules') };
   }
-  if (!Array.isArray(parsed)) return { ok: false, problem: 'data[rules]: must be a JSON array of rules' };
+  if (!Array.isArray(parsed)) return { ok: false, error: atField(RULES, 'must be a JSON array of rules') };
   const rules: LabelRule[] = [];
   for (const [index, item] of (parsed as unknown[]).entries()) {
     const rule = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
@@ -40,7 +43,10 @@ export function parseLabelRules(text: string | undefined): LabelRulesParse {
     if (typeof name !== 'string' || !isStrings(requiredLabels) || !isStrings(namespaceWhitelist)) {
       return {
         ok: false,
-        problem: `data[rules][${index}]: must be {"name": string, "requiredLabels": [string], "namespaceWhitelist": [string]}`,
+        error: atField(
+          RULES.index(index),
+          'must be {"name": string, "requiredLabels": [string], "namespaceWhitelist": [string]}',
+        ),
       };
     }
     rules.push({ name, requiredLabels, namespaceWhitelist });
@@ -52,12 +58,17 @@ export function parseLabelRules(text: string | undefined): LabelRulesParse {
  * /validate-configmap for pod-enhanced-validator-config: rules that do not parse are refused,
  * whether or not `enable` is on yet. DELETE is allowed (no rules then apply).
  */
+export function checkEnhancedValidatorConfig(data: Readonly<Record<string, string>>): Findings {
+  const parsed = parseLabelRules(data.rules);
+  return parsed.ok ? PASSED : findings([parsed.error]);
+}
+
 export function enhancedValidatorConfigValidator(namespace: string): Rule {
+  const source = `ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME}`;
+  const render = (errors: readonly FieldError[]): string => `${source} ${aggregate(errors)}`;
   return (request) => {
     const object = request.object;
-    if (request.operation === 'DELETE' || !object) return allow();
-    const parsed = parseLabelRules(stringsOf(object.data).rules);
-    if (parsed.ok) return allow();
-    return badRequest(`ConfigMap ${namespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME} ${parsed.problem}`);
+    if (request.operation === 'DELETE' || !object) return decisionOf(PASSED);
+    return decisionOf(checkEnhancedValidatorConfig(stringsOf(object.data)), render);
   };
 }

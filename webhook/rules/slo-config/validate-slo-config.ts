@@ -5,9 +5,11 @@
  * one-strategy-per-node rule, is refused with every problem, one per line. Every other ConfigMap
  * is left alone, and DELETE is allowed (the slo-controller falls back to its defaults).
  */
-import { allow, badRequest } from '../../admission/decisions.js';
+import type { AdmissionRequest } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
 import { stringsOf } from '../../util/json.js';
+import { decisionOf, headed } from '../field-error-aggregate.js';
+import { atField, FieldPath, findings, PASSED, type Findings } from '../field-errors.js';
 import { type NodeLabels, type NodeStrategy, strategiesMatching, strategyList } from './node-selectors.js';
 import { type KeyChecker, type KeyContext, problemText, sloConfigCheckers } from './slo-config-keys.js';
 
@@ -106,32 +108,45 @@ export interface SloConfigValidatorOptions {
   maxAmplificationRatio?: number;
 }
 
+/**
+ * The problems of a write of slo-controller-config, and a warning for each field the
+ * slo-controller would ignore. The problems name their key and path (`data[<key>]: <path>: ...`)
+ * already, as the key checkers word them.
+ */
+export function checkSloConfig(
+  request: AdmissionRequest,
+  nodes: Iterable<NodeLabels>,
+  source: string,
+  limits: SloConfigLimits,
+): Findings {
+  const object = request.object;
+  if (!object) return PASSED;
+  const oldData =
+    request.operation === 'UPDATE' && request.oldObject ? stringsOf(request.oldObject.data) : null;
+  const { problems, unknownFields } = reviewSloConfig(stringsOf(object.data), oldData, nodes, limits);
+  return findings(
+    problems.map((problem) => atField(FieldPath.root(), problem)),
+    // Go's decoder drops unknown keys without a word, so a misspelt setting would silently not apply.
+    unknownFields.map((field) => `${source} ${field}: unknown field, ignored by the slo-controller`),
+  );
+}
+
 export function sloConfigValidator(options: SloConfigValidatorOptions): Rule {
   const nodesOf = options.nodesOf ?? ((state: StateSnapshot): Iterable<NodeLabels> => state.nodes());
   const limits: SloConfigLimits =
     options.maxAmplificationRatio === undefined
       ? {}
       : { maxAmplificationRatio: options.maxAmplificationRatio };
+  const source = `ConfigMap ${options.namespace}/${options.name}`;
+  const render = headed(`${source} is not a valid SLO configuration`);
   return (request, state) => {
     const object = request.object;
-    if (request.operation === 'DELETE' || !object) return allow();
+    if (request.operation === 'DELETE' || !object) return decisionOf(PASSED);
     const name = typeof object.metadata.name === 'string' ? object.metadata.name : request.name;
     const namespace = request.namespace ?? object.metadata.namespace;
-    if (namespace !== options.namespace || name !== options.name) return allow();
-    const oldData =
-      request.operation === 'UPDATE' && request.oldObject ? stringsOf(request.oldObject.data) : null;
+    if (namespace !== options.namespace || name !== options.name) return decisionOf(PASSED);
     // The node list is read only when some key has more than one node strategy.
     const nodes: Iterable<NodeLabels> = { [Symbol.iterator]: () => nodesOf(state)[Symbol.iterator]() };
-    const { problems, unknownFields } = reviewSloConfig(stringsOf(object.data), oldData, nodes, limits);
-    const source = `ConfigMap ${options.namespace}/${options.name}`;
-    // Go's decoder drops unknown keys without a word, so a misspelt setting would silently not apply.
-    const warnings = unknownFields.map(
-      (field) => `${source} ${field}: unknown field, ignored by the slo-controller`,
-    );
-    if (problems.length === 0) return allow(warnings);
-    return badRequest(
-      `${source} is not a valid SLO configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
-      warnings,
-    );
+    return decisionOf(checkSloConfig(request, nodes, source, limits), render);
   };
 }
