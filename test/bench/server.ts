@@ -11,7 +11,7 @@ import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
 import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type { StateSnapshot } from '../../webhook/state.js';
-import { enabledWebhooks } from '../../webhook/table.js';
+import { enabledWebhooks, type WebhookEntry } from '../../webhook/table.js';
 import { measurePath, type DriveSettings, type PathFigures } from './drive.js';
 import {
   benchCertificates,
@@ -21,6 +21,7 @@ import {
   type Running,
 } from './references.js';
 import { inform, record, recordShare } from './report.js';
+import { measureSteps, reportSteps } from './steps.js';
 
 export const BENCH_NAMESPACE = 'bench';
 export const TIERED_NAMESPACE = 'bench-gpu';
@@ -82,7 +83,12 @@ export const POD_PATHS: readonly { path: string; label: string; body: string }[]
 ];
 
 /** Our admission app as the operator builds it (its webhooks, metrics and decision log), on `state`. */
-export function buildOurApp(state: StateSnapshot): { app: Koa; metrics: OperatorMetrics; close: () => void } {
+export function buildOurApp(state: StateSnapshot): {
+  app: Koa;
+  table: readonly WebhookEntry[];
+  metrics: OperatorMetrics;
+  close: () => void;
+} {
   const table = enabledWebhooks({
     namespace: 'admission-system',
     excludedNamespaces: [],
@@ -104,6 +110,7 @@ export function buildOurApp(state: StateSnapshot): { app: Koa; metrics: Operator
   });
   return {
     app,
+    table,
     metrics,
     close: () => {
       logger.flush();
@@ -191,12 +198,18 @@ export async function measureOurPaths(
   only?: readonly string[],
 ): Promise<Map<string, PathFigures>> {
   const running = await startOurApp(certs, state);
+  const { table } = buildOurApp(state);
   const figures = new Map<string, PathFigures>();
   for (const { path, label, body } of POD_PATHS) {
     if (only && !only.includes(path)) continue;
     const measured = await measurePath({ port: running.port, ca: certs.ca }, path, body, settings);
     figures.set(path, measured);
     reportPath(prefix, label, measured, references);
+    const entry = table.find((candidate) => candidate.path === path);
+    if (entry) {
+      const gap = 1e6 / measured.capacity - 1e6 / references.koa.capacity;
+      reportSteps(`${prefix}: ${label}, in process`, measureSteps(entry, body, state), gap);
+    }
   }
   await running.close();
   inform(

@@ -15,7 +15,7 @@ import { shortName, type WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
 import { decide, unreadable } from './decide.js';
 import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
-import { enforce } from '../enforcement/apply-enforcement.js';
+import { enforce, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 
@@ -68,6 +68,46 @@ function boundedAudit(audit: Readonly<Record<string, string>>): Record<string, s
   return Object.fromEntries(
     Object.entries(audit).map(([key, value]) => [key, truncate(value, MAX_LOG_FIELD_CHARS)]),
   );
+}
+
+/** The fields of a decision's log line, each bounded: what was asked, what was answered, how fast. */
+export function decisionLogFields(
+  entry: WebhookEntry,
+  request: AdmissionRequest,
+  judgement: EnforcedJudgement,
+  seconds: number,
+): Record<string, unknown> {
+  const { decision, outcome, enforcement } = judgement;
+  return {
+    webhook: entry.name,
+    uid: truncate(request.uid, MAX_LOG_FIELD_CHARS),
+    kind: truncate(request.kind.kind, MAX_LOG_FIELD_CHARS),
+    object: objectName(request),
+    operation: request.operation,
+    allowed: decision.allowed,
+    outcome,
+    ...(enforcement === 'deny' ? {} : { enforcement }),
+    ...(judgement.wouldChange ? { wouldChange: judgement.wouldChange } : {}),
+    ms: Math.round(seconds * 1e6) / 1e3,
+    ...(decision.allowed ? {} : { message: truncate(decision.message, MAX_LOG_FIELD_CHARS) }),
+    ...(judgement.wouldRefuse ? { message: truncate(judgement.wouldRefuse, MAX_LOG_FIELD_CHARS) } : {}),
+    ...(decision.audit ? { audit: boundedAudit(decision.audit) } : {}),
+  };
+}
+
+/** Counts a decision, its time and its rule's outcome in the metrics. */
+export function recordDecision(
+  metrics: OperatorMetrics,
+  entry: WebhookEntry,
+  { decision, outcome, enforcement }: EnforcedJudgement,
+  seconds: number,
+): void {
+  metrics.requestDuration.observe({ webhook: entry.name }, seconds);
+  metrics.decisions.inc({ webhook: entry.name, outcome, enforcement });
+  if (decision.audit) {
+    const { action = '', reason = '', tier = '', class: gpuClass = '' } = decision.audit;
+    metrics.ruleOutcomes.inc({ webhook: entry.name, action, reason, tier, class: gpuClass });
+  }
 }
 
 /** Why a review's object is not read, in the words of the answer. */
@@ -153,35 +193,13 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
       unread ? unreadable(entry, unread, metrics) : decide(entry, request, options.state(), logger, metrics),
       actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
     );
-    const { decision, outcome, enforcement } = judgement;
+    const { decision } = judgement;
     // Same tick as the rule: no other request can run between the decision and its reservation.
     if (decision.allowed && decision.reserve && !request.dryRun) options.reserve?.(decision.reserve);
     const review = admissionResponse(request, decision, judgement.patch);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    metrics.requestDuration.observe({ webhook: entry.name }, seconds);
-    metrics.decisions.inc({ webhook: entry.name, outcome, enforcement });
-    if (decision.audit) {
-      const { action = '', reason = '', tier = '', class: gpuClass = '' } = decision.audit;
-      metrics.ruleOutcomes.inc({ webhook: entry.name, action, reason, tier, class: gpuClass });
-    }
-    logger.info(
-      {
-        webhook: entry.name,
-        uid: truncate(request.uid, MAX_LOG_FIELD_CHARS),
-        kind: truncate(request.kind.kind, MAX_LOG_FIELD_CHARS),
-        object: objectName(request),
-        operation: request.operation,
-        allowed: decision.allowed,
-        outcome,
-        ...(enforcement === 'deny' ? {} : { enforcement }),
-        ...(judgement.wouldChange ? { wouldChange: judgement.wouldChange } : {}),
-        ms: Math.round(seconds * 1e6) / 1e3,
-        ...(decision.allowed ? {} : { message: truncate(decision.message, MAX_LOG_FIELD_CHARS) }),
-        ...(judgement.wouldRefuse ? { message: truncate(judgement.wouldRefuse, MAX_LOG_FIELD_CHARS) } : {}),
-        ...(decision.audit ? { audit: boundedAudit(decision.audit) } : {}),
-      },
-      'admission decision',
-    );
+    recordDecision(metrics, entry, judgement, seconds);
+    logger.info(decisionLogFields(entry, request, judgement, seconds), 'admission decision');
     ctx.type = 'application/json';
     ctx.body = serializeReview(review);
   });
