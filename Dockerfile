@@ -18,4 +18,6 @@ COPY --from=build /src/dist ./dist
 # Non-root, numeric so runAsNonRoot can verify it; the filesystem can be read-only (nothing is written).
 USER 65532:65532
 EXPOSE 9443
-ENTRYPOINT ["node", "--enable-source-maps", "dist/operator/main.js"]
+# A 4 MiB young-generation semi-space instead of V8's 16: measured 20-65 MiB less resident memory
+# (more after a burst), at a throughput cost within the bench's noise (README, Performance).
+ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=4", "dist/operator/main.js"]

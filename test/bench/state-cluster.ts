@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
@@ -173,14 +174,40 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
 interface RunningOperator {
   child: ChildProcess;
   port: number;
+  metricsPort: number;
   ca: string;
   readyMs: number;
   stop: () => Promise<void>;
 }
 
+/** Long enough for V8's memory reducer, which runs a few seconds after allocation stops. */
+const SETTLE_MS = 10_000;
+
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/** The V8 heap's figures from the operator's own metrics, in MiB: what of the RSS is the JS heap. */
+async function heapMiB(metricsPort: number): Promise<{ used: number; total: number; external: number }> {
+  const text = await new Promise<string>((resolvePromise, reject) => {
+    const req = httpGet({ host: '127.0.0.1', port: metricsPort, path: '/metrics', timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolvePromise(body);
+      });
+    });
+    req.on('error', reject);
+  });
+  const value = (name: string): number =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  return {
+    used: value('nodejs_heap_size_used_bytes'),
+    total: value('nodejs_heap_size_total_bytes'),
+    external: value('nodejs_external_memory_bytes'),
+  };
 }
 
 function readyz(port: number): Promise<boolean> {
@@ -200,7 +227,20 @@ function readyz(port: number): Promise<boolean> {
 }
 
 /**
- * The compiled operator, its log to /dev/null; resolves once /readyz answers 200. It starts on
+ * The node flags the image's entry point runs the operator with (the Dockerfile's ENTRYPOINT,
+ * between `node` and the script), so the bench measures the memory and speed the image has.
+ */
+export function imageNodeFlags(dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')): string[] {
+  const line = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile);
+  if (!line) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
+  const entry = JSON.parse(line[1]!) as string[];
+  const script = entry.indexOf('dist/operator/main.js');
+  if (entry[0] !== 'node' || script < 0) throw new Error(`unexpected ENTRYPOINT ${line[1]!}`);
+  return entry.slice(1, script);
+}
+
+/**
+ * The compiled operator, run with the image's node flags, its log to /dev/null; resolves once /readyz answers 200. It starts on
  * every core, as it would in a pod with a CPU limit above one core, and is pinned to core 0 once
  * Ready, for the load.
  */
@@ -208,6 +248,7 @@ async function startCompiledOperator(namespace: string): Promise<RunningOperator
   const [port, metricsPort] = (await freePorts(2)) as [number, number];
   const node = [
     process.execPath,
+    ...imageNodeFlags(),
     join(repoRoot, 'dist', 'operator', 'main.js'),
     `--namespace=${namespace}`,
     `--port=${port}`,
@@ -233,6 +274,7 @@ async function startCompiledOperator(namespace: string): Promise<RunningOperator
   return {
     child,
     port,
+    metricsPort,
     ca,
     readyMs,
     stop: async () => {
@@ -251,6 +293,12 @@ async function measureOperator(
   inform(`state e2e: ${label}: start to Ready (compiled operator)`, operator.readyMs, 'ms');
   const pid = operator.child.pid ?? 0;
   inform(`state e2e: ${label}: resident memory right after Ready`, rssMiB(pid), 'MiB');
+  const heap = await heapMiB(operator.metricsPort);
+  inform(`state e2e: ${label}: of which V8 heap committed`, heap.total, 'MiB');
+  inform(`state e2e: ${label}: of which V8 heap used`, heap.used, 'MiB');
+  inform(`state e2e: ${label}: of which external (buffers)`, heap.external, 'MiB');
+  await new Promise((resolvePromise) => setTimeout(resolvePromise, SETTLE_MS));
+  inform(`state e2e: ${label}: resident memory ${SETTLE_MS / 1000} s after Ready, idle`, rssMiB(pid), 'MiB');
   const figures = new Map<string, PathFigures>();
   for (const { path, label: pathLabel } of POD_PATHS) {
     // Reviews for a namespace the operator knows from the cluster: the tiered one for the GPU path.
