@@ -40,6 +40,17 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
   const namespaces = new Map((fixture.namespaces ?? []).map((ns) => [ns.name, ns]));
   const configMaps = new Map((fixture.configMaps ?? []).map((cm) => [key(cm.namespace, cm.name), cm]));
   const quotas = new Map((fixture.elasticQuotas ?? []).map((q) => [q.name, q]));
+  // Indexed as the operator's store indexes them, so the bench's large state measures the rules
+  // and not a scan of this fixture.
+  const boundTo = new Map<string, QuotaView>();
+  const children = new Map<string, QuotaView[]>();
+  for (const quota of quotas.values()) {
+    for (const namespace of quota.namespaces) if (!boundTo.has(namespace)) boundTo.set(namespace, quota);
+    if (quota.parent === quota.name) continue;
+    const siblings = children.get(quota.parent);
+    if (siblings) siblings.push(quota);
+    else children.set(quota.parent, [quota]);
+  }
   const profiles = [...(fixture.colocationProfiles ?? [])].sort((a, b) => byteOrder(a.name, b.name));
   const policies = new Map((fixture.autoscalingPolicies ?? []).map((p) => [key(p.namespace, p.name), p]));
   return {
@@ -47,11 +58,10 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     configMap: (namespace, name) => configMaps.get(key(namespace, name)),
     autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
     elasticQuota: (name) => quotas.get(name),
-    quotaChildren: (name) =>
-      [...quotas.values()].filter((quota) => quota.parent === name && quota.name !== name),
+    quotaChildren: (name) => children.get(name) ?? [],
     quotaPods: (quota) => fixture.quotaPods?.[quota] ?? [],
     quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
-    quotaBoundTo: (namespace) => [...quotas.values()].find((quota) => quota.namespaces.includes(namespace)),
+    quotaBoundTo: (namespace) => boundTo.get(namespace),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
     colocationProfiles: () => profiles,
     colocationProfileCandidates: (podLabels, namespaceLabels) =>
