@@ -17,6 +17,11 @@ export interface OperatorOptions {
   /** The port written into webhook URLs (URL mode); replicas on one host share it. */
   webhookPort: number;
   bindAddress: string;
+  /**
+   * host:port at which the other replicas reach this one's admission server, published on the
+   * Lease while it leads (they forward it quota reservations); undefined: not published.
+   */
+  advertiseAddress: string | undefined;
   /** Where metrics and debug views are served over plain HTTP; undefined when turned off. */
   metricsAddress: { host: string; port: number } | undefined;
   serviceName: string;
@@ -73,6 +78,11 @@ const FLAGS = {
     default: '',
   },
   'bind-address': { description: 'address the admission server listens on', default: '0.0.0.0' },
+  'advertise-address': {
+    description:
+      "host:port other replicas reach this one's admission server at, so they can forward it quota admissions while it leads (default $POD_IP:--port, else --bind-address:--port when that is one address; none: off)",
+    default: '',
+  },
   'metrics-bind-address': {
     description:
       'host:port of the plain-HTTP server for /metrics and debug views (e.g. :8080, 127.0.0.1:8080); 0 turns it off',
@@ -194,6 +204,35 @@ export function parseBindAddress(flag: string, text: string): { host: string; po
   return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
 }
 
+const ANY_ADDRESS = ['', '0.0.0.0', '::'];
+
+/** host:port, with an IPv6 host in brackets. */
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** The address published for quota forwarding (see OperatorOptions.advertiseAddress). */
+function advertiseAddress(
+  given: string,
+  env: NodeJS.ProcessEnv,
+  bindAddress: string,
+  port: number,
+): string | undefined {
+  if (given === 'none') return undefined;
+  if (given !== '') {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]\s]+):(\d{1,5})$/.exec(given);
+    const givenPort = Number(match?.[2]);
+    if (!match || givenPort < 1 || givenPort > 65535) {
+      throw new OptionsError(
+        `--advertise-address: must be host:port, [ipv6]:port or none (got ${JSON.stringify(given)})`,
+      );
+    }
+    return given;
+  }
+  if (env.POD_IP) return hostPort(env.POD_IP, port);
+  return ANY_ADDRESS.includes(bindAddress) ? undefined : hostPort(bindAddress, port);
+}
+
 /** Parses --webhook-overrides, naming the webhook and field of anything wrong. */
 export function parseWebhookOverrides(text: string): Record<string, WebhookOverride> {
   let parsed: unknown;
@@ -310,6 +349,7 @@ export function parseOptions(
     port,
     webhookPort,
     bindAddress: value('bind-address'),
+    advertiseAddress: advertiseAddress(value('advertise-address'), env, value('bind-address'), port),
     metricsAddress: parseBindAddress('metrics-bind-address', value('metrics-bind-address')),
     serviceName: value('service-name'),
     secretName: value('secret-name'),

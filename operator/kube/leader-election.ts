@@ -18,6 +18,11 @@ import type { Logger } from 'pino';
 import { isConflict, isNotFound } from './errors.js';
 
 export const LEASE_NAME = 'admission-operator';
+/**
+ * Where the leader's admission server can be reached (host:port), so that other replicas can
+ * forward it the reviews that must be decided in one place (quota reservations).
+ */
+export const SERVING_ADDRESS_ANNOTATION = 'admission-operator/serving-address';
 /** Every write carries one field manager, whichever replica makes it. */
 export const FIELD_MANAGER = 'admission-operator';
 
@@ -44,6 +49,8 @@ export interface LeaseRecord {
   acquireTime: Date;
   renewTime: Date;
   leaseTransitions: number;
+  /** The holder's admission server address (SERVING_ADDRESS_ANNOTATION), when it advertises one. */
+  servingAddress?: string;
 }
 
 export interface StoredLease {
@@ -88,6 +95,8 @@ export interface LeaderElectorOptions {
   timings: LeaseTimings;
   logger: Logger;
   clock?: Clock;
+  /** This replica's admission server address, published on the Lease while it leads. */
+  advertise?: string;
   /** Called on every transition, before the event is emitted (e.g. the admission_leader gauge). */
   onTransition?: (leading: boolean) => void;
 }
@@ -130,6 +139,19 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
       !this.stopped &&
       this.clock.monotonic() - this.lastRenewedAt < this.options.timings.renewDeadlineMs
     );
+  }
+
+  /**
+   * The leader's admission server address, when another replica leads, advertises one, and its
+   * lease has not expired as this replica observed it (so a dead leader is not called for long).
+   */
+  leaderAddress(): string | undefined {
+    const seen = this.observed;
+    if (!seen || this.isLeader()) return undefined;
+    const { holderIdentity, servingAddress, leaseDurationSeconds } = seen.record;
+    if (!holderIdentity || holderIdentity === this.options.identity || !servingAddress) return undefined;
+    const durationMs = (leaseDurationSeconds ?? this.options.timings.leaseDurationMs / 1000) * 1000;
+    return this.clock.monotonic() - this.observedAt < durationMs ? servingAddress : undefined;
   }
 
   /** Starts trying at once, then every retry period. */
@@ -198,6 +220,7 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
       acquireTime: now,
       renewTime: now,
       leaseTransitions: 0,
+      ...(this.options.advertise ? { servingAddress: this.options.advertise } : {}),
     };
     const current = await api.get();
     if (!current) {
@@ -326,6 +349,8 @@ export class KubeLeaseApi implements LeaseApi {
     if (acquireTime) record.acquireTime = acquireTime;
     const renewTime = time(spec.renewTime);
     if (renewTime) record.renewTime = renewTime;
+    const servingAddress = lease.metadata?.annotations?.[SERVING_ADDRESS_ANNOTATION];
+    if (servingAddress) record.servingAddress = servingAddress;
     return { record, resourceVersion: lease.metadata?.resourceVersion ?? '' };
   }
 
@@ -337,6 +362,10 @@ export class KubeLeaseApi implements LeaseApi {
         name: this.name,
         namespace: this.namespace,
         ...(resourceVersion ? { resourceVersion } : {}),
+        // Replaced with the rest on every write: a holder that advertises nothing clears it.
+        ...(record.servingAddress
+          ? { annotations: { [SERVING_ADDRESS_ANNOTATION]: record.servingAddress } }
+          : {}),
       },
       spec: {
         holderIdentity: record.holderIdentity,

@@ -58,6 +58,27 @@ describe('operator options', () => {
     );
   });
 
+  it('advertises $POD_IP:port, else a specific bind address, for quota forwarding', () => {
+    const advertised = (argv: string[], env: NodeJS.ProcessEnv = {}): string | undefined => {
+      const parsed = parseOptions(argv, env);
+      assert.equal(parsed.help, false);
+      return parsed.help ? undefined : parsed.options.advertiseAddress;
+    };
+    assert.equal(advertised([]), undefined, 'listening on every address names none of them');
+    assert.equal(advertised([], { POD_IP: '10.1.2.3' }), '10.1.2.3:9443');
+    assert.equal(advertised(['--port=9444'], { POD_IP: 'fd00::7' }), '[fd00::7]:9444');
+    assert.equal(advertised(['--bind-address=127.0.0.1', '--port=19001']), '127.0.0.1:19001');
+    assert.equal(
+      advertised(['--advertise-address=leader.example:443'], { POD_IP: '10.1.2.3' }),
+      'leader.example:443',
+    );
+    assert.equal(advertised(['--advertise-address=none'], { POD_IP: '10.1.2.3' }), undefined);
+    assert.throws(
+      () => parseOptions(['--advertise-address=10.1.2.3'], {}),
+      /--advertise-address: must be host:port, \[ipv6\]:port or none \(got "10\.1\.2\.3"\)/,
+    );
+  });
+
   it('offers --help listing every flag with its environment variable', () => {
     assert.deepEqual(parseOptions(['--help'], {}), { help: true });
     assert.match(usage(), /--cert-lifetime/);

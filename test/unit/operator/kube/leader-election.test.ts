@@ -172,6 +172,44 @@ describe('leader election', () => {
     await b.stop();
   });
 
+  it("publishes the leader's serving address, which others see while its lease is fresh", async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const withAddress = (identity: string): LeaderElector =>
+      new LeaderElector({
+        identity,
+        api: store.api(),
+        timings: TIMINGS,
+        logger,
+        clock,
+        advertise: `${identity}.example:9443`,
+      });
+    const a = withAddress('a');
+    const b = withAddress('b');
+    assert.equal(b.leaderAddress(), undefined, 'nothing observed yet');
+    a.start();
+    await clock.advance(0);
+    b.start();
+    await clock.advance(1000);
+    assert.equal(store.lease?.record.servingAddress, 'a.example:9443');
+    assert.equal(b.leaderAddress(), 'a.example:9443');
+    assert.equal(a.leaderAddress(), undefined, 'the leader never forwards to itself');
+    // a dies without releasing: b stops naming it once the lease has gone unrenewed for a lease
+    // duration on b's clock, and names itself nowhere once it leads.
+    const lastRenewed = store.lease;
+    assert.ok(lastRenewed);
+    await a.stop();
+    store.lease = { record: { ...lastRenewed.record }, resourceVersion: '1000' };
+    await clock.advance(2000);
+    assert.equal(b.leaderAddress(), 'a.example:9443');
+    await clock.advance(15_000);
+    assert.equal(b.isLeader(), true);
+    assert.equal(b.leaderAddress(), undefined);
+    assert.equal(store.lease?.record.servingAddress, 'b.example:9443');
+    await b.stop();
+    assert.equal(store.lease?.record.servingAddress, undefined, 'a released lease advertises nothing');
+  });
+
   it('judges expiry on its own clock, not the renewTime written by a skewed holder', async () => {
     const clock = new FakeClock();
     const store = new FakeLeaseStore();
