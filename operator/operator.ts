@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
 import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
+import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
 import { OperatorMetrics } from '../webhook/metrics/operator-metrics.js';
@@ -129,6 +130,7 @@ export async function runOperator(
       retryPeriodMs: options.retryPeriodMs,
     },
     logger,
+    ...(options.advertiseAddress ? { advertise: options.advertiseAddress } : {}),
     onTransition: (leading) => {
       metrics.leader.set(leading ? 1 : 0);
     },
@@ -223,12 +225,21 @@ export async function runOperator(
   await configurations.start();
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
+  let servingCa = material.caBundlePem;
 
   const handshakeTarget: HandshakeTarget = {
     host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
     port: options.port,
     verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
   };
+  const forwarder = new QuotaForwarder({
+    leaderAddress: () => elector.leaderAddress(),
+    tls: () => ({ ca: servingCa, verifyName: handshakeTarget.verifyName }),
+    onResult: (result, error) => {
+      metrics.quotaForwards.inc({ result });
+      if (error) logger.debug({ err: error }, 'forwarding a quota admission to the leader failed');
+    },
+  });
   const server = new AdmissionHttpsServer(
     createAdmissionApp({
       webhooks: () => webhooks,
@@ -269,6 +280,7 @@ export async function runOperator(
       reserve: (reservation) => {
         store.reserve(reservation);
       },
+      forward: (path, body, uid) => forwarder.forward(path, body, uid),
     }),
     logger,
     metrics,
@@ -291,6 +303,7 @@ export async function runOperator(
   certificates.on('material', (next) => {
     server.setCertificate({ certificatePem: next.servingCertPem, privateKeyPem: next.servingKeyPem });
     configurations.setCaBundle(next.caBundlePem);
+    servingCa = next.caBundlePem;
   });
   storeStarted.catch((error: unknown) => {
     logger.error({ err: error }, 'state store failed to start');
@@ -307,6 +320,7 @@ export async function runOperator(
       // Stop writing and hand the lease over at once, so a rolling restart does not wait for it
       // to expire; stop taking requests; a normal stop never deletes the webhook configurations.
       await Promise.all([elector.stop(), server.close(options.shutdownGraceMs), audit?.stop()]);
+      forwarder.close();
       await Promise.all([metricsServer.close(), certificates.stop(), configurations.stop(), store.stop()]);
     },
   };

@@ -145,6 +145,13 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly quotaForwards = new Counter({
+    name: 'admission_quota_forward_total',
+    help: 'Quota-reserving pod reviews this replica handed to the leader: answered by it, or decided here because the forward failed or too many were in flight (busy).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     this.leader.set(0);
     collectDefaultMetrics({ register: this.registry });

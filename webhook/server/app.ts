@@ -18,6 +18,7 @@ import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcemen
 import { enforce, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
+import { FORWARDED_HEADER } from './quota-forwarder.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -49,6 +50,11 @@ export interface AdmissionAppOptions {
   logger: Logger;
   /** Records a decision's quota reservation (see Decision.reserve). */
   reserve?: (reservation: NonNullable<Decision['reserve']>) => void;
+  /**
+   * Hands a review that would reserve quota to the leader (see quota-forwarder.ts): undefined
+   * when there is nobody to hand it to, else the leader's answer or undefined when that failed.
+   */
+  forward?: (path: string, body: Buffer, uid: string) => Promise<Buffer | undefined> | undefined;
   /** Bytes all bodies being read may hold together (default MAX_BUFFERED_BODY_BYTES). */
   bodyBudget?: BodyBudget;
   /** Each webhook's enforcement action, read on every request (it changes at run time); deny when omitted. */
@@ -188,11 +194,38 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     // The handler time starts once the body is in: a slow sender is not our slowness.
     const started = process.hrtime.bigint();
     const { request, unread } = readReview(raw);
-    const judgement = enforce(
-      entry,
-      unread ? unreadable(entry, unread, metrics) : decide(entry, request, options.state(), logger, metrics),
-      actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
-    );
+    const judge = (): EnforcedJudgement =>
+      enforce(
+        entry,
+        unread
+          ? unreadable(entry, unread, metrics)
+          : decide(entry, request, options.state(), logger, metrics),
+        actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
+      );
+    let judgement = judge();
+    if (
+      judgement.decision.allowed &&
+      judgement.decision.reserve &&
+      !request.dryRun &&
+      ctx.get(FORWARDED_HEADER) === ''
+    ) {
+      const forwarded = options.forward?.(entry.path, raw, request.uid);
+      if (forwarded) {
+        const answer = await forwarded;
+        if (answer) {
+          // The leader counted and logged this decision; counting it here too would count it twice.
+          logger.debug(
+            { webhook: entry.name, uid: request.uid, object: objectName(request) },
+            'decided by the leader',
+          );
+          ctx.type = 'application/json';
+          ctx.body = answer;
+          return;
+        }
+        // Decided here after all, in the same tick as the reservation: the state moved meanwhile.
+        judgement = judge();
+      }
+    }
     const { decision } = judgement;
     // Same tick as the rule: no other request can run between the decision and its reservation.
     if (decision.allowed && decision.reserve && !request.dryRun) options.reserve?.(decision.reserve);

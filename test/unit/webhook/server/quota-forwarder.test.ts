@@ -1,0 +1,278 @@
+/**
+ * Quota admissions handed to the leader, over real TLS between two admission apps: the leader
+ * decides and reserves, the follower answers with the leader's answer and reserves nothing; on
+ * every kind of failure the follower decides and reserves itself.
+ */
+import assert from 'node:assert/strict';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import type { Decision } from '../../../../webhook/admission/types.js';
+import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { createAdmissionApp } from '../../../../webhook/server/app.js';
+import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import {
+  FORWARDED_HEADER,
+  QuotaForwarder,
+  type ForwardResult,
+} from '../../../../webhook/server/quota-forwarder.js';
+import type { WebhookEntry } from '../../../../webhook/table.js';
+import { localServingCertificate, type LocalCertificate } from '../../../harness/allowing-server.js';
+import { stateSnapshot } from '../../../harness/state.js';
+
+type Reservation = NonNullable<Decision['reserve']>;
+
+/** /validate-pod allowing every pod with a reservation, and a warning naming who decided. */
+function reservingEntry(who: string): WebhookEntry {
+  return {
+    name: 'reserve.test.io',
+    path: '/validate-pod',
+    type: 'validating',
+    resourceRules: [],
+    failurePolicy: 'Fail',
+    timeoutSeconds: 10,
+    namespaceSelector: {},
+    objectSelector: {},
+    matchConditions: [],
+    featureGate: 'PodValidatingWebhook',
+    handler: (request) => ({
+      allowed: true,
+      warnings: [`decided by ${who}`],
+      reserve: { key: `default/${request.uid}`, quota: 'q', requests: new Map([['cpu', 500_000_000n]]) },
+    }),
+  };
+}
+
+interface Replica {
+  port: number;
+  reserved: Reservation[];
+  forwards: ForwardResult[];
+  close: () => Promise<void>;
+}
+
+async function startReplica(
+  who: string,
+  cert: LocalCertificate,
+  forwarder?: (results: ForwardResult[]) => QuotaForwarder,
+): Promise<Replica> {
+  const reserved: Reservation[] = [];
+  const forwards: ForwardResult[] = [];
+  const metrics = new OperatorMetrics();
+  const quotaForwarder = forwarder?.(forwards);
+  const app = createAdmissionApp({
+    webhooks: () => [reservingEntry(who)],
+    state: () => stateSnapshot(),
+    readiness: () => Promise.resolve({ ready: true, checks: {} }),
+    metrics,
+    logger: pino({ level: 'silent' }),
+    reserve: (reservation) => reserved.push(reservation),
+    ...(quotaForwarder ? { forward: quotaForwarder.forward.bind(quotaForwarder) } : {}),
+  });
+  const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
+  const port = await server.listen(0, '127.0.0.1', cert);
+  return {
+    port,
+    reserved,
+    forwards,
+    close: async () => {
+      quotaForwarder?.close();
+      await server.close(100);
+    },
+  };
+}
+
+function reviewBody(uid: string, dryRun = false): string {
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespace: 'default',
+      operation: 'CREATE',
+      userInfo: { username: 'tester' },
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: uid, namespace: 'default' }, spec: {} },
+      dryRun,
+    },
+  });
+}
+
+interface Answer {
+  response: { uid: string; allowed: boolean; warnings?: string[] };
+}
+
+async function review(
+  replica: Replica,
+  ca: string,
+  uid: string,
+  headers: Record<string, string> = {},
+  dryRun = false,
+): Promise<Answer> {
+  const { request } = await import('node:https');
+  const body = reviewBody(uid, dryRun);
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: replica.port,
+        path: '/validate-pod',
+        method: 'POST',
+        ca,
+        servername: 'localhost',
+        headers: { 'Content-Type': 'application/json', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          resolvePromise(JSON.parse(text) as Answer);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('quota forwarding to the leader', () => {
+  let cert: LocalCertificate;
+  let leader: Replica;
+  /** A TLS server that accepts and never answers: a leader that hangs. */
+  let hanging: TlsServer;
+  let hangingPort = 0;
+  const hangingSockets: TLSSocket[] = [];
+  const opened: Replica[] = [];
+
+  before(async () => {
+    cert = await localServingCertificate();
+    leader = await startReplica('the leader', cert);
+    hanging = createTlsServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (socket) => {
+      hangingSockets.push(socket);
+    });
+    await new Promise<void>((resolvePromise) => hanging.listen(0, '127.0.0.1', resolvePromise));
+    hangingPort = (hanging.address() as AddressInfo).port;
+  });
+  after(async () => {
+    await Promise.all([leader.close(), ...opened.map((replica) => replica.close())]);
+    for (const socket of hangingSockets) socket.destroy();
+    await new Promise((resolvePromise) => hanging.close(resolvePromise));
+  });
+
+  const follower = async (
+    address: () => string | undefined,
+    extra: { timeoutMs?: number; maxInFlight?: number } = {},
+  ): Promise<Replica> => {
+    const replica = await startReplica('the follower', cert, (results) => {
+      return new QuotaForwarder({
+        leaderAddress: address,
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost' }),
+        onResult: (result) => results.push(result),
+        ...extra,
+      });
+    });
+    opened.push(replica);
+    return replica;
+  };
+
+  it("answers with the leader's decision and leaves the reservation to the leader", async () => {
+    const replica = await follower(() => `127.0.0.1:${leader.port}`);
+    const before = leader.reserved.length;
+    const answer = await review(replica, cert.ca, 'pod-1');
+    assert.deepEqual(answer.response, { uid: 'pod-1', allowed: true, warnings: ['decided by the leader'] });
+    assert.deepEqual(
+      leader.reserved.slice(before).map((reservation) => reservation.key),
+      ['default/pod-1'],
+    );
+    assert.deepEqual(replica.reserved, []);
+    assert.deepEqual(replica.forwards, ['answered']);
+  });
+
+  it('verifies the leader against the CA: an untrusted leader is not asked, the follower decides', async () => {
+    const stranger = await localServingCertificate('another-ca');
+    const other = await startReplica('an impostor', stranger);
+    opened.push(other);
+    const replica = await follower(() => `127.0.0.1:${other.port}`);
+    const answer = await review(replica, cert.ca, 'pod-2');
+    assert.deepEqual(answer.response.warnings, ['decided by the follower']);
+    assert.deepEqual(other.reserved, []);
+    assert.deepEqual(
+      replica.reserved.map((reservation) => reservation.key),
+      ['default/pod-2'],
+    );
+    assert.deepEqual(replica.forwards, ['failed']);
+  });
+
+  it('decides itself when the leader does not answer within the time-out', async () => {
+    const replica = await follower(() => `127.0.0.1:${hangingPort}`, { timeoutMs: 200 });
+    const answer = await review(replica, cert.ca, 'pod-3');
+    assert.deepEqual(answer.response.warnings, ['decided by the follower']);
+    assert.equal(replica.reserved.length, 1);
+    assert.deepEqual(replica.forwards, ['failed']);
+  });
+
+  it('decides itself when the leader answers something other than a review of this request', async () => {
+    const { createServer } = await import('node:https');
+    const confused = createServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ response: { uid: 'another-request', allowed: false } }));
+    });
+    await new Promise<void>((resolvePromise) => confused.listen(0, '127.0.0.1', resolvePromise));
+    const port = (confused.address() as AddressInfo).port;
+    try {
+      const replica = await follower(() => `127.0.0.1:${port}`);
+      const answer = await review(replica, cert.ca, 'pod-9');
+      assert.deepEqual(answer.response, {
+        uid: 'pod-9',
+        allowed: true,
+        warnings: ['decided by the follower'],
+      });
+      assert.equal(replica.reserved.length, 1);
+      assert.deepEqual(replica.forwards, ['failed']);
+    } finally {
+      confused.closeAllConnections();
+      await new Promise((resolvePromise) => confused.close(resolvePromise));
+    }
+  });
+
+  it('decides itself when the leader cannot be reached', async () => {
+    const gone = await startReplica('a stopped leader', cert);
+    await gone.close();
+    const replica = await follower(() => `127.0.0.1:${gone.port}`);
+    const answer = await review(replica, cert.ca, 'pod-4');
+    assert.deepEqual(answer.response.warnings, ['decided by the follower']);
+    assert.equal(replica.reserved.length, 1);
+    assert.deepEqual(replica.forwards, ['failed']);
+  });
+
+  it('decides itself, without counting a forward, when no leader is known (or it leads)', async () => {
+    const replica = await follower(() => undefined);
+    const answer = await review(replica, cert.ca, 'pod-5');
+    assert.deepEqual(answer.response.warnings, ['decided by the follower']);
+    assert.equal(replica.reserved.length, 1);
+    assert.deepEqual(replica.forwards, []);
+  });
+
+  it('never forwards a review that was forwarded to it, nor a dry run', async () => {
+    const replica = await follower(() => `127.0.0.1:${leader.port}`);
+    const forwarded = await review(replica, cert.ca, 'pod-6', { [FORWARDED_HEADER]: '1' });
+    assert.deepEqual(forwarded.response.warnings, ['decided by the follower']);
+    const dryRun = await review(replica, cert.ca, 'pod-7', {}, true);
+    assert.deepEqual(dryRun.response.warnings, ['decided by the follower']);
+    assert.deepEqual(
+      replica.reserved.map((reservation) => reservation.key),
+      ['default/pod-6'],
+      'a dry run reserves nothing',
+    );
+    assert.deepEqual(replica.forwards, []);
+  });
+
+  it('decides itself when too many forwards are in flight', async () => {
+    const replica = await follower(() => `127.0.0.1:${leader.port}`, { maxInFlight: 0 });
+    const answer = await review(replica, cert.ca, 'pod-8');
+    assert.deepEqual(answer.response.warnings, ['decided by the follower']);
+    assert.deepEqual(replica.forwards, ['busy']);
+  });
+});
