@@ -1,7 +1,7 @@
 /**
- * `state`, end to end: the large state created through the local API server, then the compiled
- * operator (`npm run build`, `node dist/operator/main.js`) started on it, pinned like the server
- * suite: start to Ready, resident memory, and the pod paths' peak rate through the operator's own
+ * `state`, end to end: the large state created through the local API server, then the operator
+ * as the image runs it (`npm run build`, the Dockerfile's ENTRYPOINT on dist/) started on it,
+ * pinned like the server suite: start to Ready, resident memory, and the pod paths' peak rate through the operator's own
  * port, each against the same operator started on an empty cluster in the same run.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -227,29 +227,34 @@ function readyz(port: number): Promise<boolean> {
 }
 
 /**
- * The node flags the image's entry point runs the operator with (the Dockerfile's ENTRYPOINT,
- * between `node` and the script), so the bench measures the memory and speed the image has.
+ * What the image's entry point runs (the Dockerfile's ENTRYPOINT): node's flags, and the file,
+ * which the build leaves in dist/ (scripts/bundle.ts). The bench runs the same, so it measures the
+ * memory and speed the image has.
  */
-export function imageNodeFlags(dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')): string[] {
+export function imageEntryPoint(dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')): {
+  nodeFlags: string[];
+  script: string;
+} {
   const line = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile);
   if (!line) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
   const entry = JSON.parse(line[1]!) as string[];
-  const script = entry.indexOf('dist/operator/main.js');
-  if (entry[0] !== 'node' || script < 0) throw new Error(`unexpected ENTRYPOINT ${line[1]!}`);
-  return entry.slice(1, script);
+  const script = entry.at(-1) ?? '';
+  if (entry[0] !== 'node' || !script.endsWith('.mjs')) throw new Error(`unexpected ENTRYPOINT ${line[1]!}`);
+  return { nodeFlags: entry.slice(1, -1), script: join(repoRoot, 'dist', script) };
 }
 
 /**
- * The compiled operator, run with the image's node flags, its log to /dev/null; resolves once /readyz answers 200. It starts on
- * every core, as it would in a pod with a CPU limit above one core, and is pinned to core 0 once
- * Ready, for the load.
+ * The operator as the image runs it, its log to /dev/null; resolves once /readyz answers 200. It
+ * starts on every core, as it would in a pod with a CPU limit above one core, and is pinned to
+ * core 0 once Ready, for the load.
  */
 async function startCompiledOperator(namespace: string): Promise<RunningOperator> {
   const [port, metricsPort] = (await freePorts(2)) as [number, number];
+  const image = imageEntryPoint();
   const node = [
     process.execPath,
-    ...imageNodeFlags(),
-    join(repoRoot, 'dist', 'operator', 'main.js'),
+    ...image.nodeFlags,
+    image.script,
     `--namespace=${namespace}`,
     `--port=${port}`,
     '--bind-address=127.0.0.1',
@@ -320,7 +325,7 @@ let plain = 'default';
 let tiered = 'default';
 
 export async function benchStateCluster(settings: DriveSettings, size: StateSize): Promise<void> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: repoRoot, stdio: 'inherit' });
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: 'inherit' });
   const kc = await clusterKubeConfig();
   const core = kc.makeApiClient(CoreV1Api);
   await installCrds(

@@ -1,0 +1,36 @@
+/**
+ * Bundles the compiled operator (dist/operator/main.js, from tsc) and its dependencies into one
+ * ES module without comments or whitespace, dist/admission-operator.mjs: all the image runs.
+ * Loading one file instead of the thousand-odd modules of client-node and the rest took start to
+ * Ready at the large state from about 1.5 s to 1.0 s, and holding 4.5 MiB of source in the heap
+ * instead of the 20 MiB that client-node's generated API code alone holds took the resident
+ * memory from about 166 to 134 MiB (README, Performance).
+ *
+ * The source map beside the bundle maps stack traces to the TypeScript when the process runs with
+ * NODE_OPTIONS=--enable-source-maps (left off by default: loading the map costs memory).
+ */
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+await build({
+  entryPoints: [join(root, 'dist', 'operator', 'main.js')],
+  outfile: join(root, 'dist', 'admission-operator.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Identifiers are kept as written, so stack traces name our functions; esbuild's keepNames
+  // would instead wrap every closure created per request in a defineProperty call (10-15 % of
+  // the throughput, measured).
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: true,
+  // Dependencies written as CommonJS call require(), which an ES module does not have.
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
