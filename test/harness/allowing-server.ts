@@ -8,6 +8,7 @@ import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer, type TransportLimits } from '../../webhook/server/https-server.js';
 import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
+import type { WebhookEntry } from '../../webhook/table.js';
 import { stateSnapshot } from './state.js';
 
 export interface LocalCertificate {
@@ -43,26 +44,29 @@ export interface AllowingServer {
   metrics: OperatorMetrics;
 }
 
+/** A `/validate-pod` webhook (Fail, no selectors) answering with `handler`. */
+export function testValidatePodEntry(name: string, handler: WebhookEntry['handler']): WebhookEntry {
+  return {
+    name,
+    path: '/validate-pod',
+    type: 'validating',
+    resourceRules: [],
+    failurePolicy: 'Fail',
+    timeoutSeconds: 10,
+    namespaceSelector: {},
+    objectSelector: {},
+    matchConditions: [],
+    featureGate: 'PodValidatingWebhook',
+    handler,
+  };
+}
+
 /** The admission server on 127.0.0.1 (a free port) with `/validate-pod` allowing everything. */
 export async function startAllowingServer(limits?: TransportLimits): Promise<AllowingServer> {
   const metrics = new OperatorMetrics();
   const { ca, certificatePem, privateKeyPem } = await localServingCertificate();
   const app = createAdmissionApp({
-    webhooks: () => [
-      {
-        name: 'allow.test.io',
-        path: '/validate-pod',
-        type: 'validating',
-        resourceRules: [],
-        failurePolicy: 'Fail',
-        timeoutSeconds: 10,
-        namespaceSelector: {},
-        objectSelector: {},
-        matchConditions: [],
-        featureGate: 'PodValidatingWebhook',
-        handler: () => allow(),
-      },
-    ],
+    webhooks: () => [testValidatePodEntry('allow.test.io', () => allow())],
     state: () => stateSnapshot(),
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
     metrics,

@@ -33,3 +33,8 @@ export function admissionRequest(fields: ReviewFields): AdmissionRequest {
     dryRun: fields.dryRun ?? false,
   };
 }
+
+/** The AdmissionReview the API server would POST for `request`, as its JSON text. */
+export function reviewBody(request: AdmissionRequest): string {
+  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
+}

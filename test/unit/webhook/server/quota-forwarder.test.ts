@@ -18,30 +18,23 @@ import {
   type ForwardResult,
 } from '../../../../webhook/server/quota-forwarder.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
-import { localServingCertificate, type LocalCertificate } from '../../../harness/allowing-server.js';
+import {
+  localServingCertificate,
+  testValidatePodEntry,
+  type LocalCertificate,
+} from '../../../harness/allowing-server.js';
+import { admissionRequest, reviewBody } from '../../../harness/requests.js';
 import { stateSnapshot } from '../../../harness/state.js';
 
 type Reservation = NonNullable<Decision['reserve']>;
 
 /** /validate-pod allowing every pod with a reservation, and a warning naming who decided. */
 function reservingEntry(who: string): WebhookEntry {
-  return {
-    name: 'reserve.test.io',
-    path: '/validate-pod',
-    type: 'validating',
-    resourceRules: [],
-    failurePolicy: 'Fail',
-    timeoutSeconds: 10,
-    namespaceSelector: {},
-    objectSelector: {},
-    matchConditions: [],
-    featureGate: 'PodValidatingWebhook',
-    handler: (request) => ({
-      allowed: true,
-      warnings: [`decided by ${who}`],
-      reserve: { key: `default/${request.uid}`, quota: 'q', requests: new Map([['cpu', 500_000_000n]]) },
-    }),
-  };
+  return testValidatePodEntry('reserve.test.io', (request) => ({
+    allowed: true,
+    warnings: [`decided by ${who}`],
+    reserve: { key: `default/${request.uid}`, quota: 'q', requests: new Map([['cpu', 500_000_000n]]) },
+  }));
 }
 
 interface Replica {
@@ -82,21 +75,16 @@ async function startReplica(
   };
 }
 
-function reviewBody(uid: string, dryRun = false): string {
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      namespace: 'default',
-      operation: 'CREATE',
-      userInfo: { username: 'tester' },
-      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: uid, namespace: 'default' }, spec: {} },
-      dryRun,
-    },
+function podReview(uid: string, dryRun = false): string {
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: uid, namespace: 'default' }, spec: {} };
+  const request = admissionRequest({
+    kind: 'Pod',
+    resource: 'pods',
+    namespace: 'default',
+    object: pod,
+    dryRun,
   });
+  return reviewBody({ ...request, uid });
 }
 
 interface Answer {
@@ -111,7 +99,7 @@ async function review(
   dryRun = false,
 ): Promise<Answer> {
   const { request } = await import('node:https');
-  const body = reviewBody(uid, dryRun);
+  const body = podReview(uid, dryRun);
   return new Promise((resolvePromise, reject) => {
     const req = request(
       {
