@@ -216,17 +216,26 @@ describe('operator lifecycle', () => {
       ...replacements.map(([label, data, type]): [string, () => Promise<unknown>] => [
         `replaced by one that is ${label}`,
         async () => {
-          await core.deleteNamespacedSecret({ namespace, name: 'webhook-tls' });
-          await core.createNamespacedSecret({
-            namespace,
-            body: {
-              metadata: { name: 'webhook-tls' },
-              type,
-              data: Object.fromEntries(
-                Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-              ),
-            },
-          });
+          // The type of a Secret cannot change, so it is deleted and created again; the operator
+          // may regenerate it in between (409 on create), in which case the damage is tried again.
+          for (let attempt = 1; ; attempt++) {
+            await core.deleteNamespacedSecret({ namespace, name: 'webhook-tls' });
+            try {
+              await core.createNamespacedSecret({
+                namespace,
+                body: {
+                  metadata: { name: 'webhook-tls' },
+                  type,
+                  data: Object.fromEntries(
+                    Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+                  ),
+                },
+              });
+              return;
+            } catch (error) {
+              if ((error as { code?: number }).code !== 409 || attempt >= 10) throw error;
+            }
+          }
         },
       ]),
     ];
