@@ -70,6 +70,7 @@ describe('the chart’s alert rules', () => {
       'admission_gpu_tier_mapping_valid',
       'admission_informer_restarts_total',
       'admission_webhook_configuration_writes_total',
+      'admission_quota_forward_total',
     ]) {
       assert.ok(used.has(metric), `an alert reads ${metric}`);
     }
