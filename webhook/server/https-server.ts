@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { UNUSED_CONNECTION_IDLE_MS, UnusedConnections } from './unused-connections.js';
 
 export interface ServingCertificate {
   certificatePem: string;
@@ -27,6 +28,8 @@ export const MAX_CONNECTIONS = 1024;
 export interface TransportLimits {
   requestTimeoutMs: number;
   maxConnections: number;
+  /** While closing, a connection that has carried no request for this long is closed as idle. */
+  unusedConnectionIdleMs?: number;
 }
 
 const DEFAULT_LIMITS: TransportLimits = {
@@ -35,11 +38,14 @@ const DEFAULT_LIMITS: TransportLimits = {
 };
 /** Dropped connections are logged at most this often, with the count since the last line. */
 const DROP_LOG_INTERVAL_MS = 10_000;
+/** While closing, connections that have become idle are looked for this often. */
+const CLOSE_POLL_MS = 500;
 
 export class AdmissionHttpsServer {
   private server: Server | undefined;
   private current: ServingCertificate | undefined;
   private draining = false;
+  private readonly unused = new UnusedConnections();
 
   constructor(
     private readonly app: Koa,
@@ -61,6 +67,7 @@ export class AdmissionHttpsServer {
         connectionsCheckingInterval: Math.min(1000, this.limits.requestTimeoutMs / 4),
       },
       (req, res) => {
+        this.unused.used(req.socket);
         // A draining replica answers, but closes the connection after each answer, so a client that
         // keeps connections alive dials again and reaches a replica that is staying.
         if (this.draining) res.setHeader('Connection', 'close');
@@ -84,6 +91,9 @@ export class AdmissionHttpsServer {
       );
       lastDropLog = now;
       dropped = 0;
+    });
+    server.on('secureConnection', (socket) => {
+      this.unused.accepted(socket);
     });
     server.on('tlsClientError', (error) => {
       this.logger.debug({ err: error }, 'TLS handshake failed');
@@ -152,11 +162,23 @@ export class AdmissionHttpsServer {
         resolvePromise();
       });
     });
-    server.closeIdleConnections();
+    // Connections become idle as their last answers go out (each with `Connection: close` once
+    // draining), and a connection that never carried a request counts as idle only after a while:
+    // look again until none is left, as Go's Server.Shutdown does.
+    const closeIdle = (): void => {
+      server.closeIdleConnections();
+      this.unused.closeIdle(this.limits.unusedConnectionIdleMs ?? UNUSED_CONNECTION_IDLE_MS);
+    };
+    closeIdle();
+    const poll = setInterval(closeIdle, CLOSE_POLL_MS);
     const timer = setTimeout(() => {
+      server.getConnections((_error, open) => {
+        this.logger.warn({ open, graceMs }, 'shutdown grace over: closing the connections still open');
+      });
       server.closeAllConnections();
     }, graceMs);
     await closed;
+    clearInterval(poll);
     clearTimeout(timer);
   }
 }

@@ -111,3 +111,38 @@ describe('admission server drain', () => {
     await closedSocket(slow);
   });
 });
+
+describe('admission server close with connections that never carried a request', () => {
+  it('closes a connection that has sent nothing once it has been unused for a while, instead of waiting out the grace', async () => {
+    const { server, port, ca } = await startAllowingServer({
+      requestTimeoutMs: 30_000,
+      maxConnections: 16,
+      unusedConnectionIdleMs: 200,
+    });
+    // Like a connection a Go client dialled and then kept unused in its pool: handshake, then nothing.
+    const socket = await new Promise<TLSSocket>((resolvePromise, reject) => {
+      const opened = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+        resolvePromise(opened);
+      });
+      opened.once('error', reject);
+    });
+    socket.on('error', () => undefined);
+    const socketClosed = new Promise<void>((resolvePromise) => {
+      socket.once('close', () => {
+        resolvePromise();
+      });
+    });
+    // Node counts this connection as busy until its headers time-out (30 s here), so close() alone
+    // would wait for the whole grace (60 s here).
+    const outcome = await Promise.race([
+      server.close(60_000).then(() => 'closed' as const),
+      new Promise<'grace'>((resolveTimer) =>
+        setTimeout(() => {
+          resolveTimer('grace');
+        }, 20_000).unref(),
+      ),
+    ]);
+    assert.equal(outcome, 'closed');
+    await socketClosed;
+  });
+});
