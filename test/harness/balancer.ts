@@ -32,11 +32,15 @@ interface BackendState {
   /** Whether it still belongs to the balancer. */
   member: boolean;
   connections: number;
+  /** Connections piped to it right now. */
+  open: number;
 }
 
 export interface BalancerStats {
   /** Connections accepted, per backend port. */
   connections: Record<number, number>;
+  /** Connections open now, per backend port. */
+  open: Record<number, number>;
   /** Connections that found no ready backend, or whose backend refused them. */
   failedConnections: number;
 }
@@ -115,7 +119,7 @@ export class TcpBalancer {
 
   /** Adds a replica; like a new pod, it gets connections only once a probe has seen it ready. */
   add(port: number): void {
-    this.backends.set(port, { port, ready: false, member: true, connections: 0 });
+    this.backends.set(port, { port, ready: false, member: true, connections: 0, open: 0 });
   }
 
   /** Removes a replica (its pod object is gone): no new connections from now on. */
@@ -135,6 +139,7 @@ export class TcpBalancer {
   stats(): BalancerStats {
     return {
       connections: Object.fromEntries([...this.backends.values()].map((b) => [b.port, b.connections])),
+      open: Object.fromEntries([...this.backends.values()].map((b) => [b.port, b.open])),
       failedConnections: this.failed,
     };
   }
@@ -177,8 +182,12 @@ export class TcpBalancer {
     }
     const backend = ready[this.next++ % ready.length]!;
     backend.connections += 1;
+    backend.open += 1;
     const upstream = connect({ host: this.host, port: backend.port });
     this.sockets.add(upstream);
+    upstream.once('close', () => {
+      backend.open -= 1;
+    });
     let connected = false;
     upstream.once('connect', () => {
       connected = true;
