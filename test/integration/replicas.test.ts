@@ -180,8 +180,13 @@ describe('several replicas behind one address', () => {
     const drained = logsMatching(replica, /admission decision/).filter(
       (line) => Number(line.time) > firstUnready,
     ).length;
+    // When the replica itself turned unready (its log line follows the switch in the same tick), apart
+    // from how long the probe's TLS handshake took on a loaded machine.
+    const drainLogged = logsMatching(replica, /shutting down: \/readyz fails/)[0];
+    const switchedAfter = drainLogged ? `${Number(drainLogged.time) - signalled} ms` : 'not logged';
     t.diagnostic(
-      `after SIGTERM: /readyz 503 within ${unreadyAfter} ms; ${drained} reviews answered by the draining ` +
+      `after SIGTERM: /readyz 503 within ${unreadyAfter} ms (the replica switched ${switchedAfter} after the ` +
+        `signal); ${drained} reviews answered by the draining ` +
         `replica after that; exited ${exitedAfter} ms after the signal (delay ${SHUTDOWN_DELAY}); ` +
         `creates meanwhile: ${summary(attempts)}`,
     );
