@@ -225,7 +225,6 @@ export async function runOperator(
   await configurations.start();
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
-  let servingCa = material.caBundlePem;
 
   const handshakeTarget: HandshakeTarget = {
     host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
@@ -234,7 +233,10 @@ export async function runOperator(
   };
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
-    tls: () => ({ ca: servingCa, verifyName: handshakeTarget.verifyName }),
+    tls: () => {
+      const ca = certificates.material?.caBundlePem;
+      return ca ? { ca, verifyName: handshakeTarget.verifyName } : undefined;
+    },
     onResult: (result, error) => {
       metrics.quotaForwards.inc({ result });
       if (error) logger.debug({ err: error }, 'forwarding a quota admission to the leader failed');
@@ -303,7 +305,6 @@ export async function runOperator(
   certificates.on('material', (next) => {
     server.setCertificate({ certificatePem: next.servingCertPem, privateKeyPem: next.servingKeyPem });
     configurations.setCaBundle(next.caBundlePem);
-    servingCa = next.caBundlePem;
   });
   storeStarted.catch((error: unknown) => {
     logger.error({ err: error }, 'state store failed to start');

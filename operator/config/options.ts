@@ -7,6 +7,7 @@ import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gate
 import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
+import { joinHostPort, splitHostPort } from '../../webhook/util/host-port.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -206,11 +207,6 @@ export function parseBindAddress(flag: string, text: string): { host: string; po
 
 const ANY_ADDRESS = ['', '0.0.0.0', '::'];
 
-/** host:port, with an IPv6 host in brackets. */
-function hostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
 /** The address published for quota forwarding (see OperatorOptions.advertiseAddress). */
 function advertiseAddress(
   given: string,
@@ -220,17 +216,15 @@ function advertiseAddress(
 ): string | undefined {
   if (given === 'none') return undefined;
   if (given !== '') {
-    const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]\s]+):(\d{1,5})$/.exec(given);
-    const givenPort = Number(match?.[2]);
-    if (!match || givenPort < 1 || givenPort > 65535) {
+    if (!splitHostPort(given)) {
       throw new OptionsError(
         `--advertise-address: must be host:port, [ipv6]:port or none (got ${JSON.stringify(given)})`,
       );
     }
     return given;
   }
-  if (env.POD_IP) return hostPort(env.POD_IP, port);
-  return ANY_ADDRESS.includes(bindAddress) ? undefined : hostPort(bindAddress, port);
+  if (env.POD_IP) return joinHostPort(env.POD_IP, port);
+  return ANY_ADDRESS.includes(bindAddress) ? undefined : joinHostPort(bindAddress, port);
 }
 
 /** Parses --webhook-overrides, naming the webhook and field of anything wrong. */

@@ -202,20 +202,22 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
           : decide(entry, request, options.state(), logger, metrics),
         actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
       );
+    // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind).
+    const reserves = ({ decision }: EnforcedJudgement): boolean =>
+      decision.allowed && decision.reserve !== undefined && !request.dryRun;
     let judgement = judge();
-    if (
-      judgement.decision.allowed &&
-      judgement.decision.reserve &&
-      !request.dryRun &&
-      ctx.get(FORWARDED_HEADER) === ''
-    ) {
+    if (reserves(judgement) && ctx.get(FORWARDED_HEADER) === '') {
       const forwarded = options.forward?.(entry.path, raw, request.uid);
       if (forwarded) {
         const answer = await forwarded;
         if (answer) {
           // The leader counted and logged this decision; counting it here too would count it twice.
           logger.debug(
-            { webhook: entry.name, uid: request.uid, object: objectName(request) },
+            {
+              webhook: entry.name,
+              uid: truncate(request.uid, MAX_LOG_FIELD_CHARS),
+              object: objectName(request),
+            },
             'decided by the leader',
           );
           ctx.type = 'application/json';
@@ -228,7 +230,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     }
     const { decision } = judgement;
     // Same tick as the rule: no other request can run between the decision and its reservation.
-    if (decision.allowed && decision.reserve && !request.dryRun) options.reserve?.(decision.reserve);
+    if (reserves(judgement) && decision.reserve) options.reserve?.(decision.reserve);
     const review = admissionResponse(request, decision, judgement.patch);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     recordDecision(metrics, entry, judgement, seconds);

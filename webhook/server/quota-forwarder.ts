@@ -10,6 +10,7 @@
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { splitHostPort } from '../util/host-port.js';
 
 /** Marks a review forwarded by another replica: the receiver decides it itself. */
 export const FORWARDED_HEADER = 'x-admission-forwarded';
@@ -41,14 +42,8 @@ export interface QuotaForwarderOptions {
   maxInFlight?: number;
 }
 
-function splitHostPort(address: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address);
-  if (!match) return undefined;
-  return { host: match[1] ?? match[2] ?? '', port: Number(match[3]) };
-}
-
 export class QuotaForwarder {
-  private agent: { key: string; agent: Agent } | undefined;
+  private agent: { address: string; tls: LeaderTls; agent: Agent } | undefined;
   private inFlight = 0;
 
   constructor(private readonly options: QuotaForwarderOptions) {}
@@ -90,11 +85,13 @@ export class QuotaForwarder {
 
   /** One keep-alive agent per leader and trust: a new leader or a rotated CA gets a fresh one. */
   private agentFor(address: string, tls: LeaderTls): Agent {
-    const key = `${address}\n${tls.verifyName}\n${tls.ca}`;
-    if (this.agent?.key === key) return this.agent.agent;
-    this.agent?.agent.destroy();
+    const kept = this.agent;
+    if (kept?.address === address && kept.tls.verifyName === tls.verifyName && kept.tls.ca === tls.ca) {
+      return kept.agent;
+    }
+    kept?.agent.destroy();
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-    this.agent = { key, agent };
+    this.agent = { address, tls, agent };
     return agent;
   }
 
