@@ -7,7 +7,7 @@
  */
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { operatorLogger } from './logger.js';
+import { exitWhenLogWritten, operatorLogger } from './logger.js';
 import { setTimeout } from 'node:timers/promises';
 import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
@@ -132,7 +132,7 @@ export async function startOperatorProcess({
   const logger = operatorLogger(options.logLevel);
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');
-    process.exit(1);
+    exitWhenLogWritten(logger, 1);
   });
   process.on('unhandledRejection', (reason) => {
     logger.error({ err: reason }, 'unhandled promise rejection');
@@ -181,11 +181,11 @@ export async function startOperatorProcess({
       })
       .then(() => {
         logger.info('stopped');
-        process.exit(0);
+        exitWhenLogWritten(logger, 0);
       })
       .catch((error: unknown) => {
         logger.error({ err: error }, 'error while stopping');
-        process.exit(1);
+        exitWhenLogWritten(logger, 1);
       });
   };
   process.on('SIGTERM', () => {
