@@ -120,26 +120,55 @@ export async function clusterStatus(): Promise<{ running: boolean; state?: Clust
   }
 }
 
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolvePromise, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => {
-            resolvePromise(server);
-          });
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('unexpected listen address');
-    return address.port;
+/** The lowest port handed out, and the default bottom of Linux's ephemeral range. */
+const LOWEST_PORT = 10_000;
+const DEFAULT_EPHEMERAL_LOW = 32_768;
+/** Ports this process has handed out: never handed out twice, so two callers cannot share one. */
+const handedOut = new Set<number>();
+
+/** Where the kernel's ephemeral ports (for outgoing connections and bind(0)) begin. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > LOWEST_PORT + 1000 ? low : DEFAULT_EPHEMERAL_LOW;
+  } catch {
+    return DEFAULT_EPHEMERAL_LOW;
+  }
+}
+
+/** Listens on `port` of the loopback, or resolves undefined when it is taken. */
+function holdPort(port: number): Promise<ReturnType<typeof createServer> | undefined> {
+  return new Promise((resolvePromise) => {
+    const server = createServer();
+    server.once('error', () => {
+      resolvePromise(undefined);
+    });
+    server.listen(port, '127.0.0.1', () => {
+      resolvePromise(server);
+    });
   });
-  await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+}
+
+/**
+ * `count` ports free on the loopback now, for processes about to listen on them. They lie below the
+ * ephemeral range: a port from bind(0) is released before its user binds it, and meanwhile any
+ * outgoing connection on this busy machine (the API server's, etcd's, the tests') may take it as
+ * its local port; a port below the range is only ever taken by a listener. None is handed out twice.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const top = ephemeralLow();
+  const held: ReturnType<typeof createServer>[] = [];
+  for (let attempt = 0; held.length < count; attempt++) {
+    if (attempt >= 1000) throw new Error(`no ${count} free ports between ${LOWEST_PORT} and ${top}`);
+    const candidate = LOWEST_PORT + Math.floor(Math.random() * (top - LOWEST_PORT));
+    if (handedOut.has(candidate)) continue;
+    const server = await holdPort(candidate);
+    if (!server) continue;
+    handedOut.add(candidate);
+    held.push(server);
+  }
+  const ports = held.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(held.map((server) => new Promise((done) => server.close(done))));
   return ports;
 }
 

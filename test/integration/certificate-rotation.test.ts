@@ -103,9 +103,18 @@ describe('certificate rotation', () => {
         assert.equal(bundle.length, 1, `round ${round}: ${bundle.length} CAs in the bundle`);
         const ca = new X509Certificate(bundle[0]!);
         for (const operator of operators) {
-          const served = await waitFor(`replica on ${operator.port} to serve`, () =>
-            servedCertificate(operator.port),
-          );
+          const served = await waitFor(`replica on ${operator.port} to serve`, () => {
+            // A replica that died will never serve: say why (its last lines) instead of only "refused".
+            if (operator.child.exitCode !== null) {
+              throw new Error(
+                `it exited ${operator.child.exitCode}: ${operator.logs
+                  .slice(-5)
+                  .map((line) => line.slice(0, 300))
+                  .join(' | ')}`,
+              );
+            }
+            return servedCertificate(operator.port);
+          });
           assert.ok(
             served.checkIssued(ca) && served.verify(ca.publicKey),
             `round ${round}: replica ${operator.port}`,
