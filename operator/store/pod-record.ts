@@ -1,9 +1,9 @@
 /**
  * What the store keeps of a pod: only what quota accounting reads, held once. The store keeps a
  * record for every live pod of the cluster, so its size is the operator's memory per pod: the
- * namespace and the quota name are shared strings, the resource names a shared list, and the
- * amounts one small array; labels, containers and status are read once, when the pod arrives,
- * and dropped.
+ * namespace and the quota name are shared strings, and the requests a shared object (the pods of
+ * one workload all ask for the same); labels, containers and status are read once, when the pod
+ * arrives, and dropped.
  */
 import type { JsonObject } from '../../webhook/admission/types.js';
 import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
@@ -19,16 +19,26 @@ export interface PodRecord {
   readonly quotaLabel: string | undefined;
   /** The quota the pod counts against, resolved when it arrived or when quotas changed. */
   quota: string;
-  /** The names of the resources it requests, in the order of `amounts`. */
-  readonly resources: readonly string[];
-  /** What it requests of each, in nanos (the unit of webhook/util/quantity.ts). */
-  readonly amounts: readonly bigint[];
+  /** What it requests, shared with every pod that requests the same. */
+  readonly requests: PodRequests;
   /** The list that last saw it: a relist drops the records it did not see. */
   listEpoch: number;
 }
 
+/** A pod's effective requests: resource names and, in the same order, amounts in nanos. */
+export interface PodRequests {
+  readonly resources: readonly string[];
+  readonly amounts: readonly bigint[];
+}
+
 const names = new StringInterner();
-const resourceLists = new Interner<readonly string[]>(1024);
+const sharedRequests = new Interner<PodRequests>(16_384);
+
+function shared(requests: Amounts): PodRequests {
+  let key = '';
+  for (const [name, amount] of requests) key += `${name}=${amount};`;
+  return sharedRequests.intern(key, { resources: [...requests.keys()], amounts: [...requests.values()] });
+}
 
 /** The fields of a pod that identify it, or undefined when it has no name. */
 export function podKeyOf(pod: JsonObject): { key: string; namespace: string } | undefined {
@@ -52,20 +62,17 @@ export function podRecord(
   if (!id || podIsDone(pod, now)) return undefined;
   const label = asObject(asObject(pod.metadata)?.labels)?.[QUOTA_LABELS.name];
   const quotaLabel = typeof label === 'string' ? names.intern(label) : undefined;
-  const requests = podRequests(pod);
-  const resourceNames = [...requests.keys()];
   return {
     key: id.key,
     namespace: id.namespace,
     quotaLabel,
     quota: names.intern(quotaOf(quotaLabel, id.namespace)),
-    resources: resourceLists.intern(resourceNames.join('\n'), resourceNames),
-    amounts: [...requests.values()],
+    requests: shared(podRequests(pod)),
     listEpoch: 0,
   };
 }
 
-/** A record's requests as a map, the form the rules and the ledger use. */
-export function requestsOf(record: Pick<PodRecord, 'resources' | 'amounts'>): Amounts {
-  return new Map(record.resources.map((name, i) => [name, record.amounts[i] ?? 0n]));
+/** Requests as a map, the form the rules and the ledger use. */
+export function amountsOf({ resources, amounts }: PodRequests): Amounts {
+  return new Map(resources.map((name, i) => [name, amounts[i] ?? 0n]));
 }

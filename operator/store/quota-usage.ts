@@ -8,7 +8,7 @@
  * by the pods admitted within that window.
  */
 import type { Amounts } from '../../webhook/rules/quota/pod-requests.js';
-import { requestsOf, type PodRecord } from './pod-record.js';
+import { amountsOf, type PodRecord, type PodRequests } from './pod-record.js';
 
 export interface PodUsage {
   quota: string;
@@ -22,7 +22,7 @@ interface Pending extends PodUsage {
 /** How long an admitted pod counts without the watch seeing it (a later admission step may refuse it). */
 export const LEDGER_TTL_MS = 30_000;
 
-function add(into: Amounts, resources: readonly string[], amounts: readonly bigint[], sign: 1n | -1n): void {
+function add(into: Amounts, { resources, amounts }: PodRequests, sign: 1n | -1n): void {
   for (const [i, key] of resources.entries()) {
     const next = (into.get(key) ?? 0n) + sign * (amounts[i] ?? 0n);
     if (next === 0n) into.delete(key);
@@ -31,7 +31,7 @@ function add(into: Amounts, resources: readonly string[], amounts: readonly bigi
 }
 
 function addAmounts(into: Amounts, from: Amounts): void {
-  add(into, [...from.keys()], [...from.values()], 1n);
+  add(into, { resources: [...from.keys()], amounts: [...from.values()] }, 1n);
 }
 
 export class QuotaUsage {
@@ -65,7 +65,7 @@ export class QuotaUsage {
   private count(record: PodRecord, sign: 1n | -1n): void {
     let sum = this.observed.get(record.quota);
     if (!sum) this.observed.set(record.quota, (sum = new Map<string, bigint>()));
-    add(sum, record.resources, record.amounts, sign);
+    add(sum, record.requests, sign);
     let keys = this.podsByQuota.get(record.quota);
     if (!keys) this.podsByQuota.set(record.quota, (keys = new Set()));
     if (sign > 0n) keys.add(record.key);
@@ -111,7 +111,7 @@ export class QuotaUsage {
   /** What the watch counts for one live pod (key: namespace/name), if anything. */
   usageOf(key: string): PodUsage | undefined {
     const record = this.pods.get(key);
-    return record ? { quota: record.quota, requests: requestsOf(record) } : undefined;
+    return record ? { quota: record.quota, requests: amountsOf(record.requests) } : undefined;
   }
 
   /** The live pods counted against `quota` (for the delete check). */

@@ -16,7 +16,8 @@
  *            Secret recovery, a burst of pod creates through the API server, resident memory
  *   scale    only when named: the compiled operator on a fresh local control plane grown to
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
- *            against the raw list, peak and settled memory, a forced relist, cost per pod
+ *            against the raw list, peak and settled memory, a forced relist, cost per pod;
+ *            --steps=20000,50000 measures those pod counts on the way (nodes, namespaces in proportion)
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
@@ -77,6 +78,7 @@ function parseArguments(argv: string[]): {
   scale: number;
   rounds: number;
   size: ScaleSize;
+  steps: number[];
 } {
   const flags = new Map<string, string>();
   const suites: string[] = [];
@@ -100,6 +102,14 @@ function parseArguments(argv: string[]): {
       nodes: number('nodes', 5_000),
       namespaces: number('namespaces', 10_000),
     },
+    steps: (flags.get('steps') ?? '')
+      .split(',')
+      .filter((step) => step !== '')
+      .map((step) => {
+        const pods = Number(step);
+        if (!Number.isInteger(pods) || pods <= 0) throw new Error('--steps must list positive pod counts');
+        return pods;
+      }),
   };
 }
 
@@ -637,7 +647,7 @@ function benchSloNodeStrategies(): void {
   }
 }
 
-const { suites, settings, scale, rounds, size } = parseArguments(process.argv.slice(2));
+const { suites, settings, scale, rounds, size, steps } = parseArguments(process.argv.slice(2));
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
 console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
@@ -664,5 +674,5 @@ if (want('cluster') || want('transport') || want('state') || want('state-e2e')) 
   }
 }
 // Minutes of object creation on a fresh control plane: only when asked for by name.
-if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size));
+if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size, steps));
 summary();

@@ -87,9 +87,172 @@ async function podsListed(operator: RunningOperator): Promise<{ lists: number; p
   };
 }
 
-export async function benchScale(settings: DriveSettings, size: ScaleSize): Promise<void> {
+/** What one size measured, for the closing table. */
+interface StepFigures {
+  size: ScaleSize;
+  referenceMs: number;
+  readyMs: number;
+  peak: number;
+  settled: Settled;
+  relistPeak: number;
+  perPodRss: number;
+  perPodHeap: number;
+}
+
+/** The sizes to measure on the way to `size`: each of `steps` pods below it, nodes and namespaces in proportion. */
+export function scaleSteps(size: ScaleSize, steps: readonly number[]): ScaleSize[] {
+  const below = [...new Set(steps)].filter((pods) => pods > 0 && pods < size.pods).sort((a, b) => a - b);
+  const part = (pods: number): ScaleSize => ({
+    pods,
+    nodes: Math.max(1, Math.round((size.nodes * pods) / size.pods)),
+    namespaces: Math.max(1, Math.round((size.namespaces * pods) / size.pods)),
+  });
+  return [...below.map(part), size];
+}
+
+/** The operator started at `size`: start to Ready, memory while listing, settled and during a relist. */
+async function measureSize(
+  kubeConfig: KubeConfig,
+  operatorNamespace: string,
+  size: ScaleSize,
+  emptySettled: Settled,
+): Promise<{ operator: RunningOperator; figures: StepFigures }> {
+  const label = `${size.pods} pods`;
+  // Let the controller-manager finish its own writes (ServiceAccounts, root CA ConfigMaps).
+  await sleep(15_000);
+  const reference = await rawPagedList(kubeConfig);
+  inform(
+    `scale: ${label}: reference: raw paged list of ${reference.pods} pods (limit 500, parsed)`,
+    reference.ms,
+    'ms',
+  );
+
+  const operator = await startCompiledOperator(operatorNamespace);
+  const pid = operator.child.pid ?? 0;
+  const startPeak = peakRssMiB(pid);
+  const listed = await podsListed(operator);
+  inform(`scale: ${label}: pods in the store at Ready`, listed.pods, 'pods');
+  record(
+    `scale: ${label}: start to Ready, as a multiple of the raw paged list`,
+    operator.readyMs / reference.ms,
+    '×',
+    1.25,
+  );
+  inform(`scale: ${label}: start to Ready`, operator.readyMs, 'ms');
+  const settled = await settle(operator, label);
+  const peak = Math.max(startPeak, peakRssMiB(pid));
+  record(`scale: ${label}: peak RSS (VmHWM) while listing`, peak, 'MiB', 400);
+  record(
+    `scale: ${label}: list peak above the settled RSS`,
+    (100 * (peak - settled.rss)) / settled.rss,
+    '%',
+    25,
+  );
+  const perPodRss = ((settled.rss - emptySettled.rss) * MiB) / size.pods;
+  const perPodHeap = ((settled.heapUsed - emptySettled.heapUsed) * MiB) / size.pods;
+  record(`scale: ${label}: RSS per pod, settled (nodes and namespaces counted in)`, perPodRss, 'B', 1024);
+  inform(`scale: ${label}: V8 heap per pod, settled (nodes and namespaces counted in)`, perPodHeap, 'B');
+
+  // A forced relist, as after the API server lost the watch's resourceVersion.
+  resetPeakRss(pid);
+  const relistStarted = performance.now();
+  operator.child.kill('SIGHUP');
+  await waitFor(
+    'the pods to be listed again',
+    async () => (await podsListed(operator)).lists > listed.lists,
+    {
+      timeoutMs: 300_000,
+      intervalMs: 50,
+    },
+  );
+  inform(
+    `scale: ${label}: relist (SIGHUP) until the pods are listed`,
+    performance.now() - relistStarted,
+    'ms',
+  );
+  const relistPeak = peakRssMiB(pid);
+  record(`scale: ${label}: peak RSS (VmHWM) during a forced relist`, relistPeak, 'MiB', 400);
+  const afterRelist = await settle(operator, `${label}, after the relist`);
+  inform(
+    `scale: ${label}: RSS settled after the relist, against before it`,
+    afterRelist.rss - settled.rss,
+    'MiB',
+  );
+  return {
+    operator,
+    figures: {
+      size,
+      referenceMs: reference.ms,
+      readyMs: operator.readyMs,
+      peak,
+      settled,
+      relistPeak,
+      perPodRss,
+      perPodHeap,
+    },
+  };
+}
+
+function table(empty: { readyMs: number; settled: Settled }, steps: readonly StepFigures[]): string {
+  const row = (cells: (string | number)[]): string => `| ${cells.join(' | ')} |`;
+  const fixed = (value: number, digits = 0): string => value.toFixed(digits);
+  return [
+    row([
+      'pods',
+      'nodes',
+      'namespaces',
+      'raw paged list',
+      'start to Ready',
+      'ratio',
+      'peak RSS',
+      'RSS settled',
+      'heap used',
+      'relist peak',
+      'RSS / pod',
+      'heap / pod',
+    ]),
+    row(Array.from({ length: 12 }, () => '---')),
+    row([
+      0,
+      0,
+      0,
+      '',
+      `${fixed(empty.readyMs / 1000, 2)} s`,
+      '',
+      '',
+      `${fixed(empty.settled.rss)} MiB`,
+      `${fixed(empty.settled.heapUsed)} MiB`,
+      '',
+      '',
+      '',
+    ]),
+    ...steps.map((step) =>
+      row([
+        step.size.pods.toLocaleString('en'),
+        step.size.nodes.toLocaleString('en'),
+        step.size.namespaces.toLocaleString('en'),
+        `${fixed(step.referenceMs / 1000, 2)} s`,
+        `${fixed(step.readyMs / 1000, 2)} s`,
+        `${fixed(step.readyMs / step.referenceMs, 2)}×`,
+        `${fixed(step.peak)} MiB`,
+        `${fixed(step.settled.rss)} MiB`,
+        `${fixed(step.settled.heapUsed)} MiB`,
+        `${fixed(step.relistPeak)} MiB`,
+        `${fixed(step.perPodRss)} B`,
+        `${fixed(step.perPodHeap)} B`,
+      ]),
+    ),
+  ].join('\n');
+}
+
+export async function benchScale(
+  settings: DriveSettings,
+  size: ScaleSize,
+  steps: readonly number[],
+): Promise<void> {
+  const sizes = scaleSteps(size, steps);
   console.log(
-    `scale: ${size.pods} pods, ${size.nodes} nodes, ${size.namespaces} namespaces (a fresh local control plane)`,
+    `scale: up to ${size.pods} pods, ${size.nodes} nodes, ${size.namespaces} namespaces, measured at ${sizes.map((s) => s.pods).join(', ')} pods (a fresh local control plane)`,
   );
   const log = (line: string): void => {
     console.error(`[cluster] ${line}`);
@@ -120,73 +283,43 @@ export async function benchScale(settings: DriveSettings, size: ScaleSize): Prom
     const empty = await measureOperator(operator, settings, 'empty cluster', reviews);
     await operator.stop();
 
-    const populating = performance.now();
-    await createScaleObjects(client, PREFIX, size, (line) => {
-      console.error(`[scale] created ${line} (${Math.round((performance.now() - populating) / 1000)} s)`);
-    });
-    inform('scale: objects created through the API server', (performance.now() - populating) / 1000, 's');
-
-    // Let the controller-manager finish its own writes (ServiceAccounts, root CA ConfigMaps).
-    await sleep(15_000);
-    const reference = await rawPagedList(kubeConfig);
-    inform(
-      `scale: reference: raw paged list of ${reference.pods} pods (limit 500, parsed)`,
-      reference.ms,
-      'ms',
-    );
-
-    operator = await startCompiledOperator(operatorNamespace);
-    const pid = operator.child.pid ?? 0;
-    const startPeak = peakRssMiB(pid);
-    const listed = await podsListed(operator);
-    inform('scale: pods in the store at Ready', listed.pods, 'pods');
-    record(
-      'scale: start to Ready, as a multiple of the raw paged list',
-      operator.readyMs / reference.ms,
-      '×',
-      1.25,
-    );
-    inform('scale: start to Ready', operator.readyMs, 'ms');
-    inform('scale: start to Ready, empty cluster (reference)', emptyReadyMs, 'ms');
-    const settled = await settle(operator, 'large state');
-    const peak = Math.max(startPeak, peakRssMiB(pid));
-    record('scale: peak RSS (VmHWM) while listing', peak, 'MiB', 400);
-    record('scale: list peak above the settled RSS', (100 * (peak - settled.rss)) / settled.rss, '%', 25);
-    const perPodRss = ((settled.rss - emptySettled.rss) * MiB) / size.pods;
-    const perPodHeap = ((settled.heapUsed - emptySettled.heapUsed) * MiB) / size.pods;
-    record('scale: RSS per pod, settled (all objects counted against the pods)', perPodRss, 'B', 1024);
-    inform('scale: V8 heap per pod, settled (all objects counted against the pods)', perPodHeap, 'B');
-
-    // A forced relist, as after the API server lost the watch's resourceVersion.
-    resetPeakRss(pid);
-    const relistStarted = performance.now();
-    operator.child.kill('SIGHUP');
-    await waitFor(
-      'the pods to be listed again',
-      async () => (await podsListed(operator)).lists > listed.lists,
-      { timeoutMs: 300_000, intervalMs: 50 },
-    );
-    inform(
-      'scale: relist of every kind (SIGHUP) to the pods listed',
-      performance.now() - relistStarted,
-      'ms',
-    );
-    const relistPeak = peakRssMiB(pid);
-    record('scale: peak RSS (VmHWM) during a forced relist', relistPeak, 'MiB', 400);
-    const afterRelist = await settle(operator, 'after the relist');
-    inform('scale: RSS settled after the relist, against before it', afterRelist.rss - settled.rss, 'MiB');
-
-    const large = await measureOperator(operator, settings, 'large state', reviews);
-    await operator.stop();
-    for (const [path, figures] of large) {
-      const base = empty.get(path) as PathFigures;
-      recordShare(
-        `scale: ${path} at this state, share of its empty-cluster rate (per CPU-s)`,
-        figures.capacity,
-        base.capacity,
-        90,
+    const measured: StepFigures[] = [];
+    let created: ScaleSize = { pods: 0, nodes: 0, namespaces: 0 };
+    for (const step of sizes) {
+      const populating = performance.now();
+      await createScaleObjects(
+        client,
+        PREFIX,
+        step,
+        (line) => {
+          console.error(`[scale] created ${line} (${Math.round((performance.now() - populating) / 1000)} s)`);
+        },
+        created,
       );
+      created = step;
+      inform(
+        `scale: ${step.pods} pods: objects created through the API server`,
+        (performance.now() - populating) / 1000,
+        's',
+      );
+      const result = await measureSize(kubeConfig, operatorNamespace, step, emptySettled);
+      operator = result.operator;
+      measured.push(result.figures);
+      if (step === sizes.at(-1)) {
+        const large = await measureOperator(operator, settings, `${step.pods} pods`, reviews);
+        for (const [path, figures] of large) {
+          const base = empty.get(path) as PathFigures;
+          recordShare(
+            `scale: ${path} at ${step.pods} pods, share of its empty-cluster rate (per CPU-s)`,
+            figures.capacity,
+            base.capacity,
+            90,
+          );
+        }
+      }
+      await operator.stop();
     }
+    console.log(`\n${table({ readyMs: emptyReadyMs, settled: emptySettled }, measured)}\n`);
   } finally {
     client.close();
     await stopCluster(log);

@@ -278,14 +278,22 @@ export interface Progress {
   (line: string): void;
 }
 
-/** Creates `size` (skipping what exists) and resolves once every object is there. */
+const NONE: ScaleSize = { pods: 0, nodes: 0, namespaces: 0 };
+
+/**
+ * Grows the objects under `prefix` from `from` (what an earlier call created) to `size`; an object
+ * that exists already counts as created.
+ */
 export async function createScaleObjects(
   client: ApiClient,
   prefix: string,
   size: ScaleSize,
   progress: Progress = () => undefined,
+  from: ScaleSize = NONE,
 ): Promise<void> {
-  await inPool(size.namespaces, CONCURRENCY, (i) =>
+  const range = (kind: keyof ScaleSize, create: (i: number) => Promise<void>): Promise<void> =>
+    inPool(Math.max(0, size[kind] - from[kind]), CONCURRENCY, (i) => create(from[kind] + i));
+  await range('namespaces', (i) =>
     client.create('/api/v1/namespaces', {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -296,10 +304,10 @@ export async function createScaleObjects(
     }),
   );
   progress(`${size.namespaces} namespaces`);
-  await inPool(size.nodes, CONCURRENCY, (i) => client.create('/api/v1/nodes', node(prefix, i)));
+  await range('nodes', (i) => client.create('/api/v1/nodes', node(prefix, i)));
   progress(`${size.nodes} nodes`);
-  let created = 0;
-  await inPool(size.pods, CONCURRENCY, async (i) => {
+  let created = from.pods;
+  await range('pods', async (i) => {
     const namespace = scaleNamespaceName(prefix, i % size.namespaces);
     // The ServiceAccount admission plugin refuses pods until the namespace's default ServiceAccount exists.
     for (let attempt = 0; ; attempt++) {

@@ -7,7 +7,14 @@ const cpu = (n: bigint): Map<string, bigint> => new Map([['cpu', n]]);
 
 function pod(key: string, quota: string, millis: bigint, listEpoch = 0): PodRecord {
   const namespace = key.slice(0, key.indexOf('/'));
-  return { key, namespace, quotaLabel: undefined, quota, resources: ['cpu'], amounts: [millis], listEpoch };
+  return {
+    key,
+    namespace,
+    quotaLabel: undefined,
+    quota,
+    requests: { resources: ['cpu'], amounts: [millis] },
+    listEpoch,
+  };
 }
 
 describe('QuotaUsage', () => {
