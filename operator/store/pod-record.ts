@@ -11,9 +11,8 @@ import { podIsDone, podRequests, type Amounts } from '../../webhook/rules/quota/
 import { asObject } from '../../webhook/util/json.js';
 import { Interner, StringInterner } from './interner.js';
 
+/** A live pod, kept under its key (namespace/name). */
 export interface PodRecord {
-  /** namespace/name */
-  readonly key: string;
   readonly namespace: string;
   /** The pod's quota-name label, which decides its quota before anything else. */
   readonly quotaLabel: string | undefined;
@@ -51,19 +50,18 @@ export function podKeyOf(pod: JsonObject): { key: string; namespace: string } | 
 
 /**
  * The record of a live pod, or undefined for a pod that can never count again (finished, or past
- * its deletion grace period at `now`) or has no name. `quotaOf` resolves its quota.
+ * its deletion grace period at `now`). `quotaOf` resolves its quota.
  */
 export function podRecord(
   pod: JsonObject,
+  id: { namespace: string },
   now: Date,
   quotaOf: (quotaLabel: string | undefined, namespace: string) => string,
 ): PodRecord | undefined {
-  const id = podKeyOf(pod);
-  if (!id || podIsDone(pod, now)) return undefined;
+  if (podIsDone(pod, now)) return undefined;
   const label = asObject(asObject(pod.metadata)?.labels)?.[QUOTA_LABELS.name];
   const quotaLabel = typeof label === 'string' ? names.intern(label) : undefined;
   return {
-    key: id.key,
     namespace: id.namespace,
     quotaLabel,
     quota: names.intern(quotaOf(quotaLabel, id.namespace)),

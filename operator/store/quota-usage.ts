@@ -47,49 +47,65 @@ export class QuotaUsage {
     return this.pods.size;
   }
 
-  /** A live pod as the watch sees it. */
-  set(record: PodRecord): void {
-    this.delete(record.key);
-    this.pods.set(record.key, record);
-    this.count(record, 1n);
-    this.ledger.delete(record.key);
+  /**
+   * A live pod as the watch sees it (key: namespace/name). A pod seen again keeps its slot, so a
+   * relist, which sees every pod again, leaves no holes behind in the maps.
+   */
+  set(key: string, record: PodRecord): void {
+    const previous = this.pods.get(key);
+    this.pods.set(key, record);
+    if (previous) this.sum(previous, -1n);
+    this.sum(record, 1n);
+    if (previous?.quota !== record.quota) {
+      if (previous) this.unfile(key, previous.quota);
+      this.file(key, record.quota);
+    }
+    this.ledger.delete(key);
   }
 
   delete(key: string): void {
     const previous = this.pods.get(key);
     if (!previous) return;
     this.pods.delete(key);
-    this.count(previous, -1n);
+    this.sum(previous, -1n);
+    this.unfile(key, previous.quota);
   }
 
-  private count(record: PodRecord, sign: 1n | -1n): void {
+  private sum(record: PodRecord, sign: 1n | -1n): void {
     let sum = this.observed.get(record.quota);
     if (!sum) this.observed.set(record.quota, (sum = new Map<string, bigint>()));
     add(sum, record.requests, sign);
-    let keys = this.podsByQuota.get(record.quota);
-    if (!keys) this.podsByQuota.set(record.quota, (keys = new Set()));
-    if (sign > 0n) keys.add(record.key);
-    else {
-      keys.delete(record.key);
-      if (keys.size === 0) this.podsByQuota.delete(record.quota);
-      if (sum.size === 0) this.observed.delete(record.quota);
-    }
+    if (sum.size === 0) this.observed.delete(record.quota);
+  }
+
+  private file(key: string, quota: string): void {
+    let keys = this.podsByQuota.get(quota);
+    if (!keys) this.podsByQuota.set(quota, (keys = new Set()));
+    keys.add(key);
+  }
+
+  private unfile(key: string, quota: string): void {
+    const keys = this.podsByQuota.get(quota);
+    keys?.delete(key);
+    if (keys?.size === 0) this.podsByQuota.delete(quota);
   }
 
   /** Re-resolves every pod's quota (after quotas or their namespace bindings change). */
   reassign(quotaOf: (record: PodRecord) => string): void {
-    for (const record of this.pods.values()) {
+    for (const [key, record] of this.pods) {
       const quota = quotaOf(record);
       if (quota === record.quota) continue;
-      this.count(record, -1n);
+      this.sum(record, -1n);
+      this.unfile(key, record.quota);
       record.quota = quota;
-      this.count(record, 1n);
+      this.sum(record, 1n);
+      this.file(key, quota);
     }
   }
 
   /** Drops the pods that the list of `epoch` did not see: they were deleted meanwhile. */
   sweep(epoch: number): void {
-    for (const record of this.pods.values()) if (record.listEpoch !== epoch) this.delete(record.key);
+    for (const [key, record] of this.pods) if (record.listEpoch !== epoch) this.delete(key);
   }
 
   /** Counts an admitted pod until the watch sees it or LEDGER_TTL_MS passes. */

@@ -268,14 +268,15 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         epoch++;
       },
       put: (pod) => {
-        const record = podRecord(pod, new Date(), quotaOf);
+        const id = podKeyOf(pod);
+        if (!id) return;
+        const record = podRecord(pod, id, new Date(), quotaOf);
         if (!record) {
-          const id = podKeyOf(pod);
-          if (id) this.usage.delete(id.key);
+          this.usage.delete(id.key);
           return;
         }
         record.listEpoch = epoch;
-        this.usage.set(record);
+        this.usage.set(id.key, record);
       },
       remove: (pod) => {
         const id = podKeyOf(pod);

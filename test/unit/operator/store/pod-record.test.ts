@@ -1,10 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '../../../../webhook/admission/types.js';
-import { amountsOf, podRecord } from '../../../../operator/store/pod-record.js';
+import {
+  amountsOf,
+  podKeyOf,
+  podRecord as recordOf,
+  type PodRecord,
+} from '../../../../operator/store/pod-record.js';
 
 const NOW = new Date('2026-11-25T12:00:00Z');
 const defaultQuota = (): string => 'default';
+
+/** The record of `pod` as the store makes it, or undefined for a pod it does not keep. */
+function podRecord(
+  pod: JsonObject,
+  now: Date,
+  quotaOf: (label: string | undefined, namespace: string) => string,
+): PodRecord | undefined {
+  const id = podKeyOf(pod);
+  return id ? recordOf(pod, id, now, quotaOf) : undefined;
+}
 
 function pod(name: string, extra: JsonObject = {}): JsonObject {
   return {
@@ -34,7 +49,7 @@ describe('podRecord', () => {
       (label, namespace) => `${label ?? '-'}@${namespace}`,
     );
     assert.ok(record);
-    assert.equal(record.key, 'team/a');
+    assert.equal(podKeyOf(pod('a'))?.key, 'team/a');
     assert.equal(record.namespace, 'team');
     assert.equal(record.quotaLabel, 'q1');
     assert.equal(record.quota, 'q1@team');

@@ -5,24 +5,26 @@ import { LEDGER_TTL_MS, QuotaUsage } from '../../../../operator/store/quota-usag
 
 const cpu = (n: bigint): Map<string, bigint> => new Map([['cpu', n]]);
 
-function pod(key: string, quota: string, millis: bigint, listEpoch = 0): PodRecord {
+function pod(key: string, quota: string, millis: bigint, listEpoch = 0): [string, PodRecord] {
   const namespace = key.slice(0, key.indexOf('/'));
-  return {
+  return [
     key,
-    namespace,
-    quotaLabel: undefined,
-    quota,
-    requests: { resources: ['cpu'], amounts: [millis] },
-    listEpoch,
-  };
+    {
+      namespace,
+      quotaLabel: undefined,
+      quota,
+      requests: { resources: ['cpu'], amounts: [millis] },
+      listEpoch,
+    },
+  ];
 }
 
 describe('QuotaUsage', () => {
   it('sums live pods per quota and forgets deleted ones', () => {
     const usage = new QuotaUsage();
-    usage.set(pod('ns/a', 'q', 2n));
-    usage.set(pod('ns/b', 'q', 3n));
-    usage.set(pod('ns/a', 'q', 1n));
+    usage.set(...pod('ns/a', 'q', 2n));
+    usage.set(...pod('ns/b', 'q', 3n));
+    usage.set(...pod('ns/a', 'q', 1n));
     assert.deepEqual(usage.used('q'), cpu(4n));
     usage.delete('ns/b');
     assert.deepEqual(usage.used('q'), cpu(1n));
@@ -35,7 +37,7 @@ describe('QuotaUsage', () => {
     const usage = new QuotaUsage(() => now);
     usage.reserve('ns/new', { quota: 'q', requests: cpu(5n) });
     assert.deepEqual(usage.used('q'), cpu(5n));
-    usage.set(pod('ns/new', 'q', 5n));
+    usage.set(...pod('ns/new', 'q', 5n));
     assert.deepEqual(usage.used('q'), cpu(5n), 'seen by the watch: counted once');
     usage.reserve('ns/refused-later', { quota: 'q', requests: cpu(1n) });
     now = LEDGER_TTL_MS + 1;
@@ -44,7 +46,7 @@ describe('QuotaUsage', () => {
 
   it('moves pods when their quota changes', () => {
     const usage = new QuotaUsage();
-    usage.set(pod('ns/a', 'default', 2n));
+    usage.set(...pod('ns/a', 'default', 2n));
     usage.reassign(() => 'bound');
     assert.deepEqual(usage.used('bound'), cpu(2n));
     assert.deepEqual(usage.used('default'), new Map());
@@ -54,9 +56,9 @@ describe('QuotaUsage', () => {
 
   it('drops on a relist the pods the list did not see', () => {
     const usage = new QuotaUsage();
-    usage.set(pod('ns/kept', 'q', 2n, 1));
-    usage.set(pod('ns/gone', 'q', 3n, 1));
-    usage.set(pod('ns/kept', 'q', 2n, 2));
+    usage.set(...pod('ns/kept', 'q', 2n, 1));
+    usage.set(...pod('ns/gone', 'q', 3n, 1));
+    usage.set(...pod('ns/kept', 'q', 2n, 2));
     usage.sweep(2);
     assert.deepEqual(usage.used('q'), cpu(2n));
     assert.deepEqual(usage.podsOf('q'), ['ns/kept']);
