@@ -14,7 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
 import { repoRoot } from '../../scripts/cluster/layout.js';
-import { apiGet, readJson } from '../../operator/kube/api-stream.js';
+import { apiGet, forEachLine, readJson } from '../../operator/kube/api-stream.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { clusterKubeConfig, waitFor } from '../harness/cluster.js';
 import { apiClient, createScaleObjects, type ScaleSize } from '../harness/scale-objects.js';
@@ -62,6 +62,34 @@ async function rawPagedList(kubeConfig: KubeConfig): Promise<{ ms: number; pods:
   return { ms: performance.now() - started, pods };
 }
 
+/** The other way to list: a streaming list (sendInitialEvents), every event parsed, keeping nothing. */
+async function rawStreamingList(kubeConfig: KubeConfig): Promise<{ ms: number; pods: number }> {
+  const started = performance.now();
+  const abort = new AbortController();
+  const query = new URLSearchParams({
+    watch: '1',
+    sendInitialEvents: 'true',
+    resourceVersionMatch: 'NotOlderThan',
+    allowWatchBookmarks: 'true',
+  });
+  let pods = 0;
+  let ms = Number.NaN;
+  await forEachLine(await apiGet(kubeConfig, '/api/v1/pods', query, abort.signal), (line) => {
+    const event = JSON.parse(line) as {
+      type: string;
+      object: { metadata?: { annotations?: Record<string, string> } };
+    };
+    if (event.type !== 'BOOKMARK') pods++;
+    else if (event.object.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') {
+      ms = performance.now() - started;
+      abort.abort();
+    }
+  }).catch((error: unknown) => {
+    if (!abort.signal.aborted) throw error;
+  });
+  return { ms, pods };
+}
+
 interface Settled {
   rss: number;
   heapUsed: number;
@@ -91,6 +119,7 @@ async function podsListed(operator: RunningOperator): Promise<{ lists: number; p
 interface StepFigures {
   size: ScaleSize;
   referenceMs: number;
+  streamedMs: number;
   readyMs: number;
   peak: number;
   settled: Settled;
@@ -126,6 +155,8 @@ async function measureSize(
     reference.ms,
     'ms',
   );
+  const streamed = await rawStreamingList(kubeConfig);
+  inform(`scale: ${label}: raw streaming list of ${streamed.pods} pods (parsed)`, streamed.ms, 'ms');
 
   const operator = await startCompiledOperator(operatorNamespace);
   const pid = operator.child.pid ?? 0;
@@ -183,6 +214,7 @@ async function measureSize(
     figures: {
       size,
       referenceMs: reference.ms,
+      streamedMs: streamed.ms,
       readyMs: operator.readyMs,
       peak,
       settled,
