@@ -16,20 +16,12 @@ export const DRAIN_MAX_BYTES = 256 * 1024;
 /** How long after the answer the connection stays open for the caller to read it. */
 export const DRAIN_MAX_MS = 500;
 
-export interface DrainLimits {
-  maxBytes: number;
-  maxMs: number;
-}
-
-const DEFAULT_DRAIN: DrainLimits = { maxBytes: DRAIN_MAX_BYTES, maxMs: DRAIN_MAX_MS };
-
-/** Writes `status` with the JSON `body`, then drains within `limits` and closes the connection. */
+/** Writes `status` with the JSON `body`, then drains within the bounds above and closes the connection. */
 export function answerBeforeBody(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   body: string,
-  limits: DrainLimits = DEFAULT_DRAIN,
 ): void {
   if (res.destroyed || req.socket.destroyed) return;
   const payload = Buffer.from(body);
@@ -55,13 +47,13 @@ export function answerBeforeBody(
   };
   function onData(chunk: Buffer): void {
     drained += chunk.length;
-    if (drained < limits.maxBytes) return;
+    if (drained < DRAIN_MAX_BYTES) return;
     // Past the bound nothing more is read: the kernel's buffers hold what the sender still sends
     // until the close, and the sender has had the answer since before the first drained byte.
     req.off('data', onData);
     req.pause();
   }
-  const timer = setTimeout(close, limits.maxMs);
+  const timer = setTimeout(close, DRAIN_MAX_MS);
   req.on('data', onData);
   req.once('end', close);
   req.once('close', close);
