@@ -50,6 +50,8 @@ export interface RunningOperator {
    * while reviews are still answered, each on a connection closed after its answer.
    */
   drain: () => void;
+  /** Every watch lists again from scratch (SIGHUP). */
+  relist: () => void;
   stop: () => Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function runOperator(
   overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
   const metrics = new OperatorMetrics();
+  if (options.memoryLimitBytes !== undefined) metrics.memoryLimit.set(options.memoryLimitBytes);
   // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
   // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
@@ -316,6 +319,9 @@ export async function runOperator(
     metrics,
     drain: () => {
       server.drain();
+    },
+    relist: () => {
+      store.relist();
     },
     stop: async () => {
       // Stop writing and hand the lease over at once, so a rolling restart does not wait for it

@@ -196,4 +196,8 @@ export async function startOperatorProcess({
   process.on('SIGINT', () => {
     shutdown('SIGINT');
   });
+  process.on('SIGHUP', () => {
+    logger.info('SIGHUP: listing every watched kind again');
+    operator.relist();
+  });
 }

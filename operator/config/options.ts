@@ -58,6 +58,8 @@ export interface OperatorOptions {
   shutdownDelayMs: number | undefined;
   /** How often the leader audits existing objects; 0 when it does not. */
   auditIntervalMs: number;
+  /** The container's memory limit in bytes (exported as a metric for the memory alert); undefined without one. */
+  memoryLimitBytes: number | undefined;
 }
 
 /** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
@@ -163,6 +165,11 @@ const FLAGS = {
     description:
       'how often the leader audits existing objects against the rules (metrics and Events; see `audit`); 0 turns it off',
     default: '0',
+  },
+  'memory-limit': {
+    description:
+      "the container's memory limit in bytes, exported as admission_memory_limit_bytes (the chart sets it from the downward API)",
+    default: '',
   },
   'shutdown-delay': {
     description:
@@ -384,6 +391,17 @@ export function parseOptions(
     auditIntervalMs: delay('audit-interval', value('audit-interval')),
     shutdownDelayMs:
       value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
+    memoryLimitBytes: ((): number | undefined => {
+      const text = value('memory-limit');
+      if (text === '') return undefined;
+      const bytes = Number(text);
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(bytes) || bytes === 0) {
+        throw new OptionsError(
+          `--memory-limit: must be a whole number of bytes above 0 (got ${JSON.stringify(text.slice(0, 64))})`,
+        );
+      }
+      return bytes;
+    })(),
   };
   if (options.renewDeadlineMs >= options.leaseDurationMs) {
     throw new OptionsError(

@@ -3,28 +3,15 @@
  * only the fields rules need, indexed for O(1) lookups. Rules run synchronously, so a rule
  * always sees one consistent state while it runs.
  */
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  SchedulingV1Api,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type V1ConfigMap,
-  type V1Namespace,
-  type V1Node,
-  type V1Pod,
-  type V1PriorityClass,
-} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import type { TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
 import { quotaView, type QuotaView } from '../../webhook/rules/quota/quota-view.js';
-import { DEFAULT_QUOTA, QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
-import { podIsDone, podRequests } from '../../webhook/rules/quota/pod-requests.js';
-import { quotaNameOf } from '../../webhook/rules/quota/resolve-quota.js';
+import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
+import { quotaNameFor } from '../../webhook/rules/quota/resolve-quota.js';
 import { formatQuantity } from '../../webhook/util/quantity.js';
 import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type {
@@ -38,15 +25,14 @@ import type {
   ReservationView,
   StateSnapshot,
 } from '../../webhook/state.js';
-import { asObject, labelsOf } from '../../webhook/util/json.js';
+import { asObject, labelsOf, stringsOf } from '../../webhook/util/json.js';
 import type { EventRecorder } from '../kube/events.js';
-import { dropManagedFields, pagedList } from '../kube/paged-list.js';
-import { SupervisedInformer, type InformerEvents, type WatchSpec } from '../kube/supervised-informer.js';
+import { Reflector, type ReflectorSink, type ReflectorSpec } from '../kube/reflector.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
 import { GroupedIndex, profileCandidates, SortedIndex } from './indexes.js';
-import { slimNode } from './slim-node.js';
-import { slimPod } from './slim-pod.js';
+import { keyedSink, type CountingSink, type KeyedIndex, type ViewOf } from './keyed-sink.js';
+import { podKeyOf, podRecord } from './pod-record.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
 
 export interface StateStoreOptions {
@@ -59,21 +45,38 @@ export interface StateStoreOptions {
   metrics: OperatorMetrics;
   events: EventRecorder;
   /**
-   * Builds the informer behind each watch: a SupervisedInformer unless a caller feeds the store
-   * itself (the `admit` command reads state from files, or lists a cluster once).
+   * Builds what feeds each watched kind: a Reflector on the cluster unless a caller feeds the
+   * store itself (the `admit` command reads state from files, or lists a cluster once).
    */
-  informers?: <T extends KubernetesObject>(spec: WatchSpec<T>) => StoreInformer<T>;
+  sources?: (spec: ReflectorSpec, sink: ReflectorSink) => StoreSource;
 }
 
-/** What the store needs of an informer. */
-export interface StoreInformer<T extends KubernetesObject> extends EventEmitter<InformerEvents<T>> {
+/** What the store needs of the source of one watched kind. */
+export interface StoreSource {
   readonly kind: string;
   readonly synced: boolean;
+  /** Resolves once every object that exists has been put. */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Lists again from scratch, where the source can. */
+  relist?(): void;
 }
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/** A cluster-wide collection of a v1alpha1 custom kind, whose CRD may not be installed. */
+const custom = (plural: string, group: string): ReflectorSpec => ({
+  kind: plural,
+  path: `/apis/${group}/v1alpha1/${plural}`,
+  optional: true,
+});
+
+/** metadata.namespace and metadata.name of a raw object ('' when absent). */
+function nameOf(object: JsonObject): { namespace: string; name: string } {
+  const metadata = asObject(object.metadata);
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return { namespace: text(metadata?.namespace), name: text(metadata?.name) };
+}
 
 interface StateStoreEvents {
   tierMappingChanged: [TierMapping];
@@ -94,9 +97,9 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
   private readonly usage = new QuotaUsage();
   /** The quota bindings the pods' quotas were last resolved against. */
   private resolvedBindings = 0;
-  /** What re-resolving a pod's quota needs: its namespace and quota labels. */
-  private readonly podLabels = new Map<string, { namespace: string; labels: Record<string, string> }>();
-  private readonly informers: StoreInformer<KubernetesObject>[] = [];
+  private readonly sources: StoreSource[] = [];
+  /** What each watched kind keeps, for admission_store_objects. */
+  private readonly sinks = new Map<string, CountingSink>();
   private readonly tierMapping: TierMappingTracker;
   private started = false;
 
@@ -105,261 +108,195 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     this.tierMapping = new TierMappingTracker(options.logger, options.metrics, options.events, (mapping) =>
       this.emit('tierMappingChanged', mapping),
     );
-    const core = options.kubeConfig.makeApiClient(CoreV1Api);
-    const custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
-    const scheduling = options.kubeConfig.makeApiClient(SchedulingV1Api);
-    const listCustom =
-      (group: string, plural: string) => (): Promise<KubernetesListObject<KubernetesObject>> =>
-        pagedList(
-          (page) =>
-            custom.listClusterCustomObject({ group, version: 'v1alpha1', plural, ...page }) as Promise<
-              KubernetesListObject<KubernetesObject>
-            >,
-          dropManagedFields,
-        );
-
-    this.watch<V1Namespace, NamespaceView>(
-      {
-        kind: 'namespaces',
-        path: '/api/v1/namespaces',
-        list: () => pagedList((page) => core.listNamespace(page), dropManagedFields),
-      },
-      this.namespaces,
-      (ns) =>
-        ns.metadata?.name
-          ? [ns.metadata.name, { name: ns.metadata.name, labels: { ...(ns.metadata.labels ?? {}) } }]
-          : undefined,
-    );
-
-    for (const { namespace, name } of options.configMaps) {
-      const fieldSelector = `metadata.name=${name}`;
-      this.watch<V1ConfigMap, ConfigMapView>(
-        {
-          kind: `configmap ${namespace}/${name}`,
-          path: `/api/v1/namespaces/${namespace}/configmaps`,
-          list: () => core.listNamespacedConfigMap({ namespace, fieldSelector }),
-          fieldSelector,
-        },
-        this.configMaps,
-        (cm) => [
-          key(namespace, name),
-          {
-            namespace,
-            name,
-            uid: cm.metadata?.uid ?? '',
-            data: { ...(cm.data ?? {}) },
-            resourceVersion: cm.metadata?.resourceVersion ?? '',
-          },
-        ],
-        () => {
-          if (name === GPU_TIER_MAPPING_NAME && namespace === options.tierMappingNamespace)
-            this.observeTierMapping();
-          if (this.started) this.emit('configMapChanged', namespace, name);
-        },
-      );
-    }
-
-    this.watch<KubernetesObject, ObjectRef>(
-      {
-        kind: 'autoscalingpolicies',
-        path: '/apis/registry.volcano.sh/v1alpha1/autoscalingpolicies',
-        list: listCustom('registry.volcano.sh', 'autoscalingpolicies'),
-        optional: true,
-      },
+    this.watchKeyed({ kind: 'namespaces', path: '/api/v1/namespaces' }, this.namespaces, (ns) => {
+      const { name } = nameOf(ns);
+      return name ? [name, { name, labels: labelsOf(ns) }] : undefined;
+    });
+    for (const { namespace, name } of options.configMaps) this.watchConfigMap(namespace, name);
+    this.watchKeyed(
+      custom('autoscalingpolicies', 'registry.volcano.sh'),
       this.autoscalingPolicies,
       (policy) => {
-        const { namespace = '', name = '' } = policy.metadata ?? {};
+        const { namespace, name } = nameOf(policy);
         return name ? [key(namespace, name), { namespace, name }] : undefined;
       },
     );
-
-    this.watch<KubernetesObject, QuotaView>(
-      {
-        kind: 'elasticquotas',
-        path: '/apis/scheduling.sigs.k8s.io/v1alpha1/elasticquotas',
-        list: listCustom('scheduling.sigs.k8s.io', 'elasticquotas'),
-        optional: true,
-      },
+    this.watchKeyed(
+      custom('elasticquotas', 'scheduling.sigs.k8s.io'),
       this.elasticQuotas,
       (object) => {
-        const quota = quotaView(object as unknown as JsonObject);
+        const quota = quotaView(object);
         return quota.name ? [quota.name, quota] : undefined;
       },
       () => {
-        // A new quota or namespace binding can change which quota a pod counts against.
-        if (this.elasticQuotas.bindingsVersion === this.resolvedBindings) return;
-        this.resolvedBindings = this.elasticQuotas.bindingsVersion;
-        this.usage.reassign((key) => {
-          const pod = this.podLabels.get(key);
-          return pod ? quotaNameOf(pod.labels, pod.namespace, this) : DEFAULT_QUOTA;
-        });
+        this.resolvePodQuotas();
       },
     );
-
-    this.watch<KubernetesObject, ColocationProfileView>(
-      {
-        kind: 'clustercolocationprofiles',
-        path: '/apis/config.koordinator.sh/v1alpha1/clustercolocationprofiles',
-        list: listCustom('config.koordinator.sh', 'clustercolocationprofiles'),
-        optional: true,
-      },
+    this.watchKeyed(
+      custom('clustercolocationprofiles', 'config.koordinator.sh'),
       this.colocationProfileIndex,
       (profile) => {
-        const json = profile as unknown as JsonObject;
-        const name = profile.metadata?.name;
+        const { name } = nameOf(profile);
         if (!name) return undefined;
-        return [
-          name,
-          {
-            name,
-            annotations: { ...(profile.metadata?.annotations ?? {}) },
-            spec: asObject(json.spec) ?? {},
-          },
-        ];
+        const annotations = stringsOf(asObject(profile.metadata)?.annotations);
+        return [name, { name, annotations, spec: asObject(profile.spec) ?? {} }];
       },
     );
-
-    this.watch<V1PriorityClass, PriorityClassView>(
-      {
-        kind: 'priorityclasses',
-        path: '/apis/scheduling.k8s.io/v1/priorityclasses',
-        list: () => pagedList((page) => scheduling.listPriorityClass(page), dropManagedFields),
-      },
+    this.watchKeyed(
+      { kind: 'priorityclasses', path: '/apis/scheduling.k8s.io/v1/priorityclasses' },
       this.priorityClasses,
       (pc) => {
-        const name = pc.metadata?.name;
+        const { name } = nameOf(pc);
         if (!name) return undefined;
-        return [
+        const value = typeof pc.value === 'number' ? pc.value : 0;
+        const preemptionPolicy = typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : '';
+        return [name, { name, value, ...(preemptionPolicy ? { preemptionPolicy } : {}) }];
+      },
+    );
+    this.watchKeyed({ kind: 'nodes', path: '/api/v1/nodes' }, this.nodeLabels, (node) => {
+      const { name } = nameOf(node);
+      return name ? [name, { name, labels: labelsOf(node) }] : undefined;
+    });
+    this.watchKeyed(custom('elasticquotaprofiles', 'quota.koordinator.sh'), this.quotaProfiles, (profile) => {
+      const { namespace, name } = nameOf(profile);
+      if (!name) return undefined;
+      const nodeSelector = asObject(asObject(profile.spec)?.nodeSelector);
+      return [
+        key(namespace, name),
+        {
+          namespace,
           name,
-          {
-            name,
-            value: pc.value,
-            ...(pc.preemptionPolicy ? { preemptionPolicy: pc.preemptionPolicy } : {}),
-          },
-        ];
-      },
-    );
+          treeId: labelsOf(profile)[QUOTA_LABELS.treeId] ?? '',
+          ...(nodeSelector ? { nodeSelector } : {}),
+        },
+      ];
+    });
+    this.watchKeyed(custom('reservations', 'scheduling.koordinator.sh'), this.reservations, (reservation) => {
+      const { name } = nameOf(reservation);
+      if (!name) return undefined;
+      const status = asObject(reservation.status);
+      const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+      return [name, { name, phase: text(status?.phase), nodeName: text(status?.nodeName) }];
+    });
+    this.watch({ kind: 'pods', path: '/api/v1/pods' }, this.podSink());
+    options.metrics.storeSizes = () => [...this.sinks].map(([kind, sink]) => [kind, sink.size] as const);
+  }
 
-    this.watch<V1Node, NodeView>(
-      {
-        kind: 'nodes',
-        path: '/api/v1/nodes',
-        list: () => pagedList((page) => core.listNode(page), slimNode),
+  /** Feeds `sink` from the cluster (or from the caller's source). */
+  private watch(spec: ReflectorSpec, sink: CountingSink): void {
+    this.sinks.set(spec.kind, sink);
+    const { storeLists } = this.options.metrics;
+    const counted: ReflectorSink = {
+      listing: () => {
+        sink.listing();
       },
-      this.nodeLabels,
-      (node) => {
-        slimNode(node);
-        const name = node.metadata?.name;
-        return name ? [name, { name, labels: { ...(node.metadata?.labels ?? {}) } }] : undefined;
+      put: (object) => {
+        sink.put(object);
       },
-    );
+      remove: (object) => {
+        sink.remove(object);
+      },
+      listed: () => {
+        sink.listed();
+        storeLists.inc({ kind: spec.kind });
+      },
+    };
+    const source =
+      this.options.sources?.(spec, counted) ??
+      new Reflector(this.options.kubeConfig, spec, counted, this.options.logger, {
+        onRestart: (kind) => {
+          this.options.metrics.informerRestarts.inc({ kind });
+        },
+      });
+    this.sources.push(source);
+  }
 
-    this.watch<KubernetesObject, ElasticQuotaProfileView>(
+  /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
+  private watchKeyed<V>(
+    spec: ReflectorSpec,
+    index: KeyedIndex<V>,
+    view: ViewOf<V>,
+    changed: () => void = () => undefined,
+  ): void {
+    this.watch(spec, keyedSink(index, view, changed));
+  }
+
+  private watchConfigMap(namespace: string, name: string): void {
+    this.watchKeyed(
       {
-        kind: 'elasticquotaprofiles',
-        path: '/apis/quota.koordinator.sh/v1alpha1/elasticquotaprofiles',
-        list: listCustom('quota.koordinator.sh', 'elasticquotaprofiles'),
-        optional: true,
+        kind: `configmap ${namespace}/${name}`,
+        path: `/api/v1/namespaces/${namespace}/configmaps`,
+        fieldSelector: `metadata.name=${name}`,
       },
-      this.quotaProfiles,
-      (profile) => {
-        const { namespace = '', name = '' } = profile.metadata ?? {};
-        if (!name) return undefined;
-        const spec = asObject((profile as unknown as JsonObject).spec);
-        const nodeSelector = asObject(spec?.nodeSelector);
+      this.configMaps,
+      (cm) => {
+        const metadata = asObject(cm.metadata);
+        const text = (value: unknown): string => (typeof value === 'string' ? value : '');
         return [
           key(namespace, name),
           {
             namespace,
             name,
-            treeId: labelsOf(profile as unknown as JsonObject)[QUOTA_LABELS.treeId] ?? '',
-            ...(nodeSelector ? { nodeSelector } : {}),
+            uid: text(metadata?.uid),
+            data: stringsOf(cm.data),
+            resourceVersion: text(metadata?.resourceVersion),
           },
         ];
       },
-    );
-
-    this.watch<KubernetesObject, ReservationView>(
-      {
-        kind: 'reservations',
-        path: '/apis/scheduling.koordinator.sh/v1alpha1/reservations',
-        list: listCustom('scheduling.koordinator.sh', 'reservations'),
-        optional: true,
-      },
-      this.reservations,
-      (reservation) => {
-        const name = reservation.metadata?.name;
-        if (!name) return undefined;
-        const status = asObject((reservation as unknown as JsonObject).status);
-        const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-        return [name, { name, phase: text(status?.phase), nodeName: text(status?.nodeName) }];
-      },
-    );
-
-    this.watch<V1Pod, PodUsage>(
-      {
-        kind: 'pods',
-        path: '/api/v1/pods',
-        list: () => pagedList((page) => core.listPodForAllNamespaces(page), slimPod),
-      },
-      {
-        set: (key, usage) => {
-          this.usage.set(key, usage);
-        },
-        delete: (key) => {
-          this.usage.delete(key);
-          this.podLabels.delete(key);
-        },
-      },
-      (pod) => {
-        slimPod(pod);
-        const { name, namespace = '' } = pod.metadata ?? {};
-        if (!name) return undefined;
-        const key = `${namespace}/${name}`;
-        const json = pod as unknown as JsonObject;
-        if (podIsDone(json, new Date())) {
-          this.usage.delete(key);
-          return undefined;
-        }
-        const labels = pod.metadata?.labels ?? {};
-        this.podLabels.set(key, { namespace, labels });
-        return [key, { quota: quotaNameOf(labels, namespace, this), requests: podRequests(json) }];
+      () => {
+        if (name === GPU_TIER_MAPPING_NAME && namespace === this.options.tierMappingNamespace)
+          this.observeTierMapping();
+        if (this.started) this.emit('configMapChanged', namespace, name);
       },
     );
   }
 
-  /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
-  private watch<T extends KubernetesObject, V>(
-    spec: WatchSpec<T>,
-    index: { set(key: string, value: V): unknown; delete(key: string): unknown },
-    view: (object: T) => [string, V] | undefined,
-    changed: () => void = () => undefined,
-  ): void {
-    const informer =
-      this.options.informers?.(spec) ??
-      new SupervisedInformer<T>(this.options.kubeConfig, spec, this.options.logger, (kind) => {
-        this.options.metrics.informerRestarts.inc({ kind });
-      });
-    const put = (object: T): void => {
-      // Listed objects were trimmed page by page; watched ones arrive here first.
-      dropManagedFields(object);
-      const entry = view(object);
-      if (entry) index.set(entry[0], entry[1]);
-      changed();
+  /**
+   * Pods are kept as compact records in the quota ledger, and nowhere else; a pod that can never
+   * count again (finished, or past its deletion grace period) is not kept at all.
+   */
+  private podSink(): CountingSink {
+    let epoch = 0;
+    const quotaOf = (quotaLabel: string | undefined, namespace: string): string =>
+      quotaNameFor(quotaLabel, namespace, this);
+    const usage = this.usage;
+    return {
+      get size() {
+        return usage.size;
+      },
+      listing: () => {
+        epoch++;
+      },
+      put: (pod) => {
+        const record = podRecord(pod, new Date(), quotaOf);
+        if (!record) {
+          const id = podKeyOf(pod);
+          if (id) this.usage.delete(id.key);
+          return;
+        }
+        record.listEpoch = epoch;
+        this.usage.set(record);
+      },
+      remove: (pod) => {
+        const id = podKeyOf(pod);
+        if (id) this.usage.delete(id.key);
+      },
+      listed: () => {
+        this.usage.sweep(epoch);
+      },
     };
-    informer.on('add', put);
-    informer.on('update', put);
-    informer.on('delete', (object) => {
-      const entry = view(object);
-      if (entry) index.delete(entry[0]);
-      changed();
-    });
-    this.informers.push(informer);
+  }
+
+  /** A new quota or namespace binding can change which quota a pod counts against. */
+  private resolvePodQuotas(): void {
+    if (this.elasticQuotas.bindingsVersion === this.resolvedBindings) return;
+    this.resolvedBindings = this.elasticQuotas.bindingsVersion;
+    this.usage.reassign((record) => quotaNameFor(record.quotaLabel, record.namespace, this));
   }
 
   /** Starts every watch; resolves when all have listed once. */
   async start(): Promise<void> {
-    await Promise.all(this.informers.map((informer) => informer.start()));
+    await Promise.all(this.sources.map((source) => source.start()));
     this.started = true;
     // An absent ConfigMap sends no event: decide on the default once the watch has listed.
     this.observeTierMapping();
@@ -377,7 +314,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
 
   /** Names of the watches that have not listed yet (empty when the store is synced). */
   unsynced(): string[] {
-    return this.informers.filter((informer) => !informer.synced).map((informer) => informer.kind);
+    return this.sources.filter((source) => !source.synced).map((source) => source.kind);
   }
 
   namespace(name: string): NamespaceView | undefined {
@@ -464,7 +401,12 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     return this.autoscalingPolicies.get(key(namespace, name));
   }
 
+  /** Every watch lists again from scratch (SIGHUP): what drifted is put right. */
+  relist(): void {
+    for (const source of this.sources) source.relist?.();
+  }
+
   async stop(): Promise<void> {
-    await Promise.all(this.informers.map((informer) => informer.stop()));
+    await Promise.all(this.sources.map((source) => source.stop()));
   }
 }

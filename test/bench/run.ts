@@ -16,6 +16,10 @@
  *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
+ *   scale    only when named: the compiled operator on a fresh local control plane grown to
+ *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
+ *            against the raw list, peak and settled memory, a forced relist, cost per pod;
+ *            --steps=20000,50000 measures those pod counts on the way (nodes, namespaces in proportion)
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
@@ -57,6 +61,8 @@ import { benchState, emptyState, stateSize } from './state.js';
 import { benchStateCluster } from './state-cluster.js';
 import { benchTransport } from './transport.js';
 import { benchRefusals } from './refusals.js';
+import { benchScale } from './scale.js';
+import type { ScaleSize } from '../harness/scale-objects.js';
 import {
   CONFIGURATION_NAME,
   deleteConfigurations,
@@ -74,6 +80,8 @@ function parseArguments(argv: string[]): {
   settings: DriveSettings;
   scale: number;
   rounds: number;
+  size: ScaleSize;
+  steps: number[];
 } {
   const flags = new Map<string, string>();
   const suites: string[] = [];
@@ -92,6 +100,19 @@ function parseArguments(argv: string[]): {
     settings: { durationMs: number('duration', 4000), connections: number('connections', 20) },
     scale: number('state-scale', 1),
     rounds: number('rounds', 2),
+    size: {
+      pods: number('pods', 150_000),
+      nodes: number('nodes', 5_000),
+      namespaces: number('namespaces', 10_000),
+    },
+    steps: (flags.get('steps') ?? '')
+      .split(',')
+      .filter((step) => step !== '')
+      .map((step) => {
+        const pods = Number(step);
+        if (!Number.isInteger(pods) || pods <= 0) throw new Error('--steps must list positive pod counts');
+        return pods;
+      }),
   };
 }
 
@@ -629,7 +650,7 @@ function benchSloNodeStrategies(): void {
   }
 }
 
-const { suites, settings, scale, rounds } = parseArguments(process.argv.slice(2));
+const { suites, settings, scale, rounds, size, steps } = parseArguments(process.argv.slice(2));
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
 console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
@@ -656,4 +677,6 @@ if (want('cluster') || want('transport') || want('state') || want('state-e2e')) 
     if (startedNow) await stopCluster(() => undefined);
   }
 }
+// Minutes of object creation on a fresh control plane: only when asked for by name.
+if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size, steps));
 summary();

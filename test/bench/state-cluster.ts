@@ -171,7 +171,7 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
   return namespaces;
 }
 
-interface RunningOperator {
+export interface RunningOperator {
   child: ChildProcess;
   port: number;
   metricsPort: number;
@@ -183,14 +183,14 @@ interface RunningOperator {
 /** Long enough for V8's memory reducer, which runs a few seconds after allocation stops. */
 const SETTLE_MS = 10_000;
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
-/** The V8 heap's figures from the operator's own metrics, in MiB: what of the RSS is the JS heap. */
-async function heapMiB(metricsPort: number): Promise<{ used: number; total: number; external: number }> {
-  const text = await new Promise<string>((resolvePromise, reject) => {
+/** The operator's /metrics page. */
+export function metricsText(metricsPort: number): Promise<string> {
+  return new Promise<string>((resolvePromise, reject) => {
     const req = httpGet({ host: '127.0.0.1', port: metricsPort, path: '/metrics', timeout: 5000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -201,8 +201,20 @@ async function heapMiB(metricsPort: number): Promise<{ used: number; total: numb
     });
     req.on('error', reject);
   });
-  const value = (name: string): number =>
-    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+}
+
+/** One sample's value from a /metrics page (`series` as printed, labels included), NaN when absent. */
+export function metricValue(text: string, series: string): number {
+  const escaped = series.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return Number(new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+}
+
+/** The V8 heap's figures from the operator's own metrics, in MiB: what of the RSS is the JS heap. */
+export async function heapMiB(
+  metricsPort: number,
+): Promise<{ used: number; total: number; external: number }> {
+  const text = await metricsText(metricsPort);
+  const value = (name: string): number => metricValue(text, name) / 2 ** 20;
   return {
     used: value('nodejs_heap_size_used_bytes'),
     total: value('nodejs_heap_size_total_bytes'),
@@ -248,7 +260,10 @@ export function imageEntryPoint(dockerfile = readFileSync(join(repoRoot, 'Docker
  * starts on every core, as it would in a pod with a CPU limit above one core, and is pinned to
  * core 0 once Ready, for the load.
  */
-async function startCompiledOperator(namespace: string): Promise<RunningOperator> {
+export async function startCompiledOperator(
+  namespace: string,
+  extraArgs: readonly string[] = [],
+): Promise<RunningOperator> {
   const [port, metricsPort] = (await freePorts(2)) as [number, number];
   const image = imageEntryPoint();
   const node = [
@@ -259,6 +274,7 @@ async function startCompiledOperator(namespace: string): Promise<RunningOperator
     `--port=${port}`,
     '--bind-address=127.0.0.1',
     `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+    ...extraArgs,
   ];
   const [command, ...args] = node;
   const started = performance.now();
@@ -267,7 +283,7 @@ async function startCompiledOperator(namespace: string): Promise<RunningOperator
     env: { ...process.env, KUBECONFIG: kubeconfigPath },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitFor('the operator to be Ready', () => readyz(port), { timeoutMs: 60_000, intervalMs: 10 });
+  await waitFor('the operator to be Ready', () => readyz(port), { timeoutMs: 300_000, intervalMs: 10 });
   const readyMs = performance.now() - started;
   if (pinning && child.pid !== undefined) pinServer(child.pid);
   const ca = await waitFor('the serving CA', async () => secretValue(await readSecret(namespace), 'ca.crt'));
@@ -290,10 +306,17 @@ async function startCompiledOperator(namespace: string): Promise<RunningOperator
   };
 }
 
-async function measureOperator(
+/** The namespaces pod reviews name: one without a tier, one whose tier asks for a GPU class. */
+export interface ReviewNamespaces {
+  plain: string;
+  tiered: string;
+}
+
+export async function measureOperator(
   operator: RunningOperator,
   settings: DriveSettings,
   label: string,
+  { plain, tiered }: ReviewNamespaces = reviewNamespaces,
 ): Promise<Map<string, PathFigures>> {
   inform(`state e2e: ${label}: start to Ready (compiled operator)`, operator.readyMs, 'ms');
   const pid = operator.child.pid ?? 0;
@@ -321,8 +344,7 @@ async function measureOperator(
   return figures;
 }
 
-let plain = 'default';
-let tiered = 'default';
+const reviewNamespaces: ReviewNamespaces = { plain: 'default', tiered: 'default' };
 
 export async function benchStateCluster(settings: DriveSettings, size: StateSize): Promise<void> {
   execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: 'inherit' });
@@ -335,12 +357,12 @@ export async function benchStateCluster(settings: DriveSettings, size: StateSize
   );
   const prefix = `bench${Date.now().toString(36)}`;
   const operatorNamespace = `${prefix}-operator`;
-  plain = `${prefix}-plain`;
-  tiered = `${prefix}-tiered`;
+  reviewNamespaces.plain = `${prefix}-plain`;
+  reviewNamespaces.tiered = `${prefix}-tiered`;
   for (const [name, labels] of [
     [operatorNamespace, {}],
-    [plain, {}],
-    [tiered, { [DEFAULT_TIER_LABEL_KEY]: 'gold' }],
+    [reviewNamespaces.plain, {}],
+    [reviewNamespaces.tiered, { [DEFAULT_TIER_LABEL_KEY]: 'gold' }],
   ] as const) {
     await core.createNamespace({
       body: { metadata: { name, labels: { ...labels, [NAMESPACE_NAME_LABEL]: name } } },
@@ -399,7 +421,7 @@ export async function benchStateCluster(settings: DriveSettings, size: StateSize
         })
         .catch(() => undefined),
     );
-    for (const name of [...namespaces, operatorNamespace, plain, tiered]) {
+    for (const name of [...namespaces, operatorNamespace, reviewNamespaces.plain, reviewNamespaces.tiered]) {
       await core.deleteNamespace({ name }).catch(() => undefined);
     }
   }

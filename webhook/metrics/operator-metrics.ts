@@ -139,6 +139,32 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly storeLists = new Counter({
+    name: 'admission_store_lists_total',
+    help: 'Complete lists of a watched kind into the state store: one at start, then one per relist (410 Gone, SIGHUP).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** What the state store holds, by watched kind; set by the store (see storeObjects). */
+  storeSizes: () => Iterable<readonly [kind: string, objects: number]> = () => [];
+
+  readonly storeObjects = new Gauge({
+    name: 'admission_store_objects',
+    help: 'Objects the state store keeps, by watched kind (pods: the live pods counted against quotas).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const [kind, objects] of this.storeSizes()) this.storeObjects.set({ kind }, objects);
+    },
+  });
+
+  readonly memoryLimit = new Gauge({
+    name: 'admission_memory_limit_bytes',
+    help: "The container's memory limit, from the downward API (ADMISSION_MEMORY_LIMIT); absent without one.",
+    registers: [this.registry],
+  });
+
   readonly informerRestarts = new Counter({
     name: 'admission_informer_restarts_total',
     help: 'Watch restarts after an error, by watched kind.',

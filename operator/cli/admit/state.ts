@@ -7,15 +7,14 @@
  * Objects reach the store the way watch events do, so what the rules see of a file's Namespace,
  * ElasticQuota or Pod is exactly what they would see of the same object in a cluster.
  */
-import { EventEmitter } from 'node:events';
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
 import { NAMESPACE_NAME_LABEL } from '../../../webhook/names.js';
 import type { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { EventRecorder, type EventTarget } from '../../kube/events.js';
-import { SupervisedInformer, type InformerEvents, type WatchSpec } from '../../kube/supervised-informer.js';
-import { StateStore, type StoreInformer } from '../../store/state-store.js';
+import { Reflector, type ReflectorSink, type ReflectorSpec } from '../../kube/reflector.js';
+import { StateStore, type StoreSource } from '../../store/state-store.js';
 import { collectionPaths } from './kinds.js';
 import { apiVersionOf, kindOf, whereOf, type Manifest } from './manifests.js';
 
@@ -29,26 +28,18 @@ class NoEvents extends EventRecorder {
   }
 }
 
-/** A watch of the store, fed by the cluster's informer (if any) and then by objects handed to it. */
-class FeedInformer<T extends KubernetesObject>
-  extends EventEmitter<InformerEvents<T>>
-  implements StoreInformer<T>
-{
-  private readonly pending: T[] = [];
+/** A watched kind of the store, fed by the cluster's reflector (if any) and then by objects handed to it. */
+class FeedSource implements StoreSource {
+  private readonly pending: KubeObject[] = [];
   private hasSynced = false;
   private readonly name: string | undefined;
 
   constructor(
-    readonly spec: WatchSpec<T>,
-    private readonly live: SupervisedInformer<T> | undefined,
+    readonly spec: ReflectorSpec,
+    private readonly sink: ReflectorSink,
+    private readonly live: Reflector | undefined,
   ) {
-    super();
     this.name = /^metadata\.name=(.+)$/.exec(spec.fieldSelector ?? '')?.[1];
-    if (live) {
-      live.on('add', (object) => this.emit('add', object));
-      live.on('update', (object) => this.emit('update', object));
-      live.on('delete', (object) => this.emit('delete', object));
-    }
   }
 
   get kind(): string {
@@ -68,16 +59,19 @@ class FeedInformer<T extends KubernetesObject>
   }
 
   /** An object to add once the cluster's objects are in (or at once, after start). */
-  feed(object: T): void {
-    if (this.hasSynced) this.emit('add', structuredClone(object));
+  feed(object: KubeObject): void {
+    if (this.hasSynced) this.sink.put(structuredClone(object));
     else this.pending.push(object);
   }
 
   async start(): Promise<void> {
     if (this.live) await this.live.start();
-    for (const object of this.pending.splice(0)) this.emit('add', structuredClone(object));
+    else {
+      this.sink.listing();
+      this.sink.listed();
+    }
+    for (const object of this.pending.splice(0)) this.sink.put(structuredClone(object));
     this.hasSynced = true;
-    this.emit('synced');
   }
 
   async stop(): Promise<void> {
@@ -163,7 +157,7 @@ function clusterKubeConfig(source: ClusterSource): KubeConfig {
 
 export async function loadState(options: StateOptions): Promise<LoadedState> {
   const kubeConfig = options.cluster ? clusterKubeConfig(options.cluster) : offlineKubeConfig();
-  const feeds: FeedInformer<KubernetesObject>[] = [];
+  const feeds: FeedSource[] = [];
   const store = new StateStore({
     kubeConfig,
     configMaps: options.configMaps,
@@ -171,9 +165,9 @@ export async function loadState(options: StateOptions): Promise<LoadedState> {
     logger: options.logger,
     metrics: options.metrics,
     events: new NoEvents(kubeConfig, options.logger),
-    informers: <T extends KubernetesObject>(spec: WatchSpec<T>): StoreInformer<T> => {
-      const live = options.cluster ? new SupervisedInformer<T>(kubeConfig, spec, options.logger) : undefined;
-      const feed = new FeedInformer<T>(spec, live);
+    sources: (spec, sink) => {
+      const live = options.cluster ? new Reflector(kubeConfig, spec, sink, options.logger) : undefined;
+      const feed = new FeedSource(spec, sink, live);
       feeds.push(feed);
       return feed;
     },

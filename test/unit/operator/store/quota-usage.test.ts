@@ -1,19 +1,33 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { PodRecord } from '../../../../operator/store/pod-record.js';
 import { LEDGER_TTL_MS, QuotaUsage } from '../../../../operator/store/quota-usage.js';
 
 const cpu = (n: bigint): Map<string, bigint> => new Map([['cpu', n]]);
 
+function pod(key: string, quota: string, millis: bigint, listEpoch = 0): PodRecord {
+  const namespace = key.slice(0, key.indexOf('/'));
+  return {
+    key,
+    namespace,
+    quotaLabel: undefined,
+    quota,
+    requests: { resources: ['cpu'], amounts: [millis] },
+    listEpoch,
+  };
+}
+
 describe('QuotaUsage', () => {
   it('sums live pods per quota and forgets deleted ones', () => {
     const usage = new QuotaUsage();
-    usage.set('ns/a', { quota: 'q', requests: cpu(2n) });
-    usage.set('ns/b', { quota: 'q', requests: cpu(3n) });
-    usage.set('ns/a', { quota: 'q', requests: cpu(1n) });
+    usage.set(pod('ns/a', 'q', 2n));
+    usage.set(pod('ns/b', 'q', 3n));
+    usage.set(pod('ns/a', 'q', 1n));
     assert.deepEqual(usage.used('q'), cpu(4n));
     usage.delete('ns/b');
     assert.deepEqual(usage.used('q'), cpu(1n));
     assert.deepEqual(usage.podsOf('q'), ['ns/a']);
+    assert.deepEqual(usage.usageOf('ns/a'), { quota: 'q', requests: cpu(1n) });
   });
 
   it('counts reserved pods until the watch sees them or the ledger entry expires', () => {
@@ -21,7 +35,7 @@ describe('QuotaUsage', () => {
     const usage = new QuotaUsage(() => now);
     usage.reserve('ns/new', { quota: 'q', requests: cpu(5n) });
     assert.deepEqual(usage.used('q'), cpu(5n));
-    usage.set('ns/new', { quota: 'q', requests: cpu(5n) });
+    usage.set(pod('ns/new', 'q', 5n));
     assert.deepEqual(usage.used('q'), cpu(5n), 'seen by the watch: counted once');
     usage.reserve('ns/refused-later', { quota: 'q', requests: cpu(1n) });
     now = LEDGER_TTL_MS + 1;
@@ -30,9 +44,22 @@ describe('QuotaUsage', () => {
 
   it('moves pods when their quota changes', () => {
     const usage = new QuotaUsage();
-    usage.set('ns/a', { quota: 'default', requests: cpu(2n) });
+    usage.set(pod('ns/a', 'default', 2n));
     usage.reassign(() => 'bound');
     assert.deepEqual(usage.used('bound'), cpu(2n));
     assert.deepEqual(usage.used('default'), new Map());
+    assert.deepEqual(usage.podsOf('bound'), ['ns/a']);
+    assert.deepEqual(usage.podsOf('default'), []);
+  });
+
+  it('drops on a relist the pods the list did not see', () => {
+    const usage = new QuotaUsage();
+    usage.set(pod('ns/kept', 'q', 2n, 1));
+    usage.set(pod('ns/gone', 'q', 3n, 1));
+    usage.set(pod('ns/kept', 'q', 2n, 2));
+    usage.sweep(2);
+    assert.deepEqual(usage.used('q'), cpu(2n));
+    assert.deepEqual(usage.podsOf('q'), ['ns/kept']);
+    assert.equal(usage.size, 1);
   });
 });

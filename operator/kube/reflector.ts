@@ -1,0 +1,353 @@
+/**
+ * Keeps a sink equal to one collection of the API server, keeping nothing itself: client-go's
+ * reflector without its cache. Each object is handed to the sink as raw JSON, the moment it is
+ * read, and dropped; the sink keeps what it needs of it (for a pod, a record of a few hundred bytes).
+ *
+ * How it lists, in order of preference:
+ * - a streaming list (a watch with `sendInitialEvents=true`): the API server sends the objects
+ *   one event at a time from its watch cache, then a bookmark marking the end, and the same
+ *   stream goes on as the watch. At most one object is in memory at a time.
+ * - pages of `LIST_PAGE_SIZE` (servers without the WatchList feature, or where it is turned off),
+ *   then a watch from the list's resourceVersion. At most one page is in memory at a time.
+ *
+ * A watch that ends is resumed from the last resourceVersion seen (bookmarks keep it current); a
+ * 410 Gone relists. Any other failure retries with exponential backoff. A relist brackets its
+ * objects with `listing()` and `listed()`, so the sink can drop what the list no longer has.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { JsonObject } from '../../webhook/admission/types.js';
+import { apiGet, ApiStatusError, forEachLine, readJson } from './api-stream.js';
+
+export interface ReflectorSpec {
+  /** A short name for logs and metrics, e.g. "pods". */
+  kind: string;
+  /** The collection's API path, e.g. /api/v1/pods. */
+  path: string;
+  fieldSelector?: string;
+  labelSelector?: string;
+  /**
+   * The kind comes from a CRD that may not be installed. A 404 then means "none": the reflector
+   * counts as synced (empty) and keeps checking quietly until the CRD appears.
+   */
+  optional?: boolean;
+}
+
+/** Where the reflector hands what it reads. Objects are the API server's JSON, metadata included. */
+export interface ReflectorSink {
+  /** A list starts: every object that exists is put before `listed()`. */
+  listing(): void;
+  /** The object exists in this form (listed, added or modified). */
+  put(object: JsonObject): void;
+  /** The object was deleted. */
+  remove(object: JsonObject): void;
+  /** The list is complete: what was not put since `listing()` no longer exists. */
+  listed(): void;
+}
+
+export type ListMode = 'stream' | 'pages';
+
+export interface ReflectorOptions {
+  /** How to list first; a server that refuses streaming lists is then listed in pages. */
+  listMode?: ListMode;
+  pageSize?: number;
+  /** Called on each restart after a failure (for the informer-restarts metric). */
+  onRestart?: (kind: string) => void;
+}
+
+export const LIST_PAGE_SIZE = 500;
+/** A page larger than this halves the next page's limit: objects can be up to ~1.5 MiB each. */
+const PAGE_BYTES_SOFT_LIMIT = 16 * 2 ** 20;
+const MIN_PAGE_SIZE = 20;
+const INITIAL_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 30_000;
+const OPTIONAL_KIND_RECHECK_MS = 5_000;
+/** As client-go: watches last 5-10 minutes, so that all clients do not reconnect at once. */
+const MIN_WATCH_SECONDS = 300;
+/** How long past its timeoutSeconds a silent watch is given before it is taken for dead. */
+const WATCH_GRACE_MS = 60_000;
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+interface WatchEvent {
+  type?: unknown;
+  object?: unknown;
+}
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function resourceVersionOf(object: JsonObject): string | undefined {
+  const metadata = object.metadata;
+  if (!isObject(metadata)) return undefined;
+  return typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : undefined;
+}
+
+/** The resourceVersion was compacted away (or a continue token expired): only a relist helps. */
+const isGone = (error: unknown): boolean => error instanceof ApiStatusError && error.code === 410;
+/** The server refuses a streaming list (WatchList off, or a server too old to know it). */
+const refusesStreaming = (error: unknown): boolean =>
+  error instanceof ApiStatusError && [400, 403, 405, 422].includes(error.code);
+
+export class Reflector {
+  private resourceVersion: string | undefined;
+  private listMode: ListMode;
+  private readonly pageSize: number;
+  private backoffMs = INITIAL_BACKOFF_MS;
+  private hasSynced = false;
+  private stopped = true;
+  private abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly syncWaiters: (() => void)[] = [];
+  /** relist() was called: the next round lists from scratch. */
+  private relistRequested = false;
+  /** A streaming list has begun and its closing bookmark has not come. */
+  private initialEventsPending = false;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly spec: ReflectorSpec,
+    private readonly sink: ReflectorSink,
+    private readonly logger: Logger,
+    private readonly options: ReflectorOptions = {},
+  ) {
+    this.listMode = options.listMode ?? 'stream';
+    this.pageSize = options.pageSize ?? LIST_PAGE_SIZE;
+  }
+
+  get kind(): string {
+    return this.spec.kind;
+  }
+
+  get synced(): boolean {
+    return this.hasSynced;
+  }
+
+  /** Starts listing and watching; resolves once the first list is complete. */
+  start(): Promise<void> {
+    if (!this.stopped) return this.whenSynced();
+    this.stopped = false;
+    this.abort = new AbortController();
+    this.loop = this.run();
+    return this.whenSynced();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  /**
+   * Lists again from scratch, as after a 410 Gone: what the sink holds is put right and what no
+   * longer exists dropped. For an admin who suspects the store has drifted (SIGHUP), and the
+   * scale bench, which measures the memory a relist takes.
+   */
+  relist(): void {
+    if (this.stopped) return;
+    this.relistRequested = true;
+    const current = this.abort;
+    this.abort = new AbortController();
+    current.abort();
+    this.wake?.();
+  }
+
+  private whenSynced(): Promise<void> {
+    if (this.hasSynced) return Promise.resolve();
+    return new Promise((resolvePromise) => this.syncWaiters.push(resolvePromise));
+  }
+
+  private markSynced(): void {
+    this.backoffMs = INITIAL_BACKOFF_MS;
+    if (this.hasSynced) return;
+    this.hasSynced = true;
+    for (const waiter of this.syncWaiters.splice(0)) waiter();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      if (this.relistRequested) {
+        this.relistRequested = false;
+        this.resourceVersion = undefined;
+      }
+      try {
+        // A streaming list: the objects as events from the watch cache, then the watch goes on.
+        if (this.resourceVersion === undefined && this.listMode === 'stream') await this.watch(true);
+        else {
+          if (this.resourceVersion === undefined) await this.pagedList();
+          await this.watch(false);
+        }
+      } catch (error) {
+        await this.recover(error);
+      }
+    }
+  }
+
+  private async recover(error: unknown): Promise<void> {
+    if (this.stopped || this.relistRequested) return;
+    if (isGone(error)) {
+      this.logger.info({ kind: this.spec.kind }, 'watch expired; listing again');
+      this.resourceVersion = undefined;
+      return;
+    }
+    if (this.listMode === 'stream' && this.resourceVersion === undefined && refusesStreaming(error)) {
+      this.logger.info(
+        { kind: this.spec.kind, reason: (error as Error).message.slice(0, 256) },
+        'the API server refuses streaming lists; listing in pages',
+      );
+      this.listMode = 'pages';
+      return;
+    }
+    if (this.spec.optional && error instanceof ApiStatusError && error.code === 404) {
+      // The CRD is absent (or was removed): none of its objects exist.
+      this.logger.debug({ kind: this.spec.kind }, 'kind not installed; checking again later');
+      this.resourceVersion = undefined;
+      this.sink.listing();
+      this.sink.listed();
+      this.markSynced();
+      await this.sleep(OPTIONAL_KIND_RECHECK_MS);
+      return;
+    }
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    this.logger.warn(
+      {
+        kind: this.spec.kind,
+        reason: (error instanceof Error ? error.message : String(error)).slice(0, 512),
+        retryInMs: delay,
+      },
+      'watch failed; restarting',
+    );
+    this.options.onRestart?.(this.spec.kind);
+    await this.sleep(delay);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolvePromise) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolvePromise();
+      }
+      this.wake = done;
+    });
+  }
+
+  private selectors(query: URLSearchParams): URLSearchParams {
+    if (this.spec.fieldSelector) query.set('fieldSelector', this.spec.fieldSelector);
+    if (this.spec.labelSelector) query.set('labelSelector', this.spec.labelSelector);
+    return query;
+  }
+
+  /** Lists page by page, each page's objects handed over and dropped before the next is read. */
+  private async pagedList(): Promise<void> {
+    let limit = this.pageSize;
+    let token: string | undefined;
+    let listVersion: string | undefined;
+    this.sink.listing();
+    do {
+      const query = this.selectors(new URLSearchParams({ limit: String(limit) }));
+      if (token) query.set('continue', token);
+      const response = await apiGet(this.kubeConfig, this.spec.path, query, this.abort.signal);
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      const page = await readJson(response);
+      if (!isObject(page)) throw new Error(`${this.spec.path}: the list is not an object`);
+      const metadata = isObject(page.metadata) ? page.metadata : {};
+      listVersion ??= typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : undefined;
+      token = typeof metadata.continue === 'string' && metadata.continue ? metadata.continue : undefined;
+      const items = Array.isArray(page.items) ? page.items : [];
+      for (const item of items) if (isObject(item)) this.sink.put(item);
+      if (bytes > PAGE_BYTES_SOFT_LIMIT) limit = Math.max(MIN_PAGE_SIZE, Math.floor(limit / 2));
+    } while (token && !this.stopped);
+    if (this.stopped) return;
+    this.sink.listed();
+    this.resourceVersion = listVersion ?? '';
+    this.markSynced();
+  }
+
+  /** Follows one watch until the server ends it (its timeoutSeconds) or it fails. */
+  private async watch(initialEvents: boolean): Promise<void> {
+    const seconds = MIN_WATCH_SECONDS + Math.floor(Math.random() * MIN_WATCH_SECONDS);
+    const query = this.selectors(
+      new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(seconds) }),
+    );
+    if (initialEvents) {
+      query.set('sendInitialEvents', 'true');
+      query.set('resourceVersionMatch', 'NotOlderThan');
+    } else query.set('resourceVersion', this.resourceVersion ?? '');
+    const abort = new AbortController();
+    const onStop = (): void => {
+      abort.abort();
+    };
+    this.abort.signal.addEventListener('abort', onStop);
+    const deadline = setTimeout(onStop, seconds * 1000 + WATCH_GRACE_MS);
+    try {
+      const response = await apiGet(this.kubeConfig, this.spec.path, query, abort.signal);
+      if (initialEvents) {
+        this.initialEventsPending = true;
+        this.sink.listing();
+      }
+      let failure: Error | undefined;
+      await forEachLine(response, (line) => {
+        if (failure !== undefined) return;
+        failure = this.handleEvent(line);
+        if (failure !== undefined) abort.abort();
+      }).catch((error: unknown) => {
+        if (failure === undefined) throw error;
+      });
+      if (failure !== undefined) throw failure;
+      if (this.initialEventsPending) throw new Error('the streaming list ended before its last object');
+      this.backoffMs = INITIAL_BACKOFF_MS;
+    } finally {
+      clearTimeout(deadline);
+      this.abort.signal.removeEventListener('abort', onStop);
+    }
+  }
+
+  /** Applies one watch event; returns what ends the watch (an ERROR event), if anything. */
+  private handleEvent(line: string): Error | undefined {
+    let event: WatchEvent;
+    try {
+      event = JSON.parse(line) as WatchEvent;
+    } catch {
+      return new Error(`${this.spec.path}: a watch event is not JSON`);
+    }
+    const object = event.object;
+    if (!isObject(object)) return new Error(`${this.spec.path}: a watch event carries no object`);
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.sink.put(object);
+        break;
+      case 'DELETED':
+        this.sink.remove(object);
+        break;
+      case 'BOOKMARK': {
+        const metadata = isObject(object.metadata) ? object.metadata : {};
+        const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
+        if (this.initialEventsPending && annotations[INITIAL_EVENTS_END] === 'true') {
+          this.initialEventsPending = false;
+          this.resourceVersion = resourceVersionOf(object) ?? '';
+          this.sink.listed();
+          this.markSynced();
+        }
+        break;
+      }
+      case 'ERROR': {
+        const code = typeof object.code === 'number' ? object.code : 0;
+        const message = typeof object.message === 'string' ? object.message : 'watch error';
+        return new ApiStatusError(code, message, typeof object.reason === 'string' ? object.reason : '');
+      }
+      default:
+        return new Error(`${this.spec.path}: unknown watch event type ${String(event.type).slice(0, 64)}`);
+    }
+    // Until the streaming list has ended, versions are those of single objects, not of a snapshot
+    // a watch could resume from: a failure then lists again.
+    const version = this.initialEventsPending ? undefined : resourceVersionOf(object);
+    if (version !== undefined) this.resourceVersion = version;
+    return undefined;
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * The Reflector's list and watch protocol, against a scripted HTTP endpoint standing in for one
+ * collection (a unit test of the loop: streaming list, paged fallback, resume, relist on 410 and
+ * backoff; the real API server is exercised by the integration tests and the scale bench).
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import type { JsonObject } from '../../../../webhook/admission/types.js';
+import { Reflector, type ReflectorSink } from '../../../../operator/kube/reflector.js';
+
+type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
+
+const ns = (name: string, resourceVersion: string): JsonObject => ({
+  kind: 'Namespace',
+  apiVersion: 'v1',
+  metadata: { name, resourceVersion },
+});
+const event = (type: string, object: JsonObject): string => `${JSON.stringify({ type, object })}\n`;
+const endOfList = (resourceVersion: string): string =>
+  event('BOOKMARK', {
+    kind: 'Namespace',
+    metadata: { resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+  });
+const status = (res: ServerResponse, code: number, message: string): void => {
+  res.writeHead(code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ kind: 'Status', status: 'Failure', message, code }));
+};
+
+/** A sink that records what it was told, as the names of the objects. */
+class RecordingSink implements ReflectorSink {
+  readonly log: string[] = [];
+  readonly present = new Set<string>();
+  private seen = new Set<string>();
+  listing(): void {
+    this.log.push('listing');
+    this.seen = new Set();
+  }
+  put(object: JsonObject): void {
+    const name = (object.metadata as { name: string }).name;
+    this.log.push(`put ${name}`);
+    this.present.add(name);
+    this.seen.add(name);
+  }
+  remove(object: JsonObject): void {
+    const name = (object.metadata as { name: string }).name;
+    this.log.push(`remove ${name}`);
+    this.present.delete(name);
+  }
+  listed(): void {
+    this.log.push('listed');
+    for (const name of this.present) if (!this.seen.has(name)) this.present.delete(name);
+  }
+}
+
+let server: Server | undefined;
+let reflector: Reflector | undefined;
+
+async function serve(handler: Handler): Promise<KubeConfig> {
+  server = createServer((req, res) => {
+    handler(new URL(req.url ?? '/', 'http://localhost'), res, req);
+  });
+  await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kubeConfig;
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((done) => setTimeout(done, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+afterEach(async () => {
+  await reflector?.stop();
+  reflector = undefined;
+  server?.closeAllConnections();
+  server?.close();
+  server = undefined;
+});
+
+describe('Reflector', () => {
+  it('lists by streaming, then follows the same stream as the watch', async () => {
+    const requests: string[] = [];
+    const kubeConfig = await serve((url, res) => {
+      requests.push(url.search);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(event('ADDED', ns('a', '5')) + event('ADDED', ns('b', '3')) + endOfList('9'));
+      res.write(event('MODIFIED', ns('a', '10')) + event('DELETED', ns('b', '11')));
+    });
+    const sink = new RecordingSink();
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'namespaces', path: '/api/v1/namespaces' },
+      sink,
+      pino({ level: 'silent' }),
+    );
+    await reflector.start();
+    assert.equal(reflector.synced, true);
+    await until('the watched events', () => sink.log.length === 6);
+    assert.deepEqual(sink.log, ['listing', 'put a', 'put b', 'listed', 'put a', 'remove b']);
+    assert.deepEqual([...sink.present], ['a']);
+    const query = new URLSearchParams(requests[0]);
+    assert.equal(query.get('sendInitialEvents'), 'true');
+    assert.equal(query.get('resourceVersionMatch'), 'NotOlderThan');
+    assert.equal(query.get('allowWatchBookmarks'), 'true');
+  });
+
+  it('lists in pages where the server refuses streaming lists, then watches from the list', async () => {
+    const watches: (string | null)[] = [];
+    const pages: (string | null)[] = [];
+    const kubeConfig = await serve((url, res) => {
+      if (url.searchParams.get('sendInitialEvents') === 'true') {
+        status(
+          res,
+          422,
+          'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+        );
+        return;
+      }
+      if (url.searchParams.get('watch') === '1') {
+        watches.push(url.searchParams.get('resourceVersion'));
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write(event('ADDED', ns('c', '21')));
+        return;
+      }
+      pages.push(url.searchParams.get('continue'));
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const first = url.searchParams.get('continue') === null;
+      res.end(
+        JSON.stringify({
+          kind: 'NamespaceList',
+          metadata: first ? { resourceVersion: '20', continue: 'page-2' } : { resourceVersion: '20' },
+          items: [first ? ns('a', '1') : ns('b', '2')],
+        }),
+      );
+    });
+    const sink = new RecordingSink();
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'namespaces', path: '/api/v1/namespaces' },
+      sink,
+      pino({ level: 'silent' }),
+      {
+        pageSize: 1,
+      },
+    );
+    await reflector.start();
+    await until('the watched event', () => sink.log.includes('put c'));
+    assert.deepEqual(pages, [null, 'page-2']);
+    assert.deepEqual(watches, ['20']);
+    assert.deepEqual(sink.log, ['listing', 'put a', 'put b', 'listed', 'put c']);
+  });
+
+  it('resumes an ended watch from the last version seen, and relists on 410 Gone', async () => {
+    const calls: string[] = [];
+    let streams = 0;
+    const kubeConfig = await serve((url, res) => {
+      const initial = url.searchParams.get('sendInitialEvents') === 'true';
+      calls.push(initial ? 'stream' : `watch@${url.searchParams.get('resourceVersion')}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (initial && streams++ === 0) {
+        // The first list, then the server ends the watch (its timeoutSeconds).
+        res.end(
+          event('ADDED', ns('a', '1')) +
+            event('ADDED', ns('b', '2')) +
+            endOfList('5') +
+            event('ADDED', ns('c', '6')),
+        );
+      } else if (initial) {
+        // The relist: b is gone meanwhile.
+        res.write(event('ADDED', ns('a', '1')) + event('ADDED', ns('c', '6')) + endOfList('30'));
+      } else {
+        res.end(
+          event('ERROR', {
+            kind: 'Status',
+            code: 410,
+            reason: 'Expired',
+            message: 'too old resource version: 6 (25)',
+          }),
+        );
+      }
+    });
+    const sink = new RecordingSink();
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'namespaces', path: '/api/v1/namespaces' },
+      sink,
+      pino({ level: 'silent' }),
+    );
+    await reflector.start();
+    await until('the relist', () => sink.log.filter((line) => line === 'listed').length === 2);
+    assert.deepEqual(calls, ['stream', 'watch@6', 'stream']);
+    assert.deepEqual([...sink.present].sort(), ['a', 'c']);
+  });
+
+  it('counts an absent optional kind as synced and empty', async () => {
+    const kubeConfig = await serve((_url, res) => {
+      status(res, 404, 'the server could not find the requested resource');
+    });
+    const sink = new RecordingSink();
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'elasticquotas', path: '/apis/scheduling.sigs.k8s.io/v1alpha1/elasticquotas', optional: true },
+      sink,
+      pino({ level: 'silent' }),
+    );
+    await reflector.start();
+    assert.equal(reflector.synced, true);
+    assert.deepEqual(sink.log, ['listing', 'listed']);
+  });
+
+  it('retries a failing list with backoff, counting each restart, until it lists', async () => {
+    let failures = 2;
+    const kubeConfig = await serve((_url, res) => {
+      if (failures-- > 0) {
+        status(res, 500, 'scripted failure');
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(event('ADDED', ns('a', '1')) + endOfList('2'));
+    });
+    const restarts: string[] = [];
+    const sink = new RecordingSink();
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'namespaces', path: '/api/v1/namespaces' },
+      sink,
+      pino({ level: 'silent' }),
+      {
+        onRestart: (kind) => restarts.push(kind),
+      },
+    );
+    await reflector.start();
+    assert.deepEqual(restarts, ['namespaces', 'namespaces']);
+    assert.deepEqual([...sink.present], ['a']);
+  });
+});
