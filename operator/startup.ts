@@ -8,6 +8,7 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { exitWhenLogWritten, operatorLogger } from './logger.js';
+import { logProcessWarnings } from './process-warnings.js';
 import { setTimeout } from 'node:timers/promises';
 import { applyFolder } from './kube/apply.js';
 import { isNotFound } from './kube/errors.js';
@@ -130,6 +131,7 @@ export async function startOperatorProcess({
   }
   const { options } = parsed;
   const logger = operatorLogger(options.logLevel);
+  logProcessWarnings(logger);
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');
     exitWhenLogWritten(logger, 1);

@@ -10,6 +10,8 @@
  *            `state-server` and `state-e2e` run one part alone
  *   rotation the admission server under a steady load while certificates are issued over and over,
  *            against the same load without issuing: key generation must not pause serving (p99 ratio)
+ *   refusals a body declared past the limit (1 TiB; 7 MiB + 10 with nothing sent) against a valid
+ *            review, each on a new TLS connection: time to the 413 as a ratio, and to the close
  *   transport pod creates through the local API server: no webhook, the pod webhooks answered by
  *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
@@ -58,6 +60,7 @@ import { benchServer } from './server.js';
 import { benchState, emptyState, stateSize } from './state.js';
 import { benchStateCluster } from './state-cluster.js';
 import { benchTransport } from './transport.js';
+import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
 import {
@@ -659,6 +662,7 @@ if (want('server') || want('state') || want('state-server')) {
   unpinServer();
 }
 if (want('rotation')) await benchRotation();
+if (want('refusals')) await survive('refusals', benchRefusals);
 if (want('admit')) await survive('admit', benchAdmit);
 if (want('cluster') || want('transport') || want('state') || want('state-e2e')) {
   const { startedNow } = await startCluster((line) => {

@@ -36,6 +36,11 @@ export const FAILURE_CLASSES = {
   'ignore-refused': 'a failurePolicy=Ignore mutating webhook answered allowed: false',
   'slow-review': `a review whose handler time exceeded ${HANDLER_MS_LIMIT} ms (confirmed when replayed alone, scaled by how much slower the machine was than at its quietest in the run)`,
   'log-line-too-large': `a log line longer than ${LOG_LINE_BYTES_LIMIT} bytes`,
+  'error-logged':
+    'a warning or error log line other than a rule exception (a hostile body or a caller hanging up is not a server failure)',
+  'counted-as-500':
+    'admission_bad_requests_total{status="500"} grew during the batch (the server counted a failure of its own)',
+  'stray-output': 'the server thread wrote to stdout or stderr, outside the structured log',
   'rss-growth': `memory grew more than ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB over the run (RSS from a quarter of the run, or the server's heap)`,
 } as const;
 
@@ -302,10 +307,16 @@ export function checkHandlerTime(ms: number): Failure[] {
   return ms > HANDLER_MS_LIMIT ? [{ class: 'slow-review', detail: `${ms} ms` }] : [];
 }
 
-export function checkLogLine(bytes: number, message: string): Failure[] {
-  return bytes > LOG_LINE_BYTES_LIMIT
-    ? [{ class: 'log-line-too-large', detail: `a ${bytes}-byte "${message}" line` }]
-    : [];
+/** A rule's exception is reported from the answer that carries it (rule-exception). */
+const RULE_EXCEPTION_LINE = 'rule threw an exception';
+
+export function checkLogLine(bytes: number, message: string, level: number): Failure[] {
+  const failures: Failure[] = [];
+  if (bytes > LOG_LINE_BYTES_LIMIT)
+    failures.push({ class: 'log-line-too-large', detail: `a ${bytes}-byte "${message}" line` });
+  if (level >= 40 && message !== RULE_EXCEPTION_LINE)
+    failures.push({ class: 'error-logged', detail: `a level-${level} "${excerpt(message)}" line` });
+  return failures;
 }
 
 /** Memory (`what`, measured after a GC) may not grow more than RSS_GROWTH_LIMIT from `before` to `after`. */

@@ -39,12 +39,14 @@ if (only) {
         ? `${fuzzCase.body.subarray(0, 2000).toString('utf8')}…(${fuzzCase.body.length} bytes)`
         : fuzzCase.body.toString('utf8');
     console.log(
-      `case ${index} of seed ${seed}: ${fuzzCase.method} ${fuzzCase.path} (${fuzzCase.transport}, Content-Type ${JSON.stringify(fuzzCase.contentType ?? null)}, expects ${JSON.stringify(fuzzCase.expect)})`,
+      `case ${index} of seed ${seed}: ${fuzzCase.method} ${fuzzCase.path} (${fuzzCase.transport}${fuzzCase.declaredLength === undefined ? '' : ` ${fuzzCase.declaredLength} bytes declared`}, Content-Type ${JSON.stringify(fuzzCase.contentType ?? null)}, expects ${JSON.stringify(fuzzCase.expect)})`,
     );
     console.log(`  ${fuzzCase.description}`);
     console.log(`  body: ${body}`);
   }
 }
+// Progress only on a terminal: a run's captured stderr stays empty unless something is wrong.
+const showProgress = !values.quiet && process.stderr.isTTY;
 const report = await runFuzz({
   seed,
   cases: integer('cases', values.cases),
@@ -52,12 +54,12 @@ const report = await runFuzz({
   ...(only ? { only } : {}),
   concurrency: Math.max(1, integer('concurrency', values.concurrency)),
   timeoutMs: integer('timeout', values.timeout),
-  progress: values.quiet
-    ? undefined
-    : (line) => {
+  progress: showProgress
+    ? (line) => {
         process.stderr.write(`\r${line}   `);
-      },
+      }
+    : undefined,
 });
-if (!values.quiet) process.stderr.write('\n');
+if (showProgress) process.stderr.write('\n');
 console.log(formatReport(report, only ? 1000 : 3));
 process.exitCode = report.failures.length > 0 ? 1 : 0;

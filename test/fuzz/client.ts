@@ -22,17 +22,19 @@ export interface SendOptions {
   timeoutMs: number;
 }
 
+const OWN_CONNECTION = new Set<FuzzCase['transport']>(['declared', 'abort-mid-body', 'abort-after-body']);
+
 const sleep = (ms: number): Promise<void> => new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
 
 export function sendCase(fuzzCase: FuzzCase, options: SendOptions): Promise<HttpResult> {
   const slow = fuzzCase.transport === 'slow-complete' || fuzzCase.transport === 'slow-stall';
-  // Slow and oversized bodies get a connection of their own: the server may close it.
-  const own = slow || fuzzCase.body.length > OVERSIZED;
+  // Slow, oversized, declared and abandoned bodies get a connection of their own: it gets closed.
+  const own = slow || fuzzCase.body.length > OVERSIZED || OWN_CONNECTION.has(fuzzCase.transport);
   const timeoutMs = options.timeoutMs + (slow ? DRIBBLE_MS : 0);
   const headers: Record<string, string | number> = {};
   if (fuzzCase.contentType !== undefined) headers['Content-Type'] = fuzzCase.contentType;
   if (fuzzCase.transport !== 'chunked' && fuzzCase.method === 'POST')
-    headers['Content-Length'] = fuzzCase.body.length;
+    headers['Content-Length'] = fuzzCase.declaredLength ?? fuzzCase.body.length;
 
   return new Promise<HttpResult>((resolvePromise) => {
     const chunks: Buffer[] = [];
@@ -81,9 +83,26 @@ export function sendCase(fuzzCase: FuzzCase, options: SendOptions): Promise<Http
       // An oversized body may be cut off by the server after it answered 413: the answer counts.
       finish(status === undefined ? error.message : undefined);
     });
+    // A request the client hangs up itself ends with no error at all.
+    req.on('close', () => {
+      finish(status === undefined ? 'the connection closed without an answer' : undefined);
+    });
     void write(req, fuzzCase).catch(() => {
       // The request's own error handler reports it.
     });
+  });
+}
+
+/** Waits until `req` can take more, or is closed (the server stops reading a refused body). */
+function drainedOrClosed(req: ReturnType<typeof request>): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const done = (): void => {
+      req.off('drain', done);
+      req.off('close', done);
+      resolvePromise();
+    };
+    req.once('drain', done);
+    req.once('close', done);
   });
 }
 
@@ -97,11 +116,28 @@ async function write(req: ReturnType<typeof request>, fuzzCase: FuzzCase): Promi
     req.end(body);
     return;
   }
+  if (fuzzCase.transport === 'declared') {
+    // Less than the Content-Length says (Node's client does not hold it to it): the answer
+    // must come from the headers, since the rest never does.
+    req.end(body);
+    return;
+  }
+  if (fuzzCase.transport === 'abort-mid-body' || fuzzCase.transport === 'abort-after-body') {
+    const sent = fuzzCase.transport === 'abort-mid-body' ? body.subarray(0, body.length >> 1) : body;
+    // Hang up once the bytes are on their way to the server, as a caller that gives up does.
+    await new Promise<void>((resolvePromise) => {
+      req.write(sent, () => {
+        resolvePromise();
+      });
+    });
+    req.destroy();
+    return;
+  }
   if (body.length > OVERSIZED) {
-    // The server answers 413 from the headers and reads the rest without keeping it, so the
-    // whole body can be sent and the answer read after it.
+    // Sent as a client unaware of the limit would: the server answers 413 as soon as the
+    // headers (or, chunked, the bytes read) say so, and closes the connection soon after.
     for (let i = 0; i < body.length && !req.destroyed; i += 256 * 1024) {
-      if (!req.write(body.subarray(i, i + 256 * 1024))) await new Promise((r) => req.once('drain', r));
+      if (!req.write(body.subarray(i, i + 256 * 1024))) await drainedOrClosed(req);
       await sleep(1);
     }
     if (!req.destroyed) req.end();

@@ -5,7 +5,8 @@
  * A case starts from a valid review of one webhook path (seeds.ts) and then either mutates it
  * (wrong types, nulls, huge and tiny numbers and quantities, deep nesting, long strings,
  * duplicate keys, invalid UTF-8, removed fields, many entries), breaks its envelope, or sends it
- * in a hostile way (oversized, chunked, dribbled, wrong Content-Type). JSON that JS objects
+ * in a hostile way (oversized, chunked, dribbled, wrong Content-Type, a length declared past the
+ * limit, a caller hanging up). JSON that JS objects
  * cannot express (duplicate keys, number literals like 1e50000000, raw bytes) is written as
  * text through tokens replaced after JSON.stringify.
  */
@@ -13,7 +14,13 @@ import type { JsonObject, JsonValue } from '../../webhook/admission/types.js';
 import { caseSeed, mulberry32, type Rng } from './prng.js';
 import { seeds, type HotKind, type Seed } from './seeds.js';
 
-export type Transport = 'plain' | 'chunked' | 'slow-complete' | 'slow-stall';
+/**
+ * How the client sends a case: in one write, chunked, dribbled (finished or stalled halfway),
+ * with a Content-Length declaring more than is sent (`declaredLength`), or hanging up halfway
+ * through the body or right after it.
+ */
+export type Transport =
+  'plain' | 'chunked' | 'slow-complete' | 'slow-stall' | 'declared' | 'abort-mid-body' | 'abort-after-body';
 
 /**
  * What a correct server answers:
@@ -36,6 +43,8 @@ export interface FuzzCase {
   /** undefined sends no Content-Type header. */
   contentType: string | undefined;
   transport: Transport;
+  /** The Content-Length sent with the 'declared' transport, whatever the body's own length. */
+  declaredLength?: number;
   expect: Expectation;
   /** The uid the review carries, when it carries a string one. */
   uid: string | undefined;
@@ -353,6 +362,17 @@ class Mutator {
       [
         'wrong shapes',
         () => rng.pick(['tiers: [gold]', 'tiers: h100', '[1, 2]', 'null', 'gpuResources: {a: 1}']),
+      ],
+      // A JavaScript object can only hold such a key as its text; the YAML library warns about it.
+      [
+        'a list or map as a key',
+        () =>
+          rng.pick([
+            '? [gold, silver]\n: h100\ntiers: {gold: h100}',
+            'tiers:\n  gold: h100\n  ? {x: 1}\n  : a100',
+            'x: &k [a]\ntiers:\n  *k : h100',
+            'tiers: {[gold]: h100}',
+          ]),
       ],
     ];
     const [note, make] = rng.pick(choices);
@@ -850,6 +870,51 @@ function transportCase(rng: Rng, seed: Seed, uid: string): Built {
   };
 }
 
+/** A Content-Length no server should wait for. */
+const TIB = 1024 * MIB * 1024;
+/** Just past the server's 7 MiB limit. */
+const JUST_OVER_LIMIT = 7 * MIB + 10;
+
+/**
+ * Calls that end early: a body declared past the limit (answered 413 from the headers, before
+ * the body is sent), or a caller that hangs up (nothing to answer; never a server error).
+ */
+function earlyEndCase(rng: Rng, seed: Seed, uid: string): Built {
+  const base: Built = {
+    path: seed.path,
+    method: 'POST',
+    description: '',
+    body: Buffer.from(JSON.stringify(envelope('AdmissionReview', seed.request, uid))),
+    contentType: 'application/json',
+    transport: 'declared',
+    expect: { kind: 'status', status: 413 },
+    uid,
+  };
+  const roll = rng.next();
+  if (roll < 0.3) {
+    return {
+      ...base,
+      declaredLength: TIB,
+      description: `${seed.label}, 1 TiB declared and only the review (${base.body.length} bytes) sent`,
+    };
+  }
+  if (roll < 0.5) {
+    return {
+      ...base,
+      body: Buffer.alloc(0),
+      declaredLength: JUST_OVER_LIMIT,
+      description: `${seed.label}, 7 MiB + 10 bytes declared and nothing sent`,
+    };
+  }
+  const midBody = roll < 0.8;
+  return {
+    ...base,
+    transport: midBody ? 'abort-mid-body' : 'abort-after-body',
+    expect: { kind: 'none' },
+    description: `${seed.label}, the caller hangs up ${midBody ? 'halfway through the body' : 'once the body is sent'}`,
+  };
+}
+
 /** Paths of the webhook table, in seed order: a case picks its path first, so every path gets its share. */
 export function fuzzPaths(): string[] {
   return [...new Set(seeds().map((seed) => seed.path))];
@@ -887,6 +952,8 @@ export function generateCase(seed: number, index: number): FuzzCase {
     built = malformedCase(rng, base, uid, heavy);
   } else if (roll < 0.15) {
     built = transportCase(rng, base, uid);
+  } else if (roll < 0.17) {
+    built = earlyEndCase(rng, base, uid);
   } else {
     built = mutatedCase(rng, base, uid, heavy);
   }

@@ -146,6 +146,8 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     const batch = indexes.slice(offset, offset + batchSize).map((index) => generateCase(options.seed, index));
     const outcomes: Outcome[] = [];
     server.decisions.clear();
+    const restartsBefore = server.restarts;
+    const serverErrorsBefore = server.serverErrors;
     await pool(batch, concurrency, async (fuzzCase) => {
       const result = await send(fuzzCase);
       outcomes.push({ fuzzCase, result, blocked: result.timedOut ? server.blockedCase() : undefined });
@@ -252,7 +254,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
 
     const byUid = new Map(batch.map((fuzzCase) => [fuzzCase.uid ?? '', fuzzCase]));
     for (const line of server.logs.splice(0)) {
-      const found = checkLogLine(line.bytes, line.msg);
+      const found = checkLogLine(line.bytes, line.msg, line.level);
       if (found.length === 0) continue;
       const owner = byUid.get(line.uid ?? '') ?? batch[0];
       if (!owner) continue;
@@ -262,6 +264,25 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
           ? found
           : found.map((f) => ({ ...f, detail: `${f.detail} (no uid; logged during this batch)` })),
       );
+    }
+
+    // A restart started the count again; the hung cases are reported as timeouts anyway.
+    if (server.restarts === restartsBefore && server.serverErrors > serverErrorsBefore) {
+      record(batch[0] as FuzzCase, [
+        {
+          class: 'counted-as-500',
+          detail: `${server.serverErrors - serverErrorsBefore} more during the batch of cases ${batch[0]?.index}-${batch.at(-1)?.index}`,
+        },
+      ]);
+    }
+    if (server.strayOutput !== '') {
+      record(batch[0] as FuzzCase, [
+        {
+          class: 'stray-output',
+          detail: `during the batch of cases ${batch[0]?.index}-${batch.at(-1)?.index}: ${JSON.stringify(server.strayOutput.slice(0, 400))}`,
+        },
+      ]);
+      server.strayOutput = '';
     }
 
     if (!(await server.health())) {
@@ -278,11 +299,17 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
   const rssAfterBytes = await settledRss(server);
   const serverHeapAfterBytes = server.heapUsed;
   await server.stop();
-  const rssFailures = [
+  const runFailures: Failure[] = [
     ...checkRss(rssQuarterBytes, rssAfterBytes, 'RSS after a quarter of the run'),
     ...checkRss(serverHeapBeforeBytes, serverHeapAfterBytes, "the server thread's heap in use"),
   ];
-  for (const failure of rssFailures)
+  if (server.strayOutput !== '') {
+    runFailures.push({
+      class: 'stray-output',
+      detail: `after the last batch: ${JSON.stringify(server.strayOutput.slice(0, 400))}`,
+    });
+  }
+  for (const failure of runFailures)
     failures.push({ ...failure, seed: options.seed, index: -1, path: '(run)', description: 'the whole run' });
   const countsByClass: RunReport['countsByClass'] = {};
   for (const failure of failures) countsByClass[failure.class] = (countsByClass[failure.class] ?? 0) + 1;

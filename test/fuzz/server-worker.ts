@@ -1,8 +1,10 @@
 /**
  * Worker-thread side of the fuzzed server: the real Koa app and HTTPS transport with the real
  * table. It runs off the client's thread so a review that blocks it for minutes can be timed
- * out and the worker terminated. Decision log lines go to the parent (uid, ms, size) and the
- * case currently inside a rule is published in shared memory, so a hang is blamed exactly.
+ * out and the worker terminated. Decision, warning and error log lines go to the parent (uid, ms,
+ * size, level), with the 500s the server counted, and the case currently inside a rule is
+ * published in shared memory, so a hang is blamed exactly. Its stdout and stderr go to the parent
+ * too, which expects nothing on them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
@@ -10,6 +12,7 @@ import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
 import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type { WebhookEntry } from '../../webhook/table.js';
+import { logProcessWarnings } from '../../operator/process-warnings.js';
 import { collectGarbage } from './gc.js';
 import { fuzzState, fuzzWebhooks } from './world.js';
 
@@ -29,8 +32,17 @@ export type WorkerMessage =
       bytes: number;
       ms: number | undefined;
       decision: boolean;
+      /** pino's level: 40 warn, 50 error. */
+      level: number;
     }
-  | { type: 'done'; id: number; heapUsed: number; calibrationMs?: number };
+  | {
+      type: 'done';
+      id: number;
+      heapUsed: number;
+      /** admission_bad_requests_total{status="500"}: what the server counted as its own failures. */
+      serverErrors: number;
+      calibrationMs?: number;
+    };
 
 export type ParentMessage = { type: 'sync' | 'gc' | 'close' | 'calibrate'; id: number };
 
@@ -40,12 +52,16 @@ const input = workerData as WorkerInput;
 const marker = new Int32Array(input.marker);
 const LARGE_LINE = 16 * 1024;
 
-/** Only what the checks need leaves the worker: never whole lines, which may be megabytes. */
+/**
+ * Only what the checks need leaves the worker, never whole lines (which may be megabytes):
+ * decisions, warnings and errors, and every line over the size bound.
+ */
 function forward(line: string): void {
   const bytes = Buffer.byteLength(line);
   const decision = line.includes('"msg":"admission decision"');
-  const threw = line.includes('"msg":"rule threw an exception"');
-  if (!decision && !threw && bytes <= LARGE_LINE) return;
+  // pino writes the level first: {"level":40,...
+  const level = Number(/^\{"level":(\d+)/.exec(line)?.[1] ?? 0);
+  if (!decision && level < 40 && bytes <= LARGE_LINE) return;
   let record: Record<string, unknown> = {};
   try {
     record = JSON.parse(line) as Record<string, unknown>;
@@ -59,10 +75,13 @@ function forward(line: string): void {
     bytes,
     ms: typeof record.ms === 'number' ? record.ms : undefined,
     decision,
+    level,
   } satisfies WorkerMessage);
 }
 
 const logger = pino({ level: 'info' }, { write: forward });
+// As the operator does: a library's warning is a log line, not output on stderr.
+logProcessWarnings(logger);
 const metrics = new OperatorMetrics();
 const state = fuzzState();
 
@@ -118,10 +137,12 @@ port.on('message', (message: ParentMessage) => {
     if (message.type === 'gc') collectGarbage?.();
     if (message.type === 'close') await server.close(500);
     const calibrationMs = message.type === 'calibrate' ? calibrate() : undefined;
+    const counted = await metrics.badRequests.get();
     port.postMessage({
       type: 'done',
       id: message.id,
       heapUsed: process.memoryUsage().heapUsed,
+      serverErrors: counted.values.find((value) => value.labels.status === '500')?.value ?? 0,
       ...(calibrationMs === undefined ? {} : { calibrationMs }),
     } satisfies WorkerMessage);
   })();

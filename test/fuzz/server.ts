@@ -21,7 +21,11 @@ export interface LogRecord {
   uid: string | undefined;
   msg: string;
   bytes: number;
+  level: number;
 }
+
+/** What the server thread wrote to stdout or stderr that a report shows at most. */
+const STRAY_OUTPUT_CHARS = 2000;
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -41,8 +45,12 @@ export class FuzzServer {
   private calibrationMs = Number.NaN;
   /** By uid: the server's own timing of each review. */
   readonly decisions = new Map<string, DecisionRecord>();
-  /** Log lines the checks look at: errors and every line over the size bound. */
+  /** Log lines the checks look at: warnings, errors and every line over the size bound. */
   readonly logs: LogRecord[] = [];
+  /** What the server thread wrote to stdout or stderr since the runner last took it (bounded). */
+  strayOutput = '';
+  /** admission_bad_requests_total{status="500"} of the running server, as of its last answer. */
+  serverErrors = 0;
 
   private constructor(ca: IssuedCertificate, leaf: IssuedCertificate) {
     this.ca = ca.certificatePem;
@@ -79,9 +87,18 @@ export class FuzzServer {
     const input: WorkerInput = { ...this.certificate, marker: this.marker };
     const worker = new Worker(
       `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
-      { eval: true, workerData: input },
+      // Its stdout and stderr come here instead of the run's own: anything on them is a finding.
+      { eval: true, workerData: input, stdout: true, stderr: true },
     );
     this.worker = worker;
+    this.serverErrors = 0;
+    for (const stream of [worker.stdout, worker.stderr]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (text: string) => {
+        if (this.strayOutput.length < STRAY_OUTPUT_CHARS)
+          this.strayOutput = (this.strayOutput + text).slice(0, STRAY_OUTPUT_CHARS);
+      });
+    }
     this.port = await new Promise<number>((resolvePromise, reject) => {
       const timer = setTimeout(() => {
         reject(new Error('the fuzz server did not start within 60 s'));
@@ -98,11 +115,16 @@ export class FuzzServer {
           if (message.decision && message.uid !== undefined && message.ms !== undefined) {
             this.decisions.set(message.uid, { ms: message.ms, bytes: message.bytes });
           }
-          if (!message.decision) this.logs.push({ uid: message.uid, msg: message.msg, bytes: message.bytes });
-          else if (message.bytes > 16 * 1024)
-            this.logs.push({ uid: message.uid, msg: message.msg, bytes: message.bytes });
+          if (!message.decision || message.bytes > 16 * 1024)
+            this.logs.push({
+              uid: message.uid,
+              msg: message.msg,
+              bytes: message.bytes,
+              level: message.level,
+            });
         } else {
           this.heapUsed = message.heapUsed;
+          this.serverErrors = message.serverErrors;
           if (message.calibrationMs !== undefined) this.calibrationMs = message.calibrationMs;
           this.waiting.get(message.id)?.();
           this.waiting.delete(message.id);

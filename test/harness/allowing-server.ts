@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { allow } from '../../webhook/admission/decisions.js';
 import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
-import { createAdmissionApp } from '../../webhook/server/app.js';
+import { createAdmissionApp, type AdmissionAppOptions } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer, type TransportLimits } from '../../webhook/server/https-server.js';
 import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
 import type { WebhookEntry } from '../../webhook/table.js';
@@ -61,18 +61,32 @@ export function testValidatePodEntry(name: string, handler: WebhookEntry['handle
   };
 }
 
+export interface AllowingServerOptions {
+  /** Receives every log line of the app and the transport, from debug up; none are kept when omitted. */
+  log?: (line: string) => void;
+  /** The `/validate-pod` rule; allows everything when omitted. */
+  handler?: WebhookEntry['handler'];
+  forward?: AdmissionAppOptions['forward'];
+}
+
 /** The admission server on 127.0.0.1 (a free port) with `/validate-pod` allowing everything. */
-export async function startAllowingServer(limits?: TransportLimits): Promise<AllowingServer> {
+export async function startAllowingServer(
+  limits?: TransportLimits,
+  options: AllowingServerOptions = {},
+): Promise<AllowingServer> {
   const metrics = new OperatorMetrics();
   const { ca, certificatePem, privateKeyPem } = await localServingCertificate();
+  const { log } = options;
+  const logger = log ? pino({ level: 'debug' }, { write: log }) : pino({ level: 'silent' });
   const app = createAdmissionApp({
-    webhooks: () => [testValidatePodEntry('allow.test.io', () => allow())],
+    webhooks: () => [testValidatePodEntry('allow.test.io', options.handler ?? (() => allow()))],
     state: () => stateSnapshot(),
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
     metrics,
-    logger: pino({ level: 'silent' }),
+    logger,
+    ...(options.forward ? { forward: options.forward } : {}),
   });
-  const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics, limits);
+  const server = new AdmissionHttpsServer(app, logger, metrics, limits);
   const port = await server.listen(0, '127.0.0.1', { certificatePem, privateKeyPem });
   return { server, port, ca, metrics };
 }

@@ -24,6 +24,8 @@ export interface OperatorProcess {
   child: ChildProcess;
   /** Every log line so far (JSON lines from pino, or plain text). */
   logs: string[];
+  /** The lines of those that came on stderr: none in normal operation. */
+  stderr: string[];
   /** Sends `signal` and resolves with the exit code (null if killed by a signal). */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
   exited: Promise<number | null>;
@@ -89,6 +91,7 @@ export async function spawnOperator(options: StartOptions): Promise<OperatorProc
     },
   );
   const logs: string[] = [];
+  const stderr: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     let partial = '';
     stream?.setEncoding('utf8');
@@ -96,6 +99,7 @@ export async function spawnOperator(options: StartOptions): Promise<OperatorProc
       const lines = (partial + chunk).split('\n');
       partial = lines.pop() ?? '';
       logs.push(...lines);
+      if (stream === child.stderr) stderr.push(...lines);
       // OPERATOR_LOGS=1 streams the operator's log into the test output, for debugging.
       if (process.env.OPERATOR_LOGS === '1')
         for (const line of lines) console.error(`[operator ${port}] ${line}`);
@@ -110,7 +114,7 @@ export async function spawnOperator(options: StartOptions): Promise<OperatorProc
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  return { namespace: options.namespace, port, webhookPort, metricsPort, child, logs, stop, exited };
+  return { namespace: options.namespace, port, webhookPort, metricsPort, child, logs, stderr, stop, exited };
 }
 
 /** Deletes both webhook configurations (and waits until they are gone) so the next test starts clean. */

@@ -118,10 +118,26 @@ describe('GPU classes', () => {
       },
     );
 
+    // A list as a key: the YAML library would print a warning to stderr; it is a refusal naming the key.
+    await assert.rejects(
+      kubectl(
+        ['apply', '-f', '-'],
+        mappingYaml(operatorNamespace, 'tiers:\n  gold: h100\n  ? [silver, bronze]\n  : a100'),
+      ),
+      (error: { stderr?: string }) => {
+        assert.match(
+          error.stderr ?? '',
+          /data\[mapping\.yaml\]\.tiers: line 3: a key must be a plain value, not a list or map: "\[silver, bronze\]"/,
+        );
+        return true;
+      },
+    );
+
     const injected = logsMatching(operator, /admission decision/).filter(
       (line) => (line.audit as Record<string, string> | undefined)?.action === 'injected',
     );
     assert.ok(injected.length >= 2);
+    assert.deepEqual(operator.stderr, [], 'everything the operator says goes through its JSON log on stdout');
   });
 
   it('warns about a namespace whose tier is unknown and leaves the pod alone', async (t) => {

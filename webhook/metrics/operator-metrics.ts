@@ -99,6 +99,13 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly requestsAborted = new Counter({
+    name: 'admission_requests_aborted_total',
+    help: 'Calls that ended before the answer was written, by webhook and stage: body (the connection ended while the review was being read: the caller hung up or stalled), answer (the review was read but the connection closed first: the API server gave up at its webhook timeout). Not errors, never counted as 5xx.',
+    labelNames: ['webhook', 'stage'] as const,
+    registers: [this.registry],
+  });
+
   readonly certificateNotAfter = new Gauge({
     name: 'admission_certificate_not_after_seconds',
     help: 'Expiry (Unix time) of the certificates in use: the serving certificate and each CA in the bundle.',

@@ -17,7 +17,9 @@ import { decide, unreadable } from './decide.js';
 import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
 import { enforce, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
+import { BodyAbortedError, BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
+import { answerBeforeBody } from './answer-before-body.js';
+import { watchForAbandonedCall } from './abandoned-calls.js';
 import { FORWARDED_HEADER } from './quota-forwarder.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
@@ -150,13 +152,25 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     try {
       await next();
     } catch (error) {
+      // Nobody is left to answer; watchForAbandonedCall counts and logs it.
+      if (error instanceof BodyAbortedError) {
+        ctx.respond = false;
+        return;
+      }
       const status = error instanceof BadReviewError ? error.status : 500;
       const message = truncate(error instanceof Error ? error.message : String(error), MAX_LOG_FIELD_CHARS);
       if (status >= 500 && status !== 503) logger.error({ err: error, path: ctx.path }, 'request failed');
       metrics.badRequests.inc({ status: String(status) });
+      const body = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: status, message };
+      if (!ctx.req.complete) {
+        // Refused before its body arrived (too large, or not a review at all): see answer-before-body.ts.
+        ctx.respond = false;
+        answerBeforeBody(ctx.req, ctx.res, status, JSON.stringify(body));
+        return;
+      }
       ctx.status = status;
       ctx.type = 'application/json';
-      ctx.body = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: status, message };
+      ctx.body = body;
     }
   });
 
@@ -179,6 +193,13 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
   app.use(async (ctx) => {
     const entry = options.webhooks().find((candidate) => candidate.path === ctx.path);
     if (!entry) throw new BadReviewError(404, `no webhook is served at ${truncate(ctx.path, 128)}`);
+    // The review, once read: a call abandoned after that is logged with its uid and object.
+    const read: { request?: AdmissionRequest } = {};
+    watchForAbandonedCall(ctx.req, ctx.res, entry.name, metrics, logger, () =>
+      read.request
+        ? { uid: truncate(read.request.uid, MAX_LOG_FIELD_CHARS), object: objectName(read.request) }
+        : {},
+    );
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       throw new BadReviewError(405, `${ctx.method} is not allowed: admission reviews are POSTed`);
@@ -194,6 +215,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     // The handler time starts once the body is in: a slow sender is not our slowness.
     const started = process.hrtime.bigint();
     const { request, unread } = readReview(raw);
+    read.request = request;
     const judge = (): EnforcedJudgement =>
       enforce(
         entry,

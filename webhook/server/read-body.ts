@@ -36,11 +36,23 @@ export class BodyBudget {
 }
 
 /**
- * The whole body, or a BadReviewError: 413 past `limit`, 503 when the budget is spent. A refused
- * body is still read to its end, keeping none of it, before the refusal is answered: a sender
- * still writing when the connection closed would see a reset instead of the answer. The request
- * time-out bounds how long that takes. The bytes kept stay counted against the budget until the
- * response is done with them.
+ * The connection ended before the body did: the caller hung up, or stalled past the request
+ * time-out. Nobody is left to answer, and nothing went wrong on our side.
+ */
+export class BodyAbortedError extends Error {
+  constructor(cause?: unknown) {
+    super('the connection closed before the request body was read', { cause });
+    this.name = 'BodyAbortedError';
+  }
+}
+
+/**
+ * The whole body, or a BadReviewError as soon as the body is known to be refused: 413 when the
+ * headers declare more than `limit` (before a byte of it is read) or when the bytes read pass it
+ * (a chunked body declares nothing), 503 when the budget is spent. A refused body is left unread;
+ * the caller answers at once and drains what follows within bounds (answer-before-body.ts).
+ * BodyAbortedError when the connection ends first. The bytes kept stay counted against the
+ * budget until the response is done with them.
  */
 export function readBody(
   req: IncomingMessage,
@@ -54,20 +66,27 @@ export function readBody(
     taken = 0;
   });
   return new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
-    let refusal: BadReviewError | undefined;
+    // Node's parser has already refused a Content-Length that is not one decimal number.
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      refusal = new BadReviewError(413, `request body of ${declared} bytes exceeds the ${limit}-byte limit`);
+    if (declared > limit) {
+      reject(new BadReviewError(413, `request body of ${declared} bytes exceeds the ${limit}-byte limit`));
+      return;
     }
-    const refuse = (error: BadReviewError): void => {
-      refusal = error;
+    const chunks: Buffer[] = [];
+    const stopReading = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
+    };
+    const refuse = (error: Error): void => {
+      stopReading();
       chunks.length = 0;
       budget.give(taken);
       taken = 0;
+      reject(error);
     };
-    req.on('data', (chunk: Buffer) => {
-      if (refusal) return;
+    function onData(chunk: Buffer): void {
       if (taken + chunk.length > limit) {
         refuse(new BadReviewError(413, `request body exceeds the ${limit}-byte limit`));
         return;
@@ -78,11 +97,18 @@ export function readBody(
       }
       taken += chunk.length;
       chunks.push(chunk);
-    });
-    req.once('end', () => {
-      if (refusal) reject(refusal);
-      else resolvePromise(Buffer.concat(chunks, taken));
-    });
-    req.once('error', reject);
+    }
+    function onEnd(): void {
+      stopReading();
+      resolvePromise(Buffer.concat(chunks, taken));
+    }
+    // The stream reports a connection that ends mid-body as an error ("aborted"), then closes.
+    function onAbort(error?: unknown): void {
+      refuse(new BodyAbortedError(error));
+    }
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onAbort);
+    req.once('close', onAbort);
   });
 }

@@ -71,6 +71,7 @@ describe('the chart’s alert rules', () => {
       'admission_informer_restarts_total',
       'admission_webhook_configuration_writes_total',
       'admission_quota_forward_total',
+      'admission_requests_aborted_total',
     ]) {
       assert.ok(used.has(metric), `an alert reads ${metric}`);
     }
@@ -100,7 +101,7 @@ describe('the chart’s dashboard', () => {
     }
   });
 
-  it('shows rates, latencies, decisions, denials, certificates, replicas and leader, restarts, event-loop lag and memory', async () => {
+  it('shows rates, latencies, decisions, denials, refused and abandoned calls, certificates, replicas and leader, restarts, event-loop lag and memory', async () => {
     const used = new Set(dashboardExpressions(await readDashboard()).flatMap(metricNames));
     for (const metric of [
       'admission_request_duration_seconds_count',
@@ -112,6 +113,8 @@ describe('the chart’s dashboard', () => {
       'admission_informer_restarts_total',
       'nodejs_eventloop_lag_p99_seconds',
       'process_resident_memory_bytes',
+      'admission_bad_requests_total',
+      'admission_requests_aborted_total',
     ]) {
       assert.ok(used.has(metric), `a panel reads ${metric}`);
     }

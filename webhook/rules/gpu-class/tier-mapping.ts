@@ -17,8 +17,8 @@
  *
  * Every key but `tiers` is optional. Tier names match case-insensitively, as KubeNexus does.
  */
-import { parseDocument } from 'yaml';
-import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
+import { isAlias, isCollection, isNode, isPair, isScalar, parseDocument, visit, type Document } from 'yaml';
+import { MAX_SHOWN_VALUE_CHARS, showValue, truncate } from '../../util/bounded-text.js';
 import { DEFAULT_GPU_RESOURCE_NAMES, DEFAULT_TIER_LABEL_KEY } from '../../names.js';
 import { labelKeyProblem, labelValueProblem } from '../../util/k8s-names.js';
 
@@ -125,6 +125,33 @@ export function yamlNestingDepth(text: string): number {
   return deepest;
 }
 
+/**
+ * The first key that is a list or map (`? [a, b]: x`, `{x: 1}: h100`, or an alias of one): JavaScript objects can
+ * only stringify such a key, so it could never name a tier or a setting. Where it is: the keys
+ * of the maps around it, its line, and its text.
+ */
+function firstCollectionKey(
+  document: Document,
+  text: string,
+): { parents: string[]; line: number; text: string } | undefined {
+  let found: { parents: string[]; line: number; text: string } | undefined;
+  visit(document, {
+    Pair(_key, pair, path) {
+      if (!isNode(pair.key)) return undefined;
+      const key = isAlias(pair.key) ? pair.key.resolve(document) : pair.key;
+      if (!isCollection(key)) return undefined;
+      const [start = 0, end = start] = pair.key.range ?? [];
+      found = {
+        parents: path.filter(isPair).map((parent) => (isScalar(parent.key) ? String(parent.key.value) : '?')),
+        line: text.slice(0, start).split('\n').length,
+        text: text.slice(start, end),
+      };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -154,13 +181,22 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
     return { ok: false, errors };
   }
   // prettyErrors adds each error's line and context by rescanning the text: quadratic in garbage.
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  // logLevel error: the library would print its warnings to stderr, outside the operator's log;
+  // the one it has for a mapping (a list or map used as a key) is an error here, with its place.
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
   if (document.errors.length > 0) {
     // The parser's own messages (its error codes' texts), first line only: never a JS exception.
     for (const error of document.errors.slice(0, 5))
       errors.push(
         `${root}: not valid YAML: ${truncate(error.message.split('\n')[0] ?? '', MAX_SHOWN_VALUE_CHARS * 2)}`,
       );
+    return { ok: false, errors };
+  }
+  const collectionKey = firstCollectionKey(document, text);
+  if (collectionKey) {
+    errors.push(
+      `${[root, ...collectionKey.parents].join('.')}: line ${collectionKey.line}: a key must be a plain value, not a list or map: ${showValue(collectionKey.text)}`,
+    );
     return { ok: false, errors };
   }
   let content: unknown;

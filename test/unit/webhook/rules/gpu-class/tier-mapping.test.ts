@@ -162,6 +162,33 @@ describe('tier mapping', () => {
     assert.deepEqual(errorsOf(bomb), ['data[mapping.yaml]: expands more than 100 YAML aliases']);
   });
 
+  it('refuses a list or map used as a key, naming where, without a warning from the YAML library', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      assert.deepEqual(errorsOf('? [gold, silver]\n: h100\ntiers:\n  gold: h100\n'), [
+        'data[mapping.yaml]: line 1: a key must be a plain value, not a list or map: "[gold, silver]"',
+      ]);
+      assert.deepEqual(errorsOf('tiers:\n  gold: h100\n  ? {x: 1}\n  : a100\n'), [
+        'data[mapping.yaml].tiers: line 3: a key must be a plain value, not a list or map: "{x: 1}"',
+      ]);
+      assert.deepEqual(
+        errorsOf('tiers:\n  gold: &list [h100]\nworkloadOverrides:\n  gold:\n    *list : a100\n'),
+        [
+          'data[mapping.yaml].workloadOverrides.gold: line 5: a key must be a plain value, not a list or map: "*list"',
+        ],
+      );
+      // Node emits process warnings on the next tick.
+      await new Promise((resolveTick) => setImmediate(resolveTick));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings, []);
+  });
+
   it('still reads flow style and comments that mention brackets', () => {
     const result = parse('tiers: {gold: [a100, h100], silver: "l4"}  # [[[[ not nesting\n');
     assert.ok(result.ok, JSON.stringify(result));
