@@ -67,6 +67,8 @@ const MIN_WATCH_SECONDS = 300;
 /** How long past its timeoutSeconds a silent watch is given before it is taken for dead. */
 const WATCH_GRACE_MS = 60_000;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+/** A watch the server ends sooner than this, with nothing in it, is a failure (backoff), not a timeout. */
+const SHORTEST_WATCH_MS = 1000;
 
 interface WatchEvent {
   type?: unknown;
@@ -284,6 +286,8 @@ export class Reflector {
     };
     this.abort.signal.addEventListener('abort', onStop);
     const deadline = setTimeout(onStop, seconds * 1000 + WATCH_GRACE_MS);
+    const started = Date.now();
+    let events = 0;
     try {
       const response = await apiGet(this.kubeConfig, this.spec.path, query, abort.signal);
       if (initialEvents) {
@@ -292,6 +296,7 @@ export class Reflector {
       }
       let failure: Error | undefined;
       await forEachLine(response, (line) => {
+        events++;
         if (failure !== undefined) return;
         failure = this.handleEvent(line);
         if (failure !== undefined) abort.abort();
@@ -300,6 +305,10 @@ export class Reflector {
       });
       if (failure !== undefined) throw failure;
       if (this.initialEventsPending) throw new Error('the streaming list ended before its last object');
+      // Something between us and the API server (a proxy, a balancer) closing every watch at once
+      // would otherwise make this a busy loop.
+      if (events === 0 && Date.now() - started < SHORTEST_WATCH_MS)
+        throw new Error('the watch ended at once');
       this.backoffMs = INITIAL_BACKOFF_MS;
     } finally {
       clearTimeout(deadline);

@@ -206,6 +206,32 @@ describe('Reflector', () => {
     assert.deepEqual([...sink.present].sort(), ['a', 'c']);
   });
 
+  it('backs off from watches that the server ends at once, instead of reconnecting in a busy loop', async () => {
+    let watches = 0;
+    const kubeConfig = await serve((url, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (url.searchParams.get('sendInitialEvents') === 'true') {
+        res.end(event('ADDED', ns('a', '1')) + endOfList('2'));
+        return;
+      }
+      watches++;
+      res.end();
+    });
+    const restarts: string[] = [];
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'namespaces', path: '/api/v1/namespaces' },
+      new RecordingSink(),
+      pino({ level: 'silent' }),
+      { onRestart: (kind) => restarts.push(kind) },
+    );
+    await reflector.start();
+    await until('two restarts', () => restarts.length >= 2);
+    await new Promise((done) => setTimeout(done, 300));
+    // Backoff doubles from 200 ms: a busy loop would have made thousands of requests by now.
+    assert.ok(watches <= 5, `${watches} watches`);
+  });
+
   it('counts an absent optional kind as synced and empty', async () => {
     const kubeConfig = await serve((_url, res) => {
       status(res, 404, 'the server could not find the requested resource');
