@@ -15,6 +15,7 @@ import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
 import { clusterKubeConfig, installCrds, waitFor } from '../harness/cluster.js';
+import { inPool } from '../harness/scale-objects.js';
 import { deleteConfigurations, readSecret, secretValue } from '../harness/operator.js';
 import {
   cpuSecondsOf,
@@ -27,19 +28,6 @@ import {
 import { inform, record, recordShare } from './report.js';
 import { benchProfiles, type StateSize } from './state.js';
 import { podReviewBody, POD_PATHS } from './server.js';
-
-async function pool(
-  count: number,
-  concurrency: number,
-  task: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
 
 /** Creates, ignoring "already exists" so a second run on the same cluster reuses the first's objects. */
 async function create(make: () => Promise<unknown>): Promise<void> {
@@ -55,7 +43,7 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const namespaces = Array.from({ length: size.namespaces }, (_, i) => `${prefix}-team-${i}`);
-  await pool(namespaces.length, 16, (i) =>
+  await inPool(namespaces.length, 16, (i) =>
     create(() =>
       core.createNamespace({
         body: {
@@ -68,7 +56,7 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
     ),
   );
   const parents = Math.min(20, size.quotas);
-  await pool(size.quotas, 16, (i) =>
+  await inPool(size.quotas, 16, (i) =>
     create(() =>
       custom.createNamespacedCustomObject({
         group: 'scheduling.sigs.k8s.io',
@@ -97,7 +85,7 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
     ),
   );
   const profiles = benchProfiles(size.profiles);
-  await pool(profiles.length, 16, (i) =>
+  await inPool(profiles.length, 16, (i) =>
     create(() =>
       custom.createClusterCustomObject({
         group: 'config.koordinator.sh',
@@ -112,7 +100,7 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
       }),
     ),
   );
-  await pool(size.models, 16, (i) =>
+  await inPool(size.models, 16, (i) =>
     create(() =>
       custom.createNamespacedCustomObject({
         group: 'registry.volcano.sh',
@@ -146,7 +134,7 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
       core.readNamespacedServiceAccount({ namespace, name: 'default' }),
     );
   }
-  await pool(size.pods, 16, (i) =>
+  await inPool(size.pods, 16, (i) =>
     create(() =>
       core.createNamespacedPod({
         namespace: podNamespaces[i % podNamespaces.length]!,
@@ -411,7 +399,7 @@ export async function benchStateCluster(settings: DriveSettings, size: StateSize
   } finally {
     await deleteConfigurations();
     const custom = kc.makeApiClient(CustomObjectsApi);
-    await pool(size.profiles, 16, (i) =>
+    await inPool(size.profiles, 16, (i) =>
       custom
         .deleteClusterCustomObject({
           group: 'config.koordinator.sh',

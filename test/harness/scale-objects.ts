@@ -123,7 +123,7 @@ export async function apiClient(kubeConfig: KubeConfig): Promise<ApiClient> {
 export async function inPool(
   count: number,
   concurrency: number,
-  task: (i: number) => Promise<void>,
+  task: (i: number) => Promise<unknown>,
 ): Promise<void> {
   let next = 0;
   await Promise.all(

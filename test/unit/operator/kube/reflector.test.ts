@@ -10,7 +10,7 @@ import { afterEach, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { JsonObject } from '../../../../webhook/admission/types.js';
-import { Reflector, type ReflectorSink } from '../../../../operator/kube/reflector.js';
+import { Reflector, type ReflectorOptions, type ReflectorSink } from '../../../../operator/kube/reflector.js';
 
 type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
 
@@ -83,6 +83,22 @@ async function until(what: string, check: () => boolean): Promise<void> {
   assert.fail(`timed out waiting for ${what}`);
 }
 
+/** A Reflector of namespaces on `kubeConfig`, stopped after the test. */
+function namespacesInto(
+  sink: ReflectorSink,
+  kubeConfig: KubeConfig,
+  options: ReflectorOptions = {},
+): Reflector {
+  reflector = new Reflector(
+    kubeConfig,
+    { kind: 'namespaces', path: '/api/v1/namespaces' },
+    sink,
+    pino({ level: 'silent' }),
+    options,
+  );
+  return reflector;
+}
+
 afterEach(async () => {
   await reflector?.stop();
   reflector = undefined;
@@ -101,14 +117,9 @@ describe('Reflector', () => {
       res.write(event('MODIFIED', ns('a', '10')) + event('DELETED', ns('b', '11')));
     });
     const sink = new RecordingSink();
-    reflector = new Reflector(
-      kubeConfig,
-      { kind: 'namespaces', path: '/api/v1/namespaces' },
-      sink,
-      pino({ level: 'silent' }),
-    );
-    await reflector.start();
-    assert.equal(reflector.synced, true);
+    const started = namespacesInto(sink, kubeConfig);
+    await started.start();
+    assert.equal(started.synced, true);
     await until('the watched events', () => sink.log.length === 6);
     assert.deepEqual(sink.log, ['listing', 'put a', 'put b', 'listed', 'put a', 'remove b']);
     assert.deepEqual([...sink.present], ['a']);
@@ -148,16 +159,10 @@ describe('Reflector', () => {
       );
     });
     const sink = new RecordingSink();
-    reflector = new Reflector(
-      kubeConfig,
-      { kind: 'namespaces', path: '/api/v1/namespaces' },
-      sink,
-      pino({ level: 'silent' }),
-      {
-        pageSize: 1,
-      },
-    );
-    await reflector.start();
+    const started = namespacesInto(sink, kubeConfig, {
+      pageSize: 1,
+    });
+    await started.start();
     await until('the watched event', () => sink.log.includes('put c'));
     assert.deepEqual(pages, [null, 'page-2']);
     assert.deepEqual(watches, ['20']);
@@ -194,13 +199,8 @@ describe('Reflector', () => {
       }
     });
     const sink = new RecordingSink();
-    reflector = new Reflector(
-      kubeConfig,
-      { kind: 'namespaces', path: '/api/v1/namespaces' },
-      sink,
-      pino({ level: 'silent' }),
-    );
-    await reflector.start();
+    const started = namespacesInto(sink, kubeConfig);
+    await started.start();
     await until('the relist', () => sink.log.filter((line) => line === 'listed').length === 2);
     assert.deepEqual(calls, ['stream', 'watch@6', 'stream']);
     assert.deepEqual([...sink.present].sort(), ['a', 'c']);
@@ -218,14 +218,10 @@ describe('Reflector', () => {
       res.end();
     });
     const restarts: string[] = [];
-    reflector = new Reflector(
-      kubeConfig,
-      { kind: 'namespaces', path: '/api/v1/namespaces' },
-      new RecordingSink(),
-      pino({ level: 'silent' }),
-      { onRestart: (kind) => restarts.push(kind) },
-    );
-    await reflector.start();
+    const started = namespacesInto(new RecordingSink(), kubeConfig, {
+      onRestart: (kind) => restarts.push(kind),
+    });
+    await started.start();
     await until('two restarts', () => restarts.length >= 2);
     await new Promise((done) => setTimeout(done, 300));
     // Backoff doubles from 200 ms: a busy loop would have made thousands of requests by now.
@@ -237,14 +233,15 @@ describe('Reflector', () => {
       status(res, 404, 'the server could not find the requested resource');
     });
     const sink = new RecordingSink();
-    reflector = new Reflector(
+    const optional = new Reflector(
       kubeConfig,
       { kind: 'elasticquotas', path: '/apis/scheduling.sigs.k8s.io/v1alpha1/elasticquotas', optional: true },
       sink,
       pino({ level: 'silent' }),
     );
-    await reflector.start();
-    assert.equal(reflector.synced, true);
+    reflector = optional;
+    await optional.start();
+    assert.equal(optional.synced, true);
     assert.deepEqual(sink.log, ['listing', 'listed']);
   });
 
@@ -260,16 +257,10 @@ describe('Reflector', () => {
     });
     const restarts: string[] = [];
     const sink = new RecordingSink();
-    reflector = new Reflector(
-      kubeConfig,
-      { kind: 'namespaces', path: '/api/v1/namespaces' },
-      sink,
-      pino({ level: 'silent' }),
-      {
-        onRestart: (kind) => restarts.push(kind),
-      },
-    );
-    await reflector.start();
+    const started = namespacesInto(sink, kubeConfig, {
+      onRestart: (kind) => restarts.push(kind),
+    });
+    await started.start();
     assert.deepEqual(restarts, ['namespaces', 'namespaces']);
     assert.deepEqual([...sink.present], ['a']);
   });
