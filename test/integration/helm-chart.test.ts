@@ -88,7 +88,7 @@ const ALLOWED = [
   /^namespaces\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
-  /^autoscalingpolicies\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^(models|autoscalingpolicies|autoscalingpolicybindings)\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^nodes\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^priorityclasses\.scheduling\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^clustercolocationprofiles\.config\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
