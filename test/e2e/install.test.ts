@@ -1,0 +1,247 @@
+/**
+ * The chart as cluster admins install it, on the local cluster's node: the image built and
+ * imported into the node's containerd, `helm upgrade --install`, the chart's pods Running and
+ * Ready by the kubelet's own probes, and every admission made by the API server through the
+ * chart's Service (the configurations are in service mode: no URL reaches the pods any other way).
+ *
+ * Pods created here carry a nodeSelector no node has, so they stay Pending: admission is what is
+ * measured, and the 2-core node runs only the operator.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import {
+  AdmissionregistrationV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
+import { nodeNetwork } from '../../scripts/cluster/node-network.js';
+import {
+  buildAndLoadImage,
+  helmUpgrade,
+  releaseName,
+  releaseNamespace,
+} from '../../scripts/image/deploy-local.js';
+import { clusterKubeConfig, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
+import { readSecret, secretValue } from '../harness/operator.js';
+
+const execFileAsync = promisify(execFile);
+const UNSCHEDULABLE = { 'e2e.admission-operator.io/no-such-node': 'true' };
+const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
+
+const log = (line: string): void => {
+  console.error(`[e2e] ${line}`);
+};
+
+async function chartPods(): Promise<V1Pod[]> {
+  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  const list = await core.listNamespacedPod({
+    namespace: releaseNamespace,
+    labelSelector: `app.kubernetes.io/name=admission-operator,app.kubernetes.io/instance=${releaseName}`,
+  });
+  return list.items.filter((pod) => !pod.metadata?.deletionTimestamp);
+}
+
+function isReady(pod: V1Pod): boolean {
+  return (
+    pod.status?.phase === 'Running' &&
+    (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
+  );
+}
+
+async function uninstall(): Promise<void> {
+  await execFileAsync(binaries.helm, [
+    'uninstall',
+    releaseName,
+    '-n',
+    releaseNamespace,
+    '--wait',
+    `--kubeconfig=${kubeconfigPath}`,
+  ]).catch(() => undefined);
+}
+
+/** Counts the creates that should have been admitted and were not, with their messages. */
+class FailedAdmissions {
+  readonly messages: string[] = [];
+  async admitted<T>(what: string, create: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await create();
+    } catch (error) {
+      this.messages.push(`${what}: ${String((error as { body?: unknown }).body ?? error)}`.slice(0, 500));
+      return undefined;
+    }
+  }
+}
+
+describe('the chart on the local node', () => {
+  it('step 1: two replicas Ready by their probes, one leader, service-mode configurations with the Secret’s CA, admission through the Service', async (t) => {
+    const kc = await clusterKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    t.after(uninstall);
+
+    const tag = await buildAndLoadImage(log);
+    const installStarted = Date.now();
+    await helmUpgrade(tag, ['--set', 'replicaCount=2'], false);
+    const pods = await waitFor(
+      'both chart pods Running and Ready',
+      async () => {
+        const current = await chartPods();
+        return current.length === 2 && current.every(isReady) ? current : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 250 },
+    );
+    const installToReady = (Date.now() - installStarted) / 1000;
+    log(`helm install to both pods Ready: ${installToReady.toFixed(1)} s`);
+
+    // Ready by the kubelet's probes: the containers declare them, run on the node, and report ready.
+    for (const pod of pods) {
+      assert.equal(pod.spec?.nodeName, nodeNetwork.nodeName);
+      assert.ok(pod.status?.podIP?.startsWith('10.244.0.'), `${pod.metadata?.name} has a pod address`);
+      const container = pod.spec?.containers[0];
+      assert.equal(container?.readinessProbe?.httpGet?.path, '/readyz');
+      assert.equal(container?.image, `localhost/admission-operator:${tag}`);
+      assert.equal(pod.status?.containerStatuses?.[0]?.ready, true);
+    }
+    const names = pods.map((pod) => pod.metadata?.name ?? '');
+
+    const coordination = kc.makeApiClient(CoordinationV1Api);
+    const holder = await waitFor('a Lease holder', async () => {
+      const lease = await coordination.readNamespacedLease({
+        namespace: releaseNamespace,
+        name: 'admission-operator',
+      });
+      return lease.spec?.holderIdentity;
+    });
+    assert.ok(
+      names.some((name) => holder.startsWith(`${name}_`) || holder === name),
+      `the Lease holder ${holder} is one of ${names.join(', ')}`,
+    );
+
+    const registration = kc.makeApiClient(AdmissionregistrationV1Api);
+    const ca = secretValue(await readSecret(releaseNamespace), 'ca.crt');
+    assert.match(ca, /BEGIN CERTIFICATE/);
+    const configurations = await waitFor('both configurations', async () => [
+      await registration.readMutatingWebhookConfiguration({ name: 'admission-operator' }),
+      await registration.readValidatingWebhookConfiguration({ name: 'admission-operator' }),
+    ]);
+    for (const configuration of configurations) {
+      for (const webhook of configuration.webhooks ?? []) {
+        assert.equal(webhook.clientConfig.url, undefined, `${webhook.name} has no URL`);
+        assert.equal(webhook.clientConfig.service?.namespace, releaseNamespace);
+        assert.equal(webhook.clientConfig.service?.name, releaseName);
+        assert.equal(
+          Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'),
+          ca,
+          `${webhook.name} trusts the Secret's CA`,
+        );
+      }
+    }
+
+    const failed = new FailedAdmissions();
+
+    // A GPU pod in a gold-tier namespace gets its class.
+    const gpuNamespace = await podReadyNamespace(t, 'e2e-gpu');
+    await kubectl(['label', 'namespace', gpuNamespace, 'tenant.kubenexus.io/tier=gold']);
+    const gpuPod = await failed.admitted('GPU pod', () =>
+      core.createNamespacedPod({
+        namespace: gpuNamespace,
+        body: {
+          metadata: { name: 'trainer' },
+          spec: {
+            nodeSelector: UNSCHEDULABLE,
+            containers: [
+              {
+                name: 'main',
+                image: 'registry.invalid/cuda:1',
+                resources: { limits: { 'nvidia.com/gpu': '1' } },
+              },
+            ],
+          },
+        },
+      }),
+    );
+    assert.equal(gpuPod?.spec?.nodeSelector?.['gpu.nvidia.com/class'], 'h100');
+
+    // A pod over its ElasticQuota is refused with Koordinator's message.
+    const quotaNamespace = await podReadyNamespace(t, 'e2e-quota');
+    await kubectl(
+      ['apply', '-f', '-'],
+      [
+        'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
+        'kind: ElasticQuota',
+        'metadata:',
+        '  name: small',
+        `  namespace: ${quotaNamespace}`,
+        'spec:',
+        '  min: {cpu: "0"}',
+        '  max: {cpu: "1"}',
+        '',
+      ].join('\n'),
+    );
+    const quotaPod = {
+      metadata: { generateName: 'worker-', labels: { [QUOTA_LABEL]: 'small' } },
+      spec: {
+        nodeSelector: UNSCHEDULABLE,
+        containers: [
+          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '500m' } } },
+        ],
+      },
+    };
+    // The replicas learn of the new quota from their watches; until then it is an unknown quota.
+    await waitFor('the quota to be known to the leader', () =>
+      core.createNamespacedPod({ namespace: quotaNamespace, body: quotaPod }),
+    );
+    await failed.admitted('pod within quota', () =>
+      core.createNamespacedPod({ namespace: quotaNamespace, body: quotaPod }),
+    );
+    await assert.rejects(
+      core.createNamespacedPod({ namespace: quotaNamespace, body: quotaPod }),
+      (error: unknown) => {
+        assert.match(
+          String((error as { body?: unknown }).body),
+          new RegExp(
+            `exceeded quota: ${quotaNamespace}/small, requested: cpu=500m, used: cpu=1, limited: cpu=1`,
+          ),
+        );
+        return true;
+      },
+    );
+
+    // A bad Model is refused with Kthena's message.
+    const modelNamespace = await podReadyNamespace(t, 'e2e-model');
+    await assert.rejects(
+      kubectl(
+        ['apply', '-n', modelNamespace, '-f', '-'],
+        [
+          'apiVersion: registry.volcano.sh/v1alpha1',
+          'kind: Model',
+          'metadata:',
+          '  name: bounds',
+          'spec:',
+          '  backends:',
+          '  - name: b0',
+          '    type: vLLM',
+          '    modelURI: hf://org/model',
+          '    minReplicas: 5',
+          '    maxReplicas: 3',
+          '    workers:',
+          '    - {type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}',
+          '',
+        ].join('\n'),
+      ),
+      (error: { stderr?: string }) => {
+        assert.match(
+          error.stderr ?? '',
+          /denied the request: validation failed:\n\s+- spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+        );
+        return true;
+      },
+    );
+
+    log(`step 1 failed admissions: ${failed.messages.length}`);
+    assert.deepEqual(failed.messages, [], 'every create that should be admitted was');
+  });
+});
