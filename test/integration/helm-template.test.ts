@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { AUDITED_KINDS } from '../../operator/audit/audited-objects.js';
+import { parseOptions } from '../../operator/config/options.js';
 import { ensureBinaries } from '../../scripts/cluster/binaries.js';
 import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
 
@@ -18,7 +19,9 @@ const chart = join(repoRoot, 'charts', 'admission-operator');
 interface Rendered {
   kind: string;
   metadata: { name: string; namespace?: string };
-  spec?: Record<string, unknown>;
+  spec?: Record<string, unknown> & {
+    template?: { spec?: { containers?: { args?: string[] }[] } };
+  };
   rules?: { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] }[];
 }
 
@@ -69,5 +72,36 @@ describe('the chart, rendered', () => {
     const pair = (await render('replicaCount=2')).filter((object) => object.kind === 'PodDisruptionBudget');
     assert.equal(pair.length, 1);
     assert.equal(pair[0]?.spec?.minAvailable, 1);
+  });
+
+  it('points /validate-configmap at Koordinator’s namespace as the binary does, and installs without that namespace', async () => {
+    const parsed = parseOptions(['--namespace=admission-system'], {});
+    assert.equal(parsed.help, false);
+    const binaryDefault = parsed.help ? '' : parsed.options.sloConfigNamespace;
+    assert.equal(binaryDefault, 'koordinator-system');
+    const objects = await render();
+    const deployment = objects.find((object) => object.kind === 'Deployment');
+    const args = deployment?.spec?.template?.spec?.containers?.[0]?.args ?? [];
+    assert.ok(args.includes(`--slo-config-namespace=${binaryDefault}`), `args: ${args.join(' ')}`);
+    // Every namespaced object goes to the release namespace (or `default`, which every cluster
+    // has: Events about cluster-scoped objects land there): an install needs no Koordinator namespace.
+    const elsewhere = objects.filter(
+      (object) =>
+        object.metadata.namespace !== undefined &&
+        !['admission-system', 'default'].includes(object.metadata.namespace),
+    );
+    assert.deepEqual(
+      elsewhere.map((object) => `${object.kind} ${object.metadata.namespace}/${object.metadata.name}`),
+      [],
+    );
+    const clusterRole = objects.find((object) => object.kind === 'ClusterRole');
+    const reads = (clusterRole?.rules ?? []).filter(
+      (rule) =>
+        rule.resources?.includes('configmaps') && rule.resourceNames?.includes('slo-controller-config'),
+    );
+    assert.deepEqual(
+      reads.map((rule) => rule.verbs),
+      [['get', 'list', 'watch']],
+    );
   });
 });

@@ -18,4 +18,4 @@ app.kubernetes.io/name: admission-operator
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{- define "admission-operator.sloNamespace" -}}{{ .Values.sloConfigNamespace | default .Release.Namespace }}{{- end -}}
+{{- define "admission-operator.sloNamespace" -}}{{ .Values.sloConfigNamespace | default "koordinator-system" }}{{- end -}}
