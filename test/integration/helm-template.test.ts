@@ -18,9 +18,12 @@ const chart = join(repoRoot, 'charts', 'admission-operator');
 
 interface Rendered {
   kind: string;
-  metadata: { name: string; namespace?: string };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   spec?: Record<string, unknown> & {
     template?: { spec?: { containers?: { args?: string[] }[] } };
+    ports?: { name: string; port: number }[];
+    selector?: { matchLabels?: Record<string, string> };
+    groups?: { rules: { expr: string }[] }[];
   };
   rules?: { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] }[];
 }
@@ -103,5 +106,44 @@ describe('the chart, rendered', () => {
       reads.map((rule) => rule.verbs),
       [['get', 'list', 'watch']],
     );
+  });
+
+  it('keeps /metrics off the webhook Service: a metrics Service of its own, which the ServiceMonitor selects with the labels a Prometheus looks for', async () => {
+    const objects = await render(
+      'serviceMonitor.enabled=true',
+      'serviceMonitor.labels.release=prometheus',
+      'metrics.prometheusRule.enabled=true',
+    );
+    const services = objects.filter((object) => object.kind === 'Service');
+    const webhook = services.find((service) => service.metadata.name === 'admission-operator');
+    assert.deepEqual(
+      webhook?.spec?.ports?.map((port) => port.port),
+      [443],
+      'the webhook Service exposes the admission port alone',
+    );
+    const metrics = services.find((service) => service.spec?.ports?.some((port) => port.port === 8080));
+    assert.ok(metrics, 'a Service exposes the metrics port');
+    assert.notEqual(metrics.metadata.name, 'admission-operator');
+
+    const monitor = objects.find((object) => object.kind === 'ServiceMonitor');
+    assert.equal(
+      monitor?.metadata.labels?.release,
+      'prometheus',
+      'serviceMonitor.labels reach the ServiceMonitor',
+    );
+    const selects = (service: Rendered): boolean =>
+      Object.entries(monitor?.spec?.selector?.matchLabels ?? {}).every(
+        ([key, value]) => service.metadata.labels?.[key] === value,
+      );
+    assert.deepEqual(
+      services.filter(selects).map((service) => service.metadata.name),
+      [metrics.metadata.name],
+      'the ServiceMonitor selects the metrics Service only',
+    );
+
+    // A ServiceMonitor's job label is the scraped Service's name: the alerts select that job.
+    const rule = objects.find((object) => object.kind === 'PrometheusRule');
+    const exprs = (rule?.spec?.groups ?? []).flatMap((group) => group.rules.map((r) => r.expr)).join('\n');
+    assert.match(exprs, new RegExp(`job="${metrics.metadata.name}"`));
   });
 });
