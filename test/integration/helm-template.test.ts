@@ -4,10 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { AUDITED_KINDS } from '../../operator/audit/audited-objects.js';
 import { parseOptions } from '../../operator/config/options.js';
 import { ensureBinaries } from '../../scripts/cluster/binaries.js';
@@ -18,7 +19,12 @@ const chart = join(repoRoot, 'charts', 'admission-operator');
 
 interface Rendered {
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: Record<string, unknown> & {
     template?: { spec?: { containers?: { args?: string[] }[] } };
     ports?: { name: string; port: number }[];
@@ -145,5 +151,31 @@ describe('the chart, rendered', () => {
     const rule = objects.find((object) => object.kind === 'PrometheusRule');
     const exprs = (rule?.spec?.groups ?? []).flatMap((group) => group.rules.map((r) => r.expr)).join('\n');
     assert.match(exprs, new RegExp(`job="${metrics.metadata.name}"`));
+  });
+
+  it('renders the project’s CRDs, kept on uninstall by default, and none with crds.enabled=false', async () => {
+    const files = (await readdir(join(repoRoot, 'crds'))).filter((file) => file.endsWith('.yaml')).sort();
+    const crds = (await render()).filter((object) => object.kind === 'CustomResourceDefinition');
+    assert.deepEqual(crds.map((crd) => `${crd.metadata.name}.yaml`).sort(), files);
+    for (const crd of crds) {
+      assert.equal(
+        crd.metadata.annotations?.['helm.sh/resource-policy'],
+        'keep',
+        `${crd.metadata.name} is kept`,
+      );
+      const source = parse(
+        await readFile(join(repoRoot, 'crds', `${crd.metadata.name}.yaml`), 'utf8'),
+      ) as Rendered;
+      assert.deepEqual(crd.spec, source.spec, `${crd.metadata.name} is the project's CRD`);
+    }
+    const unkept = (await render('crds.keep=false')).filter(
+      (object) => object.kind === 'CustomResourceDefinition',
+    );
+    assert.equal(unkept.length, files.length);
+    assert.ok(unkept.every((crd) => crd.metadata.annotations?.['helm.sh/resource-policy'] === undefined));
+    const none = (await render('crds.enabled=false')).filter(
+      (object) => object.kind === 'CustomResourceDefinition',
+    );
+    assert.deepEqual(none, []);
   });
 });
