@@ -9,12 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import {
   AdmissionregistrationV1Api,
+  ApiextensionsV1Api,
   CoordinationV1Api,
   CoreV1Api,
+  PolicyV1Api,
   type V1Pod,
 } from '@kubernetes/client-node';
 import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
@@ -76,23 +78,35 @@ class FailedAdmissions {
   }
 }
 
+/** Waits until the chart's pods are `count`, all Running and Ready, none terminating. */
+function readyPods(count: number, timeoutMs = 180_000): Promise<V1Pod[]> {
+  return waitFor(
+    `${count} chart pod(s) Running and Ready`,
+    async () => {
+      const current = await chartPods();
+      return current.length === count && current.every(isReady) ? current : undefined;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+}
+
+async function podLogs(name: string): Promise<string> {
+  return (await kubectl(['logs', '-n', releaseNamespace, name, '--tail=-1'])).stdout;
+}
+
 describe('the chart on the local node', () => {
+  let tag = '';
+  before(async () => {
+    tag = await buildAndLoadImage(log);
+  });
+  after(uninstall);
+
   it('step 1: two replicas Ready by their probes, one leader, service-mode configurations with the Secret’s CA, admission through the Service', async (t) => {
     const kc = await clusterKubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
-    t.after(uninstall);
-
-    const tag = await buildAndLoadImage(log);
     const installStarted = Date.now();
     await helmUpgrade(tag, ['--set', 'replicaCount=2'], false);
-    const pods = await waitFor(
-      'both chart pods Running and Ready',
-      async () => {
-        const current = await chartPods();
-        return current.length === 2 && current.every(isReady) ? current : undefined;
-      },
-      { timeoutMs: 180_000, intervalMs: 250 },
-    );
+    const pods = await readyPods(2);
     const installToReady = (Date.now() - installStarted) / 1000;
     log(`helm install to both pods Ready: ${installToReady.toFixed(1)} s`);
 
@@ -243,5 +257,88 @@ describe('the chart on the local node', () => {
 
     log(`step 1 failed admissions: ${failed.messages.length}`);
     assert.deepEqual(failed.messages, [], 'every create that should be admitted was');
+  });
+
+  it('step 5: the periodic audit, enabled through the chart, completes with no 403', async () => {
+    await helmUpgrade(tag, ['--reuse-values', '--set', 'audit.interval=5s']);
+    const pods = await readyPods(2);
+    const rolledOut = Date.now();
+    const coordination = (await clusterKubeConfig()).makeApiClient(CoordinationV1Api);
+    // The old leader's pod is gone; one of the new pods takes the Lease over.
+    const leader = await waitFor(
+      'a new pod to hold the Lease',
+      async () => {
+        const lease = await coordination.readNamespacedLease({
+          namespace: releaseNamespace,
+          name: 'admission-operator',
+        });
+        return pods.find((pod) => lease.spec?.holderIdentity?.startsWith(`${pod.metadata?.name}_`));
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    log(
+      `a new pod held the Lease ${((Date.now() - rolledOut) / 1000).toFixed(1)} s after the rollout finished`,
+    );
+    const logs = await waitFor(
+      'the leader to finish an audit',
+      async () => {
+        const text = await podLogs(leader.metadata!.name!);
+        return text.includes('audit of existing objects finished') ? text : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
+    assert.doesNotMatch(logs, /audit of existing objects failed/);
+    assert.doesNotMatch(logs, /forbidden|"statusCode":403/i);
+  });
+
+  it('step 6: with replicaCount 1, evicting the pod is not blocked by a PodDisruptionBudget', async () => {
+    await helmUpgrade(tag, ['--reuse-values', '--set', 'replicaCount=1']);
+    const [pod] = await readyPods(1);
+    const name = pod?.metadata?.name ?? '';
+    const kc = await clusterKubeConfig();
+    const budgets = await kc.makeApiClient(PolicyV1Api).listNamespacedPodDisruptionBudget({
+      namespace: releaseNamespace,
+    });
+    assert.deepEqual(
+      budgets.items.map((budget) => budget.metadata?.name),
+      [],
+      'no budget over a single replica',
+    );
+    // The Eviction API is what `kubectl drain` calls: it answers 429 when a budget forbids it.
+    await kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
+      namespace: releaseNamespace,
+      name,
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: releaseNamespace } },
+    });
+    await readyPods(1);
+  });
+
+  it('step 7: helm uninstall leaves no pod and no webhook configuration, and keeps the CRDs', async () => {
+    const kc = await clusterKubeConfig();
+    await uninstall();
+    await waitFor('the chart’s pods to be gone', async () => (await chartPods()).length === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    const registration = kc.makeApiClient(AdmissionregistrationV1Api);
+    await waitFor(
+      'the garbage collector to remove both configurations',
+      async () => {
+        const mutating = await registration.listMutatingWebhookConfiguration();
+        const validating = await registration.listValidatingWebhookConfiguration();
+        return ![...mutating.items, ...validating.items].some(
+          (configuration) => configuration.metadata?.name === 'admission-operator',
+        );
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    // This cluster had none of the CRDs: the release created them, and its keep policy leaves them.
+    const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+    for (const name of ['elasticquotas.scheduling.sigs.k8s.io', 'models.registry.volcano.sh']) {
+      const crd = crds.items.find((item) => item.metadata?.name === name);
+      assert.ok(crd, `${name} is kept`);
+      assert.equal(crd.metadata?.annotations?.['meta.helm.sh/release-name'], releaseName);
+      assert.equal(crd.metadata?.annotations?.['helm.sh/resource-policy'], 'keep');
+    }
   });
 });
