@@ -27,7 +27,7 @@ import {
   stateFile,
 } from './layout.js';
 import { startNode, stopNode, type NodeKubeconfigs } from './node.js';
-import { nodeNetwork, setUpNodeNetwork } from './node-network.js';
+import { claimNodeHost, nodeNetwork, setUpNodeNetwork } from './node-network.js';
 import { createClusterPki, type ClusterPki, type NodePki } from './pki.js';
 import {
   isAlive,
@@ -247,6 +247,8 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
   const apiserverAddress = node ? nodeNetwork.address : '127.0.0.1';
   const server = `https://${apiserverAddress}:${apiserverPort}`;
   const started: (ClusterProcess & { exited: Promise<string> })[] = [];
+  // Before anything is set up: a refusal must not tear down another checkout's node.
+  if (node) await claimNodeHost();
 
   const record = async (): Promise<ClusterState> => {
     const state: ClusterState = {

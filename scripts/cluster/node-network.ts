@@ -11,7 +11,10 @@
  * (podman's own networks turn it on).
  */
 import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { nodeRunDir, repoRoot } from './layout.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -59,6 +62,32 @@ async function succeeds(command: string, args: string[]): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** Which checkout's cluster has the node: the bridge and the /run paths exist once per machine. */
+const claimFile = join(nodeRunDir, 'checkout');
+
+/**
+ * Claims the machine's node for this checkout, or fails naming the checkout that has it. Another
+ * checkout's `cluster:down` removes its claim; one left by a crash is removed with `cluster:down`
+ * in the checkout it names.
+ */
+export async function claimNodeHost(): Promise<void> {
+  const holder = (await readFile(claimFile, 'utf8').catch(() => '')).trim();
+  if (holder && holder !== repoRoot) {
+    throw new Error(
+      `the node of the cluster of ${holder} is on this machine (bridge ${nodeNetwork.bridge}, ${nodeRunDir}); ` +
+        `only one cluster with a node fits on a machine: run \`npm run cluster:down\` in ${holder} first`,
+    );
+  }
+  await mkdir(nodeRunDir, { recursive: true });
+  await writeFile(claimFile, `${repoRoot}\n`);
+}
+
+/** True unless another checkout has claimed the machine's node (then its host state is not ours to remove). */
+export async function ownsNodeHost(): Promise<boolean> {
+  const holder = (await readFile(claimFile, 'utf8').catch(() => '')).trim();
+  return holder === '' || holder === repoRoot;
 }
 
 /** Creates the bridge with the node's address (before the API server binds to it) and the FORWARD guard. */

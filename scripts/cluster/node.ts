@@ -18,11 +18,18 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, readlink, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import { binaries, cniBinDir, containerdRootDir, logsDir, nodeDir, nodeRunDir } from './layout.js';
-import { cniConfig, nodeNetwork, removeKubeletChains, run, tearDownNodeNetwork } from './node-network.js';
+import {
+  cniConfig,
+  nodeNetwork,
+  ownsNodeHost,
+  removeKubeletChains,
+  run,
+  tearDownNodeNetwork,
+} from './node-network.js';
 import { buildPauseImageArchive, pauseImage } from './pause-image.js';
 import type { NodePki } from './pki.js';
 import { isAlive, startProcess, stopProcesses, waitFor, type ClusterProcess, type Log } from './processes.js';
@@ -167,7 +174,17 @@ function ctr(args: string[]): Promise<string> {
 
 /** Imports an image archive (OCI or `podman save`/`docker save` format) into the node's containerd. */
 export async function importImage(archive: string): Promise<void> {
-  await ctr(['images', 'import', '--no-unpack=false', archive]);
+  // ctr unpacks what it imports into the overlayfs snapshotter, where the CRI finds it.
+  await ctr(['images', 'import', archive]);
+}
+
+/** The host pid of a running container's first process (the end-to-end suite kills containers with it). */
+export async function containerPid(containerId: string): Promise<number> {
+  for (const line of (await ctr(['tasks', 'list'])).split('\n')) {
+    const [id, pid, status] = line.trim().split(/\s+/);
+    if (id === containerId && status === 'RUNNING') return Number(pid);
+  }
+  throw new Error(`container ${containerId} has no running task`);
 }
 
 /** Starts containerd, the kubelet, kube-scheduler and kube-proxy, and waits for the Node to be Ready. */
@@ -184,7 +201,7 @@ export async function startNode(options: NodeStart): Promise<void> {
   // containerd finds its runc shim on PATH.
   const containerd = startProcess('containerd', binaries.containerd, ['--config', containerdToml], {
     ...process.env,
-    PATH: `${cniBinDir}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}`,
+    PATH: `${dirname(binaries.containerdShim)}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}`,
   });
   await started(containerd);
   await waitFor(
@@ -270,6 +287,11 @@ export async function stopNode(processes: ClusterProcess[], log: Log): Promise<v
   const byName = (name: string) => processes.filter((proc) => proc.name === name);
   await stopProcesses(['kube-proxy', 'kube-scheduler', 'kubelet'].flatMap(byName), log);
   const containerd = byName('containerd');
+  if (!(await ownsNodeHost())) {
+    // Another checkout's node runs here now: its containers, mounts and bridge are not ours.
+    await stopProcesses(containerd, log);
+    return;
+  }
   if (containerd.some(isAlive)) {
     const tasks = (await ctr(['tasks', 'list', '--quiet']).catch(() => '')).split('\n').filter(Boolean);
     // containerd's CRI deletes a task itself once it exits; a delete that finds none is done.

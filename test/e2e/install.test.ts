@@ -9,18 +9,23 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AdmissionregistrationV1Api,
+  DiscoveryV1Api,
   ApiextensionsV1Api,
   CoordinationV1Api,
   CoreV1Api,
   PolicyV1Api,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
+import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { nodeNetwork } from '../../scripts/cluster/node-network.js';
+import { containerPid } from '../../scripts/cluster/node.js';
 import {
   buildAndLoadImage,
   helmUpgrade,
@@ -29,6 +34,7 @@ import {
 } from '../../scripts/image/deploy-local.js';
 import { clusterKubeConfig, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
 import { readSecret, secretValue } from '../harness/operator.js';
+import { PodStream, type FailedCreate } from './pod-stream.js';
 
 const execFileAsync = promisify(execFile);
 const UNSCHEDULABLE = { 'e2e.admission-operator.io/no-such-node': 'true' };
@@ -38,13 +44,44 @@ const log = (line: string): void => {
   console.error(`[e2e] ${line}`);
 };
 
-async function chartPods(): Promise<V1Pod[]> {
+/** The operator's default --leader-elect-lease-duration, which the chart keeps. */
+const LEASE_DURATION_MS = 15_000;
+/** Creates in flight when a container is killed were sent at most this long before. */
+const IN_FLIGHT_MS = 2_000;
+
+/** The chart's pods; terminating ones too when `withTerminating`. */
+async function chartPods(withTerminating = false): Promise<V1Pod[]> {
   const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
   const list = await core.listNamespacedPod({
     namespace: releaseNamespace,
     labelSelector: `app.kubernetes.io/name=admission-operator,app.kubernetes.io/instance=${releaseName}`,
   });
-  return list.items.filter((pod) => !pod.metadata?.deletionTimestamp);
+  return list.items.filter((pod) => withTerminating || !pod.metadata?.deletionTimestamp);
+}
+
+async function leaseHolder(): Promise<string> {
+  const lease = await (
+    await clusterKubeConfig()
+  )
+    .makeApiClient(CoordinationV1Api)
+    .readNamespacedLease({ namespace: releaseNamespace, name: 'admission-operator' });
+  return lease.spec?.holderIdentity ?? '';
+}
+
+/** Waits until only `count` chart pods exist (terminating ones gone) and all are Ready. */
+async function settled(count: number): Promise<V1Pod[]> {
+  await waitFor('terminating chart pods to be gone', async () => (await chartPods(true)).length === count, {
+    timeoutMs: 120_000,
+    intervalMs: 250,
+  });
+  return readyPods(count);
+}
+
+function describeFailures(failures: FailedCreate[], since: number): string {
+  return failures
+    .slice(0, 5)
+    .map((failure) => `+${((failure.at - since) / 1000).toFixed(1)} s: ${failure.message}`)
+    .join('\n');
 }
 
 function isReady(pod: V1Pod): boolean {
@@ -226,37 +263,127 @@ describe('the chart on the local node', () => {
 
     // A bad Model is refused with Kthena's message.
     const modelNamespace = await podReadyNamespace(t, 'e2e-model');
-    await assert.rejects(
-      kubectl(
-        ['apply', '-n', modelNamespace, '-f', '-'],
-        [
-          'apiVersion: registry.volcano.sh/v1alpha1',
-          'kind: Model',
-          'metadata:',
-          '  name: bounds',
-          'spec:',
-          '  backends:',
-          '  - name: b0',
-          '    type: vLLM',
-          '    modelURI: hf://org/model',
-          '    minReplicas: 5',
-          '    maxReplicas: 3',
-          '    workers:',
-          '    - {type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}',
-          '',
-        ].join('\n'),
-      ),
-      (error: { stderr?: string }) => {
-        assert.match(
-          error.stderr ?? '',
-          /denied the request: validation failed:\n\s+- spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
-        );
-        return true;
-      },
-    );
+    // The project's bad Model (minReplicas above maxReplicas), in a namespace of this test.
+    const badModel = (
+      await readFile(join(repoRoot, 'test', 'fixtures', 'admit', 'bad-model.yaml'), 'utf8')
+    ).replace('namespace: team-a', `namespace: ${modelNamespace}`);
+    await assert.rejects(kubectl(['apply', '-f', '-'], badModel), (error: { stderr?: string }) => {
+      assert.match(
+        error.stderr ?? '',
+        /denied the request: validation failed:\n\s+- spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+      );
+      return true;
+    });
 
     log(`step 1 failed admissions: ${failed.messages.length}`);
     assert.deepEqual(failed.messages, [], 'every create that should be admitted was');
+  });
+
+  it('step 2: helm upgrade to an image with another tag while pods are created at 20/s: zero failed creates, the rollout finishes', async (t) => {
+    const kc = await clusterKubeConfig();
+    const loadNamespace = await podReadyNamespace(t, 'e2e-load');
+    const otherTag = await buildAndLoadImage(log, `${tag}-b`);
+    const stream = new PodStream(kc, loadNamespace);
+    // A failed step must not leave the stream running (it would keep the test process alive).
+    t.after(() => stream.stop());
+    const started = Date.now();
+    await sleep(3000);
+    await helmUpgrade(otherTag, ['--reuse-values']);
+    const pods = await settled(2);
+    for (const pod of pods)
+      assert.equal(pod.spec?.containers[0]?.image, `localhost/admission-operator:${otherTag}`);
+    await sleep(2000);
+    const result = await stream.stop();
+    log(
+      `step 2 (upgrade): ${result.created} pods created in ${result.seconds.toFixed(1)} s, ` +
+        `${result.failures.length} failed creates`,
+    );
+    assert.ok(result.created > 0);
+    assert.equal(result.failures.length, 0, describeFailures(result.failures, started));
+  });
+
+  it('step 3: graceful delete of the leader’s pod under load: zero failed creates and a new leader within a lease period; kill -9 of a replica fails creates only inside the endpoint-removal window', async (t) => {
+    const kc = await clusterKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const loadNamespace = await podReadyNamespace(t, 'e2e-load');
+    const pods = await settled(2);
+    const holder = await waitFor('a Lease holder among the pods', async () => {
+      const identity = await leaseHolder();
+      return pods.find((pod) => identity.startsWith(`${pod.metadata?.name}_`));
+    });
+    const leaderName = holder.metadata?.name ?? '';
+
+    const graceful = new PodStream(kc, loadNamespace);
+    t.after(() => graceful.stop());
+    const gracefulStarted = Date.now();
+    await sleep(3000);
+    const deletedAt = Date.now();
+    await core.deleteNamespacedPod({ namespace: releaseNamespace, name: leaderName });
+    await waitFor(
+      'another pod to take the Lease over',
+      async () => {
+        const identity = await leaseHolder();
+        return identity !== '' && !identity.startsWith(`${leaderName}_`);
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    const takeoverMs = Date.now() - deletedAt;
+    await settled(2);
+    await sleep(2000);
+    const gracefulResult = await graceful.stop();
+    log(
+      `step 3 (graceful delete of the leader): new leader after ${(takeoverMs / 1000).toFixed(1)} s; ` +
+        `${gracefulResult.created} pods created, ${gracefulResult.failures.length} failed creates`,
+    );
+    assert.equal(
+      gracefulResult.failures.length,
+      0,
+      describeFailures(gracefulResult.failures, gracefulStarted),
+    );
+    assert.ok(takeoverMs <= LEASE_DURATION_MS, `a new leader within a lease period (${takeoverMs} ms)`);
+
+    // kill -9 of a replica's container: the API server keeps calling it until the endpoint goes.
+    const [victim] = await settled(2);
+    const victimIp = victim?.status?.podIP ?? '';
+    const containerId = (victim?.status?.containerStatuses?.[0]?.containerID ?? '').replace(
+      /^containerd:\/\//,
+      '',
+    );
+    const pid = await containerPid(containerId);
+    const discovery = kc.makeApiClient(DiscoveryV1Api);
+    const killed = new PodStream(kc, loadNamespace);
+    t.after(() => killed.stop());
+    await sleep(3000);
+    const killedAt = Date.now();
+    process.kill(pid, 'SIGKILL');
+    const removedAt = await waitFor(
+      'the killed replica to leave the Service’s ready endpoints',
+      async () => {
+        const slices = await discovery.listNamespacedEndpointSlice({
+          namespace: releaseNamespace,
+          labelSelector: `kubernetes.io/service-name=${releaseName}`,
+        });
+        const stillReady = slices.items.some((slice) =>
+          (slice.endpoints ?? []).some(
+            (endpoint) => endpoint.addresses.includes(victimIp) && endpoint.conditions?.ready !== false,
+          ),
+        );
+        return stillReady ? undefined : Date.now();
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    await settled(2);
+    await sleep(2000);
+    const killedResult = await killed.stop();
+    const windowMs = removedAt - killedAt;
+    const outside = killedResult.failures.filter(
+      (failure) => failure.at < killedAt - IN_FLIGHT_MS || failure.at > removedAt,
+    );
+    log(
+      `step 3 (kill -9 of a replica): endpoint-removal window ${windowMs} ms; ${killedResult.created} pods ` +
+        `created, ${killedResult.failures.length} failed creates, ${outside.length} of them outside the window`,
+    );
+    assert.equal(outside.length, 0, describeFailures(outside, killedAt));
   });
 
   it('step 5: the periodic audit, enabled through the chart, completes with no 403', async () => {
