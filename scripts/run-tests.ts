@@ -4,6 +4,8 @@
  *   unit         test/unit: pure functions, no cluster.
  *   integration  test/integration: shares one real control plane for the whole run; starts it
  *                if it is not running and stops it at the end if this run started it.
+ *   e2e          test/e2e: the same with the node (`cluster:up -- --node`): the chart's pods run
+ *                on it and the API server calls them through the chart's Service.
  *
  * If the control plane cannot start, the run fails with the tail of its logs: integration
  * tests never skip.
@@ -45,8 +47,8 @@ const log = (line: string): void => {
 };
 
 async function main(suite: string | undefined): Promise<number> {
-  if (suite !== 'unit' && suite !== 'integration') {
-    console.error('usage: tsx scripts/run-tests.ts unit|integration');
+  if (suite !== 'unit' && suite !== 'integration' && suite !== 'e2e') {
+    console.error('usage: tsx scripts/run-tests.ts unit|integration|e2e');
     return 2;
   }
   const onlyFiles = process.argv.slice(3);
@@ -59,10 +61,10 @@ async function main(suite: string | undefined): Promise<number> {
 
   let startedNow = false;
   try {
-    ({ startedNow } = await startCluster(log));
+    ({ startedNow } = await startCluster(log, { node: suite === 'e2e' }));
   } catch (error) {
     console.error(
-      `\nINTEGRATION TESTS FAILED: the local control plane did not start.\n${(error as Error).message}\n${await logTails()}`,
+      `\n${suite.toUpperCase()} TESTS FAILED: the local ${suite === 'e2e' ? 'cluster with its node' : 'control plane'} did not start.\n${(error as Error).message}\n${await logTails()}`,
     );
     return 1;
   }

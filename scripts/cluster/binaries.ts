@@ -13,9 +13,14 @@ import {
   cacheDir,
   clusterModuleDir,
   controlPlaneBinDir,
+  containerdVersion,
+  cniPluginsVersion,
   helmBinDir,
   helmModuleDir,
+  kubernetesNodeBinDir,
   kubernetesVersion,
+  nodeModuleDir,
+  nodeRuntimeBinDir,
   prometheusVersion,
   promtoolBinDir,
   promtoolModuleDir,
@@ -28,6 +33,7 @@ interface BinaryGroup {
   packages: string[];
   outputs: string[];
   ldflags: string[];
+  env?: Record<string, string>;
 }
 
 const COMPLETE_STAMP = '.complete';
@@ -73,6 +79,48 @@ const groups: BinaryGroup[] = [
   },
 ];
 
+/**
+ * The node: only `cluster:up --node` builds it. kubelet, kube-scheduler and kube-proxy come from
+ * the control plane's module (one Kubernetes version); containerd, the CNI plugins and the pause
+ * program from a module of their own, whose dependency versions never meet Kubernetes'. Both
+ * are static (CGO_ENABLED=0), as Kubernetes' and containerd's own releases of them are.
+ */
+const nodeGroups: BinaryGroup[] = [
+  {
+    name: `node ${kubernetesVersion} (kubelet, kube-scheduler, kube-proxy)`,
+    moduleDir: clusterModuleDir,
+    binDir: kubernetesNodeBinDir,
+    packages: [
+      'k8s.io/kubernetes/cmd/kubelet',
+      'k8s.io/kubernetes/cmd/kube-scheduler',
+      'k8s.io/kubernetes/cmd/kube-proxy',
+    ],
+    outputs: [binaries.kubelet, binaries.kubeScheduler, binaries.kubeProxy],
+    ldflags: kubernetesVersionLdflags(),
+    env: { CGO_ENABLED: '0' },
+  },
+  {
+    name: `node runtime (containerd ${containerdVersion}, CNI plugins ${cniPluginsVersion}, pause)`,
+    moduleDir: nodeModuleDir,
+    binDir: nodeRuntimeBinDir,
+    packages: [
+      'github.com/containerd/containerd/v2/cmd/containerd',
+      'github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2',
+      'github.com/containerd/containerd/v2/cmd/ctr',
+      'github.com/containernetworking/plugins/plugins/main/bridge',
+      'github.com/containernetworking/plugins/plugins/ipam/host-local',
+      'github.com/containernetworking/plugins/plugins/main/loopback',
+      'github.com/containernetworking/plugins/plugins/meta/portmap',
+      './cmd/pause',
+    ],
+    outputs: [binaries.containerd, binaries.containerdShim, binaries.ctr, binaries.pause].concat(
+      ['bridge', 'host-local', 'loopback', 'portmap'].map((plugin) => join(nodeRuntimeBinDir, plugin)),
+    ),
+    ldflags: [],
+    env: { CGO_ENABLED: '0' },
+  },
+];
+
 /** Only the alert-rule tests need promtool, so starting the cluster does not build it. */
 const promtool: BinaryGroup = {
   name: `promtool ${prometheusVersion}`,
@@ -89,12 +137,12 @@ function isBuilt(group: BinaryGroup): boolean {
   );
 }
 
-function run(command: string, args: string[], cwd: string): Promise<void> {
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, {
       cwd,
       stdio: 'inherit',
-      env: { ...process.env, GOFLAGS: '-mod=mod' },
+      env: { ...process.env, GOFLAGS: '-mod=mod', ...env },
     });
     child.on('error', reject);
     child.on('exit', (code, signal) => {
@@ -115,6 +163,7 @@ async function build(group: BinaryGroup, log: (line: string) => void): Promise<v
       'go',
       ['build', `-ldflags=${ldflags}`, '-o', `${staging}/`, ...group.packages],
       group.moduleDir,
+      group.env,
     );
     await writeFile(join(staging, COMPLETE_STAMP), `${new Date().toISOString()}\n`);
     await rm(group.binDir, { recursive: true, force: true });
@@ -125,9 +174,15 @@ async function build(group: BinaryGroup, log: (line: string) => void): Promise<v
   log(`built ${group.name} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-/** Builds whatever binaries are missing; a second call with the same versions does nothing. */
-export async function ensureBinaries(log: (line: string) => void): Promise<void> {
-  for (const group of groups) {
+/**
+ * Builds whatever binaries are missing (the node's too when `node` is set); a second call with
+ * the same versions does nothing.
+ */
+export async function ensureBinaries(
+  log: (line: string) => void,
+  { node = false }: { node?: boolean } = {},
+): Promise<void> {
+  for (const group of node ? [...groups, ...nodeGroups] : groups) {
     if (!isBuilt(group)) await build(group, log);
   }
 }

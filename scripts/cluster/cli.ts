@@ -1,6 +1,6 @@
 /**
  * `npm run cluster:up | cluster:down | cluster:build`: the local control plane from the
- * command line.
+ * command line; with `--node` (`npm run cluster:up -- --node`), also the node that runs pods.
  */
 import { ensureBinaries } from './binaries.js';
 import { clusterStatus, logTails, startCluster, stopCluster } from './control-plane.js';
@@ -10,16 +10,23 @@ const log = (line: string): void => {
   console.log(line);
 };
 
-async function main(command: string | undefined): Promise<void> {
+async function main(command: string | undefined, flags: string[]): Promise<void> {
+  const unknown = flags.filter((flag) => flag !== '--node');
+  if (unknown.length > 0) {
+    console.error(`unknown option ${unknown.join(' ')}; usage: tsx scripts/cluster/cli.ts up|build [--node]`);
+    process.exitCode = 2;
+    return;
+  }
+  const node = flags.includes('--node');
   switch (command) {
     case 'build':
-      await ensureBinaries(log);
+      await ensureBinaries(log, { node });
       log('binaries are built');
       return;
     case 'up': {
       const started = Date.now();
       try {
-        const { state, startedNow } = await startCluster(log);
+        const { state, startedNow } = await startCluster(log, { node });
         log(
           startedNow
             ? `cluster is up at ${state.server} (${((Date.now() - started) / 1000).toFixed(1)} s)`
@@ -44,9 +51,9 @@ async function main(command: string | undefined): Promise<void> {
       return;
     }
     default:
-      console.error('usage: tsx scripts/cluster/cli.ts up|down|status|build');
+      console.error('usage: tsx scripts/cluster/cli.ts up|down|status|build [--node]');
       process.exitCode = 2;
   }
 }
 
-await main(process.argv[2]);
+await main(process.argv[2], process.argv.slice(3));

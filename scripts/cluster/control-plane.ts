@@ -1,10 +1,11 @@
 /**
  * Starts and stops the local control plane: etcd, kube-apiserver and
  * kube-controller-manager on free loopback ports, as detached processes whose pids are
- * recorded so that `down` stops exactly what `up` started.
+ * recorded so that `down` stops exactly what `up` started. With a node (node.ts), the API
+ * server binds and advertises the node's bridge address instead of the loopback, so that pods
+ * reach it through the `kubernetes` Service, and resolves webhook Services to their endpoints.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -21,16 +22,24 @@ import {
   kubernetesVersion,
   lockFile,
   logsDir,
+  nodeDir,
   pkiDir,
   stateFile,
 } from './layout.js';
-import { createClusterPki, type ClusterPki } from './pki.js';
+import { startNode, stopNode, type NodeKubeconfigs } from './node.js';
+import { claimNodeHost, nodeNetwork, setUpNodeNetwork } from './node-network.js';
+import { createClusterPki, type ClusterPki, type NodePki } from './pki.js';
+import {
+  isAlive,
+  pidExists,
+  startProcess,
+  stopProcesses,
+  waitFor,
+  type ClusterProcess,
+  type Log,
+} from './processes.js';
 
-export interface ClusterProcess {
-  name: string;
-  pid: number;
-  binary: string;
-}
+export type { ClusterProcess, Log } from './processes.js';
 
 export interface ClusterState {
   kubernetesVersion: string;
@@ -38,30 +47,13 @@ export interface ClusterState {
   server: string;
   kubeconfig: string;
   processes: ClusterProcess[];
+  /** Whether this cluster has a node (`cluster:up --node`); absent in states written before nodes existed. */
+  node?: boolean;
 }
 
-export type Log = (line: string) => void;
-
-const READY_TIMEOUT_MS = 120_000;
-
-function pidExists(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isAlive(proc: ClusterProcess): boolean {
-  if (!pidExists(proc.pid)) return false;
-  // A recorded pid may have been reused by an unrelated process after a reboot.
-  try {
-    return readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0')[0] === proc.binary;
-  } catch {
-    return false;
-  }
+export interface ClusterOptions {
+  /** Start the node too: containerd, kubelet, kube-scheduler, kube-proxy. */
+  node?: boolean;
 }
 
 async function readState(): Promise<ClusterState | undefined> {
@@ -172,41 +164,6 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function startProcess(
-  name: string,
-  binary: string,
-  args: string[],
-): ClusterProcess & { exited: Promise<string> } {
-  const out = openSync(join(logsDir, `${name}.log`), 'a');
-  const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out] });
-  closeSync(out);
-  if (child.pid === undefined) throw new Error(`could not start ${name}`);
-  const exited = new Promise<string>((resolvePromise) => {
-    child.on('exit', (code, signal) => {
-      resolvePromise(`${name} exited (${signal ?? `code ${code}`})`);
-    });
-  });
-  child.unref();
-  return { name, pid: child.pid, binary, exited };
-}
-
-async function waitFor(
-  what: string,
-  probe: () => Promise<boolean>,
-  exited: Promise<string>[],
-  timeoutMs = READY_TIMEOUT_MS,
-): Promise<void> {
-  let failure: string | undefined;
-  void Promise.race(exited).then((reason) => (failure = reason));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (failure) throw new Error(`${failure} while waiting for ${what}`);
-    if (await probe().catch(() => false)) return;
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-}
-
 function kubeconfigYaml(
   server: string,
   user: string,
@@ -232,6 +189,28 @@ function kubeconfigYaml(
   )}\n`;
 }
 
+async function writeNodeKubeconfigs(server: string, caPath: string, pki: NodePki): Promise<NodeKubeconfigs> {
+  const read = (path: string): Promise<string> => readFile(path, 'utf8');
+  const ca = await read(caPath);
+  const paths: NodeKubeconfigs = {
+    kubelet: join(nodeDir, 'kubelet.kubeconfig'),
+    scheduler: join(nodeDir, 'scheduler.kubeconfig'),
+    proxy: join(nodeDir, 'kube-proxy.kubeconfig'),
+  };
+  await mkdir(nodeDir, { recursive: true });
+  const users: [keyof NodeKubeconfigs, string, string, string][] = [
+    ['kubelet', `system:node:${nodeNetwork.nodeName}`, pki.kubeletCert, pki.kubeletKey],
+    ['scheduler', 'system:kube-scheduler', pki.schedulerCert, pki.schedulerKey],
+    ['proxy', 'system:kube-proxy', pki.proxyCert, pki.proxyKey],
+  ];
+  for (const [key, user, cert, keyFile] of users) {
+    await writeFile(paths[key], kubeconfigYaml(server, user, ca, await read(cert), await read(keyFile)), {
+      mode: 0o600,
+    });
+  }
+  return paths;
+}
+
 async function writeKubeconfigs(server: string, pki: ClusterPki): Promise<void> {
   const read = (path: string): Promise<string> => readFile(path, 'utf8');
   const ca = await read(pki.caCert);
@@ -253,14 +232,23 @@ async function writeKubeconfigs(server: string, pki: ClusterPki): Promise<void> 
   );
 }
 
-async function launch(log: Log): Promise<ClusterState> {
+async function launch(log: Log, { node = false }: ClusterOptions): Promise<ClusterState> {
   await rm(clusterDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   await mkdir(logsDir, { recursive: true });
-  const pki = await createClusterPki();
-  const [etcdClientPort, etcdPeerPort, apiserverPort, controllerManagerPort] = await freePorts(4);
+  const pki = await createClusterPki(
+    node ? { name: nodeNetwork.nodeName, address: nodeNetwork.address } : undefined,
+  );
+  const [etcdClientPort, etcdPeerPort, apiserverPort, controllerManagerPort, ...nodePorts] = await freePorts(
+    node ? 9 : 4,
+  );
   const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
-  const server = `https://127.0.0.1:${apiserverPort}`;
+  // With a node, the API server listens on the bridge's address (on this machine only), which
+  // pods reach and which the `kubernetes` Service's endpoint names.
+  const apiserverAddress = node ? nodeNetwork.address : '127.0.0.1';
+  const server = `https://${apiserverAddress}:${apiserverPort}`;
   const started: (ClusterProcess & { exited: Promise<string> })[] = [];
+  // Before anything is set up: a refusal must not tear down another checkout's node.
+  if (node) await claimNodeHost();
 
   const record = async (): Promise<ClusterState> => {
     const state: ClusterState = {
@@ -269,12 +257,14 @@ async function launch(log: Log): Promise<ClusterState> {
       server,
       kubeconfig: kubeconfigPath,
       processes: started.map(({ name, pid, binary }) => ({ name, pid, binary })),
+      node,
     };
     await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
     return state;
   };
 
   try {
+    if (node) await setUpNodeNetwork();
     started.push(
       startProcess('etcd', binaries.etcd, [
         `--data-dir=${etcdDataDir}`,
@@ -294,14 +284,26 @@ async function launch(log: Log): Promise<ClusterState> {
       startProcess('kube-apiserver', binaries.kubeApiserver, [
         `--etcd-servers=${etcdUrl}`,
         `--secure-port=${apiserverPort}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
+        `--bind-address=${apiserverAddress}`,
+        `--advertise-address=${apiserverAddress}`,
         `--cert-dir=${join(clusterDir, 'apiserver')}`,
         `--tls-cert-file=${pki.apiserverCert}`,
         `--tls-private-key-file=${pki.apiserverKey}`,
         `--client-ca-file=${pki.caCert}`,
         '--service-cluster-ip-range=10.0.0.0/24',
-        '--authorization-mode=RBAC',
+        ...(pki.node
+          ? [
+              // The Node authorizer lets the kubelet read what its pods need, as in any cluster.
+              '--authorization-mode=Node,RBAC',
+              '--enable-admission-plugins=NodeRestriction',
+              // A webhook's Service resolves to its EndpointSlices' pod addresses, which this
+              // machine routes to the bridge; kube-proxy is for pods, not the API server.
+              '--enable-aggregator-routing=true',
+              `--kubelet-client-certificate=${pki.node.apiserverKubeletClientCert}`,
+              `--kubelet-client-key=${pki.node.apiserverKubeletClientKey}`,
+              '--kubelet-preferred-address-types=InternalIP',
+            ]
+          : ['--authorization-mode=RBAC']),
         '--allow-privileged=true',
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${pki.serviceAccountPub}`,
@@ -344,24 +346,47 @@ async function launch(log: Log): Promise<ClusterState> {
       started.map((p) => p.exited),
     );
     log('kube-controller-manager running');
-    return state;
+    if (!pki.node) return state;
+
+    const [kubeletPort, kubeletHealthzPort, schedulerPort, proxyHealthzPort, proxyMetricsPort] = nodePorts;
+    if (proxyMetricsPort === undefined) throw new Error('internal: too few ports for the node');
+    await startNode({
+      caCert: pki.caCert,
+      pki: pki.node,
+      kubeconfigs: await writeNodeKubeconfigs(server, pki.caCert, pki.node),
+      ports: [
+        kubeletPort ?? 0,
+        kubeletHealthzPort ?? 0,
+        schedulerPort ?? 0,
+        proxyHealthzPort ?? 0,
+        proxyMetricsPort,
+      ],
+      started: async (proc) => {
+        started.push(proc);
+        await record();
+      },
+      exited: () => started.map((p) => p.exited),
+      nodeReady: async () => {
+        const { status, body } = await get(`${server}/api/v1/nodes/${nodeNetwork.nodeName}`, tls);
+        if (status !== 200) return false;
+        const conditions = (
+          JSON.parse(body) as { status?: { conditions?: { type: string; status: string }[] } }
+        ).status?.conditions;
+        return conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      },
+      log,
+    });
+    return await record();
   } catch (error) {
-    await stopProcesses(started, log);
+    await stopAll(started, node, log);
     throw error;
   }
 }
 
-async function stopProcesses(processes: ClusterProcess[], log: Log): Promise<void> {
-  // Reverse start order: the controller manager and API server before their etcd.
-  for (const proc of [...processes].reverse()) {
-    if (!isAlive(proc)) continue;
-    process.kill(proc.pid, 'SIGTERM');
-    const deadline = Date.now() + 15_000;
-    while (isAlive(proc) && Date.now() < deadline) await sleep(100);
-    if (isAlive(proc)) process.kill(proc.pid, 'SIGKILL');
-    while (isAlive(proc)) await sleep(50);
-    log(`stopped ${proc.name} (pid ${proc.pid})`);
-  }
+/** Stops the node (and removes what it made) before the control plane it talks to. */
+async function stopAll(processes: ClusterProcess[], node: boolean, log: Log): Promise<void> {
+  if (node) await stopNode(processes, log);
+  await stopProcesses(processes, log);
 }
 
 /** Serialises up/down across processes (two test runs, or a run and a user's `cluster:up`). */
@@ -391,17 +416,29 @@ async function withLock<T>(log: Log, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Starts the cluster unless it is already up; `startedNow` tells the caller whether to stop it later. */
-export async function startCluster(log: Log): Promise<{ state: ClusterState; startedNow: boolean }> {
+/**
+ * Starts the cluster unless it is already up; `startedNow` tells the caller whether to stop it
+ * later. A cluster with a node serves a caller that needs none; one without a node is started
+ * anew when a node is asked for (the API server must move to the node's address).
+ */
+export async function startCluster(
+  log: Log,
+  options: ClusterOptions = {},
+): Promise<{ state: ClusterState; startedNow: boolean }> {
   return withLock(log, async () => {
     const status = await clusterStatus();
-    if (status.running && status.state) return { state: status.state, startedNow: false };
+    const fits = status.state?.node === true || options.node !== true;
+    if (status.running && status.state && fits) return { state: status.state, startedNow: false };
     if (status.state) {
-      log(`cleaning up a previous cluster (${status.reason})`);
-      await stopProcesses(status.state.processes, log);
+      log(
+        status.running
+          ? 'restarting the running cluster with a node'
+          : `cleaning up a previous cluster (${status.reason})`,
+      );
+      await stopAll(status.state.processes, status.state.node === true, log);
     }
-    await ensureBinaries(log);
-    return { state: await launch(log), startedNow: true };
+    await ensureBinaries(log, { node: options.node === true });
+    return { state: await launch(log, options), startedNow: true };
   });
 }
 
@@ -409,7 +446,7 @@ export async function startCluster(log: Log): Promise<{ state: ClusterState; sta
 export async function stopCluster(log: Log): Promise<boolean> {
   return withLock(log, async () => {
     const state = await readState();
-    if (state) await stopProcesses(state.processes, log);
+    if (state) await stopAll(state.processes, state.node === true, log);
     const keep = new Set(['logs']);
     if (existsSync(clusterDir)) {
       for (const entry of await readdir(clusterDir)) {

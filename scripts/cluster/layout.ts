@@ -18,6 +18,7 @@ export const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
 export const clusterModuleDir = join(repoRoot, 'scripts', 'cluster');
 export const helmModuleDir = join(clusterModuleDir, 'helm');
 export const promtoolModuleDir = join(clusterModuleDir, 'promtool');
+export const nodeModuleDir = join(clusterModuleDir, 'node');
 
 export const cacheDir = join(repoRoot, '.cache');
 export const clusterDir = join(cacheDir, 'cluster');
@@ -28,6 +29,15 @@ export const stateFile = join(clusterDir, 'state.json');
 export const lockFile = join(cacheDir, 'cluster.lock');
 export const kubeconfigPath = join(clusterDir, 'kubeconfig');
 export const controllerManagerKubeconfigPath = join(clusterDir, 'controller-manager.kubeconfig');
+/** The node's own files (kubelet, kube-proxy and scheduler configuration, the kubelet's root). */
+export const nodeDir = join(clusterDir, 'node');
+/**
+ * containerd's image store outlives `cluster:down`, so the next `up --node` does not import
+ * the same images again; containers, sandboxes and mounts never outlive it.
+ */
+export const containerdRootDir = join(cacheDir, 'containerd');
+/** containerd's sockets and runtime state: on tmpfs, short enough for unix socket paths. */
+export const nodeRunDir = '/run/admission-operator-node';
 
 function requiredVersion(goModPath: string, modulePath: string): string {
   const goMod = readFileSync(goModPath, 'utf8');
@@ -52,6 +62,22 @@ export const controlPlaneBinDir = join(
 );
 export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}`);
 export const promtoolBinDir = join(cacheDir, 'bin', `promtool-${prometheusVersion}`);
+export const containerdVersion = requiredVersion(
+  join(nodeModuleDir, 'go.mod'),
+  'github.com/containerd/containerd/v2',
+);
+export const cniPluginsVersion = requiredVersion(
+  join(nodeModuleDir, 'go.mod'),
+  'github.com/containernetworking/plugins',
+);
+/** kubelet, kube-scheduler and kube-proxy: the control plane's version, built apart so adding them rebuilds nothing. */
+export const kubernetesNodeBinDir = join(cacheDir, 'bin', `kubernetes-node-${kubernetesVersion}`);
+/** containerd, its runc shim, ctr, the CNI plugins and the pause program. */
+export const nodeRuntimeBinDir = join(
+  cacheDir,
+  'bin',
+  `node-runtime-containerd-${containerdVersion}-cni-${cniPluginsVersion}`,
+);
 
 export const binaries = {
   etcd: join(controlPlaneBinDir, 'etcd'),
@@ -60,4 +86,14 @@ export const binaries = {
   kubectl: join(controlPlaneBinDir, 'kubectl'),
   helm: join(helmBinDir, 'helm'),
   promtool: join(promtoolBinDir, 'promtool'),
+  kubelet: join(kubernetesNodeBinDir, 'kubelet'),
+  kubeScheduler: join(kubernetesNodeBinDir, 'kube-scheduler'),
+  kubeProxy: join(kubernetesNodeBinDir, 'kube-proxy'),
+  containerd: join(nodeRuntimeBinDir, 'containerd'),
+  containerdShim: join(nodeRuntimeBinDir, 'containerd-shim-runc-v2'),
+  ctr: join(nodeRuntimeBinDir, 'ctr'),
+  pause: join(nodeRuntimeBinDir, 'pause'),
 } as const;
+
+/** The CNI plugins' folder: the node runtime's, where `bridge`, `host-local`, `loopback` and `portmap` are built. */
+export const cniBinDir = nodeRuntimeBinDir;

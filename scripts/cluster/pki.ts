@@ -1,6 +1,8 @@
 /**
  * The local control plane's PKI: one CA, the API server's serving certificate, client
- * certificates for the admin and the controller manager, and the service-account keys.
+ * certificates for the admin and the controller manager, and the service-account keys; with a
+ * node, client certificates for the kubelet, kube-scheduler, kube-proxy and for the API server
+ * calling the kubelet, and the node's address in the API server's certificate.
  * It reuses the operator's own X.509 code, so the cluster scripts exercise it too.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -27,7 +29,37 @@ export interface ClusterPki {
   serviceAccountPub: string;
 }
 
-export async function createClusterPki(): Promise<ClusterPki> {
+/** The node's client certificates, by role. */
+export interface NodePki {
+  kubeletCert: string;
+  kubeletKey: string;
+  schedulerCert: string;
+  schedulerKey: string;
+  proxyCert: string;
+  proxyKey: string;
+  apiserverKubeletClientCert: string;
+  apiserverKubeletClientKey: string;
+}
+
+export interface NodeIdentity {
+  /** The Node's name: the kubelet authenticates as `system:node:<name>`. */
+  name: string;
+  /** The address pods reach the API server on, named in its certificate. */
+  address: string;
+}
+
+async function writePems<K extends string>(
+  contents: Record<K, [file: string, pem: string]>,
+): Promise<Record<K, string>> {
+  const paths = {} as Record<K, string>;
+  for (const [key, [file, pem]] of Object.entries(contents) as [K, [string, string]][]) {
+    paths[key] = join(pkiDir, file);
+    await writeFile(paths[key], pem, { mode: 0o600 });
+  }
+  return paths;
+}
+
+export async function createClusterPki(node?: NodeIdentity): Promise<ClusterPki & { node?: NodePki }> {
   await mkdir(pkiDir, { recursive: true, mode: 0o700 });
   const ca = await createCertificateAuthority({
     commonName: 'admission-operator-local-cluster-ca',
@@ -45,7 +77,7 @@ export async function createClusterPki(): Promise<ClusterPki> {
         'kubernetes.default.svc',
         'kubernetes.default.svc.cluster.local',
       ],
-      ipAddresses: ['127.0.0.1', '10.0.0.1'],
+      ipAddresses: ['127.0.0.1', '10.0.0.1', ...(node ? [node.address] : [])],
     },
     ca,
   );
@@ -70,10 +102,26 @@ export async function createClusterPki(): Promise<ClusterPki> {
     serviceAccountKey: ['sa.key', serviceAccount.privateKeyPem],
     serviceAccountPub: ['sa.pub', serviceAccount.publicKeyPem],
   };
-  const paths = {} as Record<keyof ClusterPki, string>;
-  for (const [key, [file, pem]] of Object.entries(contents) as [keyof ClusterPki, [string, string]][]) {
-    paths[key] = join(pkiDir, file);
-    await writeFile(paths[key], pem, { mode: 0o600 });
-  }
-  return paths;
+  const paths = await writePems(contents);
+  if (!node) return paths;
+
+  const client = (commonName: string, organizations: string[] = []) =>
+    issueCertificate({ commonName, organizations, usage: 'client', lifetimeMs: YEAR_MS }, ca);
+  const kubelet = await client(`system:node:${node.name}`, ['system:nodes']);
+  const scheduler = await client('system:kube-scheduler');
+  const proxy = await client('system:kube-proxy');
+  // The API server calls the kubelet for logs, exec and port-forward; the kubelet asks the API
+  // server whether this user may, and system:masters may.
+  const kubeletClient = await client('kube-apiserver-kubelet-client', ['system:masters']);
+  const nodePaths = await writePems<keyof NodePki>({
+    kubeletCert: ['kubelet.crt', kubelet.certificatePem],
+    kubeletKey: ['kubelet.key', kubelet.privateKeyPem],
+    schedulerCert: ['scheduler.crt', scheduler.certificatePem],
+    schedulerKey: ['scheduler.key', scheduler.privateKeyPem],
+    proxyCert: ['kube-proxy.crt', proxy.certificatePem],
+    proxyKey: ['kube-proxy.key', proxy.privateKeyPem],
+    apiserverKubeletClientCert: ['apiserver-kubelet-client.crt', kubeletClient.certificatePem],
+    apiserverKubeletClientKey: ['apiserver-kubelet-client.key', kubeletClient.privateKeyPem],
+  });
+  return { ...paths, node: nodePaths };
 }

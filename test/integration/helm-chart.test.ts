@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import { AppsV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import {
   clusterKubeConfig,
+  installCrds,
   kubectl,
   podReadyNamespace,
   statusCode,
@@ -88,7 +89,7 @@ const ALLOWED = [
   /^namespaces\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
-  /^autoscalingpolicies\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^(models|autoscalingpolicies|autoscalingpolicybindings)\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^nodes\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^priorityclasses\.scheduling\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^clustercolocationprofiles\.config\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
@@ -115,13 +116,50 @@ describe('Helm chart', () => {
     const projectCrds = (await readdir(join(repoRoot, 'crds')))
       .filter((file) => file.endsWith('.yaml'))
       .sort();
-    const chartCrds = (await readdir(join(chart, 'crds'))).sort();
+    const chartCrds = (await readdir(join(chart, 'files', 'crds'))).sort();
     assert.deepEqual(chartCrds, projectCrds);
     for (const file of projectCrds) {
       assert.equal(
-        await readFile(join(chart, 'crds', file), 'utf8'),
+        await readFile(join(chart, 'files', 'crds', file), 'utf8'),
         await readFile(join(repoRoot, 'crds', file), 'utf8'),
-        `charts/admission-operator/crds/${file} differs from crds/${file}`,
+        `charts/admission-operator/files/crds/${file} differs from crds/${file}`,
+      );
+    }
+  });
+
+  it('installs next to CRDs another project already installed, leaving them exactly as they are', async (t) => {
+    const names = (await readdir(join(repoRoot, 'crds')))
+      .filter((file) => file.endsWith('.yaml'))
+      .map((file) => file.replace(/\.yaml$/, ''));
+    // As Koordinator's, scheduler-plugins' or Volcano's installer would: applied, not by this chart.
+    await installCrds(...names);
+    const extensions = (await clusterKubeConfig()).makeApiClient(ApiextensionsV1Api);
+    const before = new Map<string, string>();
+    for (const name of names) {
+      const crd = await extensions.readCustomResourceDefinition({ name });
+      assert.equal(
+        crd.metadata?.annotations?.['meta.helm.sh/release-name'],
+        undefined,
+        `${name} is not Helm's`,
+      );
+      before.set(name, crd.metadata?.resourceVersion ?? '');
+    }
+    const release = `crds-${uniqueSuffix()}`;
+    const namespace = `${release}-system`;
+    t.after(async () => {
+      await helm(['uninstall', release, '-n', namespace]).catch(() => undefined);
+      await kubectl(['delete', 'namespace', namespace, '--wait=false']).catch(() => undefined);
+    });
+    await helm(['install', release, chart, '-n', namespace, '--create-namespace']);
+    const { stdout: manifest } = await helm(['get', 'manifest', release, '-n', namespace]);
+    assert.doesNotMatch(manifest, /kind: CustomResourceDefinition/, 'the release takes over no CRD');
+    await helm(['uninstall', release, '-n', namespace]);
+    for (const name of names) {
+      const crd = await extensions.readCustomResourceDefinition({ name });
+      assert.equal(
+        crd.metadata?.resourceVersion,
+        before.get(name),
+        `${name} untouched by install and uninstall`,
       );
     }
   });

@@ -119,7 +119,7 @@ describe('alerts, dashboard and Events', () => {
       assert.ok(!alert.expr.includes('job="admission-operator"'), `${alert.alert} selects the release's job`);
       assert.ok(!alert.expr.includes('namespace="admission-system"'));
     }
-    assert.match(rendered.map((alert) => alert.expr).join('\n'), /job="mon-admission-operator"/);
+    assert.match(rendered.map((alert) => alert.expr).join('\n'), /job="mon-admission-operator-metrics"/);
     const renderedFile = join(await mkdtemp(join(tmpdir(), 'rules-')), 'rendered.yaml');
     await writeFile(renderedFile, JSON.stringify({ groups: rule.spec.groups }));
     assert.match(await run(promtool, ['check', 'rules', renderedFile]), /SUCCESS/);

@@ -18,7 +18,7 @@ app.kubernetes.io/name: admission-operator
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{- define "admission-operator.sloNamespace" -}}{{ .Values.sloConfigNamespace | default .Release.Namespace }}{{- end -}}
+{{- define "admission-operator.sloNamespace" -}}{{ .Values.sloConfigNamespace | default "koordinator-system" }}{{- end -}}
 
 {{/*
 The V8 old-space limit in MiB, three quarters of resources.limits.memory ("" without a limit).

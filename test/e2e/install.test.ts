@@ -1,0 +1,471 @@
+/**
+ * The chart as cluster admins install it, on the local cluster's node: the image built and
+ * imported into the node's containerd, `helm upgrade --install`, the chart's pods Running and
+ * Ready by the kubelet's own probes, and every admission made by the API server through the
+ * chart's Service (the configurations are in service mode: no URL reaches the pods any other way).
+ *
+ * Pods created here carry a nodeSelector no node has, so they stay Pending: admission is what is
+ * measured, and the 2-core node runs only the operator.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  AdmissionregistrationV1Api,
+  DiscoveryV1Api,
+  ApiextensionsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  PolicyV1Api,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { nodeNetwork } from '../../scripts/cluster/node-network.js';
+import { containerPid } from '../../scripts/cluster/node.js';
+import {
+  buildAndLoadImage,
+  helmUpgrade,
+  releaseName,
+  releaseNamespace,
+} from '../../scripts/image/deploy-local.js';
+import { clusterKubeConfig, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
+import { readSecret, secretValue } from '../harness/operator.js';
+import { PodStream, type FailedCreate } from './pod-stream.js';
+
+const execFileAsync = promisify(execFile);
+const UNSCHEDULABLE = { 'e2e.admission-operator.io/no-such-node': 'true' };
+const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
+
+const log = (line: string): void => {
+  console.error(`[e2e] ${line}`);
+};
+
+/** The operator's default --leader-elect-lease-duration, which the chart keeps. */
+const LEASE_DURATION_MS = 15_000;
+/** Creates in flight when a container is killed were sent at most this long before. */
+const IN_FLIGHT_MS = 2_000;
+
+/** The chart's pods; terminating ones too when `withTerminating`. */
+async function chartPods(withTerminating = false): Promise<V1Pod[]> {
+  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  const list = await core.listNamespacedPod({
+    namespace: releaseNamespace,
+    labelSelector: `app.kubernetes.io/name=admission-operator,app.kubernetes.io/instance=${releaseName}`,
+  });
+  return list.items.filter((pod) => withTerminating || !pod.metadata?.deletionTimestamp);
+}
+
+async function leaseHolder(): Promise<string> {
+  const lease = await (
+    await clusterKubeConfig()
+  )
+    .makeApiClient(CoordinationV1Api)
+    .readNamespacedLease({ namespace: releaseNamespace, name: 'admission-operator' });
+  return lease.spec?.holderIdentity ?? '';
+}
+
+/** Waits until only `count` chart pods exist (terminating ones gone) and all are Ready. */
+async function settled(count: number): Promise<V1Pod[]> {
+  await waitFor('terminating chart pods to be gone', async () => (await chartPods(true)).length === count, {
+    timeoutMs: 120_000,
+    intervalMs: 250,
+  });
+  return readyPods(count);
+}
+
+function describeFailures(failures: FailedCreate[], since: number): string {
+  return failures
+    .slice(0, 5)
+    .map((failure) => `+${((failure.at - since) / 1000).toFixed(1)} s: ${failure.message}`)
+    .join('\n');
+}
+
+function isReady(pod: V1Pod): boolean {
+  return (
+    pod.status?.phase === 'Running' &&
+    (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
+  );
+}
+
+async function uninstall(): Promise<void> {
+  await execFileAsync(binaries.helm, [
+    'uninstall',
+    releaseName,
+    '-n',
+    releaseNamespace,
+    '--wait',
+    `--kubeconfig=${kubeconfigPath}`,
+  ]).catch(() => undefined);
+}
+
+/** Counts the creates that should have been admitted and were not, with their messages. */
+class FailedAdmissions {
+  readonly messages: string[] = [];
+  async admitted<T>(what: string, create: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await create();
+    } catch (error) {
+      this.messages.push(`${what}: ${String((error as { body?: unknown }).body ?? error)}`.slice(0, 500));
+      return undefined;
+    }
+  }
+}
+
+/** Waits until the chart's pods are `count`, all Running and Ready, none terminating. */
+function readyPods(count: number, timeoutMs = 180_000): Promise<V1Pod[]> {
+  return waitFor(
+    `${count} chart pod(s) Running and Ready`,
+    async () => {
+      const current = await chartPods();
+      return current.length === count && current.every(isReady) ? current : undefined;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+}
+
+async function podLogs(name: string): Promise<string> {
+  return (await kubectl(['logs', '-n', releaseNamespace, name, '--tail=-1'])).stdout;
+}
+
+describe('the chart on the local node', () => {
+  let tag = '';
+  before(async () => {
+    tag = await buildAndLoadImage(log);
+  });
+  after(uninstall);
+
+  it('step 1: two replicas Ready by their probes, one leader, service-mode configurations with the Secret’s CA, admission through the Service', async (t) => {
+    const kc = await clusterKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const installStarted = Date.now();
+    await helmUpgrade(tag, ['--set', 'replicaCount=2'], false);
+    const pods = await readyPods(2);
+    const installToReady = (Date.now() - installStarted) / 1000;
+    log(`helm install to both pods Ready: ${installToReady.toFixed(1)} s`);
+
+    // Ready by the kubelet's probes: the containers declare them, run on the node, and report ready.
+    for (const pod of pods) {
+      assert.equal(pod.spec?.nodeName, nodeNetwork.nodeName);
+      assert.ok(pod.status?.podIP?.startsWith('10.244.0.'), `${pod.metadata?.name} has a pod address`);
+      const container = pod.spec?.containers[0];
+      assert.equal(container?.readinessProbe?.httpGet?.path, '/readyz');
+      assert.equal(container?.image, `localhost/admission-operator:${tag}`);
+      assert.equal(pod.status?.containerStatuses?.[0]?.ready, true);
+    }
+    const names = pods.map((pod) => pod.metadata?.name ?? '');
+
+    const coordination = kc.makeApiClient(CoordinationV1Api);
+    const holder = await waitFor('a Lease holder', async () => {
+      const lease = await coordination.readNamespacedLease({
+        namespace: releaseNamespace,
+        name: 'admission-operator',
+      });
+      return lease.spec?.holderIdentity;
+    });
+    assert.ok(
+      names.some((name) => holder.startsWith(`${name}_`) || holder === name),
+      `the Lease holder ${holder} is one of ${names.join(', ')}`,
+    );
+
+    const registration = kc.makeApiClient(AdmissionregistrationV1Api);
+    const ca = secretValue(await readSecret(releaseNamespace), 'ca.crt');
+    assert.match(ca, /BEGIN CERTIFICATE/);
+    const configurations = await waitFor('both configurations', async () => [
+      await registration.readMutatingWebhookConfiguration({ name: 'admission-operator' }),
+      await registration.readValidatingWebhookConfiguration({ name: 'admission-operator' }),
+    ]);
+    for (const configuration of configurations) {
+      for (const webhook of configuration.webhooks ?? []) {
+        assert.equal(webhook.clientConfig.url, undefined, `${webhook.name} has no URL`);
+        assert.equal(webhook.clientConfig.service?.namespace, releaseNamespace);
+        assert.equal(webhook.clientConfig.service?.name, releaseName);
+        assert.equal(
+          Buffer.from(webhook.clientConfig.caBundle ?? '', 'base64').toString('utf8'),
+          ca,
+          `${webhook.name} trusts the Secret's CA`,
+        );
+      }
+    }
+
+    const failed = new FailedAdmissions();
+
+    // A GPU pod in a gold-tier namespace gets its class.
+    const gpuNamespace = await podReadyNamespace(t, 'e2e-gpu');
+    await kubectl(['label', 'namespace', gpuNamespace, 'tenant.kubenexus.io/tier=gold']);
+    const gpuPod = await failed.admitted('GPU pod', () =>
+      core.createNamespacedPod({
+        namespace: gpuNamespace,
+        body: {
+          metadata: { name: 'trainer' },
+          spec: {
+            nodeSelector: UNSCHEDULABLE,
+            containers: [
+              {
+                name: 'main',
+                image: 'registry.invalid/cuda:1',
+                resources: { limits: { 'nvidia.com/gpu': '1' } },
+              },
+            ],
+          },
+        },
+      }),
+    );
+    assert.equal(gpuPod?.spec?.nodeSelector?.['gpu.nvidia.com/class'], 'h100');
+
+    // A pod over its ElasticQuota is refused with Koordinator's message.
+    const quotaNamespace = await podReadyNamespace(t, 'e2e-quota');
+    await kubectl(
+      ['apply', '-f', '-'],
+      [
+        'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
+        'kind: ElasticQuota',
+        'metadata:',
+        '  name: small',
+        `  namespace: ${quotaNamespace}`,
+        'spec:',
+        '  min: {cpu: "0"}',
+        '  max: {cpu: "1"}',
+        '',
+      ].join('\n'),
+    );
+    const quotaPod = {
+      metadata: { generateName: 'worker-', labels: { [QUOTA_LABEL]: 'small' } },
+      spec: {
+        nodeSelector: UNSCHEDULABLE,
+        containers: [
+          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '500m' } } },
+        ],
+      },
+    };
+    // The replicas learn of the new quota from their watches; until then it is an unknown quota.
+    await waitFor('the quota to be known to the leader', () =>
+      core.createNamespacedPod({ namespace: quotaNamespace, body: quotaPod }),
+    );
+    await failed.admitted('pod within quota', () =>
+      core.createNamespacedPod({ namespace: quotaNamespace, body: quotaPod }),
+    );
+    await assert.rejects(
+      core.createNamespacedPod({ namespace: quotaNamespace, body: quotaPod }),
+      (error: unknown) => {
+        assert.match(
+          String((error as { body?: unknown }).body),
+          new RegExp(
+            `exceeded quota: ${quotaNamespace}/small, requested: cpu=500m, used: cpu=1, limited: cpu=1`,
+          ),
+        );
+        return true;
+      },
+    );
+
+    // A bad Model is refused with Kthena's message.
+    const modelNamespace = await podReadyNamespace(t, 'e2e-model');
+    // The project's bad Model (minReplicas above maxReplicas), in a namespace of this test.
+    const badModel = (
+      await readFile(join(repoRoot, 'test', 'fixtures', 'admit', 'bad-model.yaml'), 'utf8')
+    ).replace('namespace: team-a', `namespace: ${modelNamespace}`);
+    await assert.rejects(kubectl(['apply', '-f', '-'], badModel), (error: { stderr?: string }) => {
+      assert.match(
+        error.stderr ?? '',
+        /denied the request: validation failed:\n\s+- spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+      );
+      return true;
+    });
+
+    log(`step 1 failed admissions: ${failed.messages.length}`);
+    assert.deepEqual(failed.messages, [], 'every create that should be admitted was');
+  });
+
+  it('step 2: helm upgrade to an image with another tag while pods are created at 20/s: zero failed creates, the rollout finishes', async (t) => {
+    const kc = await clusterKubeConfig();
+    const loadNamespace = await podReadyNamespace(t, 'e2e-load');
+    const otherTag = await buildAndLoadImage(log, `${tag}-b`);
+    const stream = new PodStream(kc, loadNamespace);
+    // A failed step must not leave the stream running (it would keep the test process alive).
+    t.after(() => stream.stop());
+    const started = Date.now();
+    await sleep(3000);
+    await helmUpgrade(otherTag, ['--reuse-values']);
+    const pods = await settled(2);
+    for (const pod of pods)
+      assert.equal(pod.spec?.containers[0]?.image, `localhost/admission-operator:${otherTag}`);
+    await sleep(2000);
+    const result = await stream.stop();
+    log(
+      `step 2 (upgrade): ${result.created} pods created in ${result.seconds.toFixed(1)} s, ` +
+        `${result.failures.length} failed creates`,
+    );
+    assert.ok(result.created > 0);
+    assert.equal(result.failures.length, 0, describeFailures(result.failures, started));
+  });
+
+  it('step 3: graceful delete of the leader’s pod under load: zero failed creates and a new leader within a lease period; kill -9 of a replica fails creates only inside the endpoint-removal window', async (t) => {
+    const kc = await clusterKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const loadNamespace = await podReadyNamespace(t, 'e2e-load');
+    const pods = await settled(2);
+    const holder = await waitFor('a Lease holder among the pods', async () => {
+      const identity = await leaseHolder();
+      return pods.find((pod) => identity.startsWith(`${pod.metadata?.name}_`));
+    });
+    const leaderName = holder.metadata?.name ?? '';
+
+    const graceful = new PodStream(kc, loadNamespace);
+    t.after(() => graceful.stop());
+    const gracefulStarted = Date.now();
+    await sleep(3000);
+    const deletedAt = Date.now();
+    await core.deleteNamespacedPod({ namespace: releaseNamespace, name: leaderName });
+    await waitFor(
+      'another pod to take the Lease over',
+      async () => {
+        const identity = await leaseHolder();
+        return identity !== '' && !identity.startsWith(`${leaderName}_`);
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    const takeoverMs = Date.now() - deletedAt;
+    await settled(2);
+    await sleep(2000);
+    const gracefulResult = await graceful.stop();
+    log(
+      `step 3 (graceful delete of the leader): new leader after ${(takeoverMs / 1000).toFixed(1)} s; ` +
+        `${gracefulResult.created} pods created, ${gracefulResult.failures.length} failed creates`,
+    );
+    assert.equal(
+      gracefulResult.failures.length,
+      0,
+      describeFailures(gracefulResult.failures, gracefulStarted),
+    );
+    assert.ok(takeoverMs <= LEASE_DURATION_MS, `a new leader within a lease period (${takeoverMs} ms)`);
+
+    // kill -9 of a replica's container: the API server keeps calling it until the endpoint goes.
+    const [victim] = await settled(2);
+    const victimIp = victim?.status?.podIP ?? '';
+    const containerId = (victim?.status?.containerStatuses?.[0]?.containerID ?? '').replace(
+      /^containerd:\/\//,
+      '',
+    );
+    const pid = await containerPid(containerId);
+    const discovery = kc.makeApiClient(DiscoveryV1Api);
+    const killed = new PodStream(kc, loadNamespace);
+    t.after(() => killed.stop());
+    await sleep(3000);
+    const killedAt = Date.now();
+    process.kill(pid, 'SIGKILL');
+    const removedAt = await waitFor(
+      'the killed replica to leave the Service’s ready endpoints',
+      async () => {
+        const slices = await discovery.listNamespacedEndpointSlice({
+          namespace: releaseNamespace,
+          labelSelector: `kubernetes.io/service-name=${releaseName}`,
+        });
+        const stillReady = slices.items.some((slice) =>
+          (slice.endpoints ?? []).some(
+            (endpoint) => endpoint.addresses.includes(victimIp) && endpoint.conditions?.ready !== false,
+          ),
+        );
+        return stillReady ? undefined : Date.now();
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
+    await settled(2);
+    await sleep(2000);
+    const killedResult = await killed.stop();
+    const windowMs = removedAt - killedAt;
+    const outside = killedResult.failures.filter(
+      (failure) => failure.at < killedAt - IN_FLIGHT_MS || failure.at > removedAt,
+    );
+    log(
+      `step 3 (kill -9 of a replica): endpoint-removal window ${windowMs} ms; ${killedResult.created} pods ` +
+        `created, ${killedResult.failures.length} failed creates, ${outside.length} of them outside the window`,
+    );
+    assert.equal(outside.length, 0, describeFailures(outside, killedAt));
+  });
+
+  it('step 5: the periodic audit, enabled through the chart, completes with no 403', async () => {
+    await helmUpgrade(tag, ['--reuse-values', '--set', 'audit.interval=5s']);
+    const pods = await readyPods(2);
+    const rolledOut = Date.now();
+    const coordination = (await clusterKubeConfig()).makeApiClient(CoordinationV1Api);
+    // The old leader's pod is gone; one of the new pods takes the Lease over.
+    const leader = await waitFor(
+      'a new pod to hold the Lease',
+      async () => {
+        const lease = await coordination.readNamespacedLease({
+          namespace: releaseNamespace,
+          name: 'admission-operator',
+        });
+        return pods.find((pod) => lease.spec?.holderIdentity?.startsWith(`${pod.metadata?.name}_`));
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    log(
+      `a new pod held the Lease ${((Date.now() - rolledOut) / 1000).toFixed(1)} s after the rollout finished`,
+    );
+    const logs = await waitFor(
+      'the leader to finish an audit',
+      async () => {
+        const text = await podLogs(leader.metadata!.name!);
+        return text.includes('audit of existing objects finished') ? text : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
+    assert.doesNotMatch(logs, /audit of existing objects failed/);
+    assert.doesNotMatch(logs, /forbidden|"statusCode":403/i);
+  });
+
+  it('step 6: with replicaCount 1, evicting the pod is not blocked by a PodDisruptionBudget', async () => {
+    await helmUpgrade(tag, ['--reuse-values', '--set', 'replicaCount=1']);
+    const [pod] = await readyPods(1);
+    const name = pod?.metadata?.name ?? '';
+    const kc = await clusterKubeConfig();
+    const budgets = await kc.makeApiClient(PolicyV1Api).listNamespacedPodDisruptionBudget({
+      namespace: releaseNamespace,
+    });
+    assert.deepEqual(
+      budgets.items.map((budget) => budget.metadata?.name),
+      [],
+      'no budget over a single replica',
+    );
+    // The Eviction API is what `kubectl drain` calls: it answers 429 when a budget forbids it.
+    await kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
+      namespace: releaseNamespace,
+      name,
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: releaseNamespace } },
+    });
+    await readyPods(1);
+  });
+
+  it('step 7: helm uninstall leaves no pod and no webhook configuration, and keeps the CRDs', async () => {
+    const kc = await clusterKubeConfig();
+    await uninstall();
+    await waitFor('the chart’s pods to be gone', async () => (await chartPods()).length === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    const registration = kc.makeApiClient(AdmissionregistrationV1Api);
+    await waitFor(
+      'the garbage collector to remove both configurations',
+      async () => {
+        const mutating = await registration.listMutatingWebhookConfiguration();
+        const validating = await registration.listValidatingWebhookConfiguration();
+        return ![...mutating.items, ...validating.items].some(
+          (configuration) => configuration.metadata?.name === 'admission-operator',
+        );
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    // This cluster had none of the CRDs: the release created them, and its keep policy leaves them.
+    const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+    for (const name of ['elasticquotas.scheduling.sigs.k8s.io', 'models.registry.volcano.sh']) {
+      const crd = crds.items.find((item) => item.metadata?.name === name);
+      assert.ok(crd, `${name} is kept`);
+      assert.equal(crd.metadata?.annotations?.['meta.helm.sh/release-name'], releaseName);
+      assert.equal(crd.metadata?.annotations?.['helm.sh/resource-policy'], 'keep');
+    }
+  });
+});
