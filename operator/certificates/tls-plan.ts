@@ -255,8 +255,14 @@ export function planSecret({
   // 1. The CA: keep it, restore it from memory, renew it, or create one.
   let bundleChangedAt = parseTime(stored?.annotations[BUNDLE_UPDATED_ANNOTATION]);
   const found = sources.map((data) => currentCa(data, now)).find((candidate) => candidate !== undefined);
-  /** Either the CA that keeps signing, or a new CA to create and the older one kept beside it. */
-  let ca: { kind: 'keep'; signing: Signing } | { kind: 'new'; reason: string; keep: Ca[] };
+  /**
+   * Either the CA that keeps signing, or a new CA to create and the older one kept beside it
+   * (`retiring`: that one with its key, when it was the usable CA; its key is gone once the
+   * new CA is written).
+   */
+  let ca:
+    | { kind: 'keep'; signing: Signing }
+    | { kind: 'new'; reason: string; keep: Ca[]; retiring?: { ca: Ca; key: string } };
   if (!found) {
     // A CA that still signs the serving certificate in place keeps it working meanwhile.
     const servedLeaf = parseCertificate(read(storedData, 'tls.crt'));
@@ -272,6 +278,7 @@ export function planSecret({
       kind: 'new',
       reason: 'the CA is due for renewal: adding a new CA to the bundle',
       keep: [found.ca],
+      retiring: { ca: found.ca, key: found.key },
     };
   } else {
     // The signing CA first, then at most one older CA that still serves as a trust anchor.
@@ -305,15 +312,28 @@ export function planSecret({
     if (data === storedData) keptProblem = problem;
   }
 
+  // The switch to a new CA waits at least bundlePropagationMs, and meanwhile the serving
+  // certificate the old CA signed is neither renewed nor switched: nothing could renew it from
+  // the old CA later, since the Secret keeps the signing CA's key only. One that would fall due
+  // within that wait (with lifetimes of seconds, it falls due when the CA does) would expire
+  // while still served, so it is renewed from the old CA now, in the write that adds the new CA.
+  let renewFrom: { ca: Ca; key: string } | undefined;
+  if (ca.kind === 'new' && ca.retiring && keptProblem === undefined) {
+    const leaf = new X509Certificate(servingCertPem);
+    const renewAt = notAfter(leaf) - policy.servingRenewBeforeMs;
+    if (renewAt <= now.getTime() + policy.bundlePropagationMs && signs(ca.retiring.ca, leaf))
+      renewFrom = ca.retiring;
+  }
+
   let signing: Signing;
   if (ca.kind === 'keep') {
     signing = ca.signing;
   } else {
     if (!keys.ca) {
-      // Beside a new CA the serving certificate is replaced only when none can be served: the
-      // switch to the new CA waits until it is published.
+      // Beside a new CA the serving certificate is replaced only when none can be served, or
+      // renewed from the old CA: the switch to the new CA waits until it is published.
       const roles: KeyRole[] = ['ca'];
-      if (keptProblem !== undefined && !keys.serving) roles.push('serving');
+      if ((keptProblem !== undefined || renewFrom !== undefined) && !keys.serving) roles.push('serving');
       return { kind: 'keys-needed', roles };
     }
     reasons.push(ca.reason);
@@ -328,7 +348,8 @@ export function planSecret({
   }
   const { signer, signerKey, bundle } = signing;
 
-  // 3. Keep the serving certificate, or issue one from the signing CA.
+  // 3. Keep the serving certificate, or issue one from the signing CA (from the old CA, when
+  // it is renewed ahead of the switch).
   let reissue: string | undefined = keptProblem;
   if (reissue === undefined) {
     const leaf = new X509Certificate(servingCertPem);
@@ -336,8 +357,13 @@ export function planSecret({
     if (!signs(signer, leaf)) {
       // Signed by the older CA: switch only once the new one is trusted everywhere.
       const propagatedAt = (bundleChangedAt ?? 0) + policy.bundlePropagationMs;
-      if (now.getTime() >= propagatedAt && isPublished(signer.pem)) reissue = 'switching to the new CA';
-      else checkTimes.push(Math.max(propagatedAt, now.getTime() + 500));
+      if (now.getTime() >= propagatedAt && isPublished(signer.pem)) {
+        reissue = 'switching to the new CA';
+        renewFrom = undefined;
+      } else {
+        if (renewFrom) reissue = 'the serving certificate falls due before the switch to the new CA';
+        checkTimes.push(Math.max(propagatedAt, now.getTime() + 500));
+      }
     } else if (now.getTime() >= renewAt) {
       reissue = 'the serving certificate is due for renewal';
     } else {
@@ -346,7 +372,10 @@ export function planSecret({
   }
   if (reissue !== undefined) {
     if (!keys.serving) return { kind: 'keys-needed', roles: ['serving'] };
-    reasons.push(`${reissue}: issuing a serving certificate`);
+    const issuer = renewFrom ?? { ca: signer, key: signerKey };
+    reasons.push(
+      `${reissue}: issuing a serving certificate${renewFrom ? ' from the old CA, still trusted' : ''}`,
+    );
     const leaf = signCertificate(
       {
         commonName: policy.dnsNames[0] ?? policy.ipAddresses[0] ?? 'admission-operator',
@@ -357,7 +386,7 @@ export function planSecret({
         now,
       },
       keys.serving,
-      { certificatePem: signer.pem, privateKeyPem: signerKey },
+      { certificatePem: issuer.ca.pem, privateKeyPem: issuer.key },
     );
     servingCertPem = leaf.certificatePem;
     servingKeyPem = leaf.privateKeyPem;

@@ -95,9 +95,10 @@ describe('planSecret', () => {
   });
 
   it('rotates the CA in two steps: publish the new CA first, switch the serving certificate after', async () => {
-    // Keep the serving certificate fresh so only the CA is due.
+    // Keep the serving certificate fresh so only the CA is due (at 60 s): renewed at 51 s, it
+    // does not fall due (63 s) within the bundle propagation either.
     let current = first;
-    for (const second of [12, 24, 36, 48]) current = stored(asWrite(await plan(current, at(second))));
+    for (const second of [12, 24, 36, 51]) current = stored(asWrite(await plan(current, at(second))));
     const phase1 = asWrite(await plan(current, at(60)));
     assert.deepEqual(phase1.issued, ['ca']);
     const afterPhase1 = stored(phase1);
@@ -122,6 +123,44 @@ describe('planSecret', () => {
     const leaf = serving(stored(phase2));
     assert.ok(leaf.verify(newCa.publicKey));
     assert.equal(phase2.data['ca.crt'], afterPhase1.data['ca.crt'], 'the old CA stays trusted');
+  });
+
+  it('keeps serving an unexpired certificate across a CA rotation whose switch waits past its renewal', async () => {
+    // The end-to-end suite's chart values: the serving certificate falls due for renewal when
+    // the CA does, and would expire within the bundle propagation the switch waits for.
+    const e2e: CertificatePolicy = {
+      ...policy,
+      caLifetimeMs: 60 * SECOND,
+      caRenewBeforeMs: 30 * SECOND,
+      servingLifetimeMs: 20 * SECOND,
+      servingRenewBeforeMs: 10 * SECOND,
+      bundlePropagationMs: 10 * SECOND,
+    };
+    // The leader as the certificate manager runs it: it plans again at each nextCheckAt.
+    let current = stored(asWrite(await plan(undefined, at(0), { policy: e2e })));
+    let now = at(0);
+    let switched = false;
+    const firstCa = cas(current)[0]!;
+    while (now < at(100)) {
+      const result = await plan(current, now, { policy: e2e });
+      if (result.kind === 'write') current = stored(result);
+      const leaf = serving(current);
+      const signer = cas(current).find((ca) => leaf.verify(ca.publicKey));
+      assert.ok(
+        signer,
+        `at ${(now.getTime() - T0.getTime()) / SECOND}s the serving certificate chains to no CA`,
+      );
+      if (signer.fingerprint256 !== firstCa.fingerprint256) switched = true;
+      // Served until the next check: it must still be valid then, and a moment later (the
+      // follower reloads the Secret, and issuing takes time).
+      const next = result.nextCheckAt;
+      assert.ok(
+        new Date(leaf.validTo).getTime() > next.getTime() + SECOND,
+        `at ${(now.getTime() - T0.getTime()) / SECOND}s the serving certificate (valid to ${leaf.validTo}) is served until ${next.toISOString()}`,
+      );
+      now = next;
+    }
+    assert.ok(switched, 'the serving certificate never switched to the new CA');
   });
 
   it('never holds more than two unexpired CAs across several rotations and prunes expired ones', async () => {
@@ -295,8 +334,23 @@ describe('planSecret without the keys it needs', () => {
 
   it('asks only for the CA key when the CA is due and the serving certificate can stay', async () => {
     let current = first;
-    for (const second of [12, 24, 36, 48]) current = stored(asWrite(await plan(current, at(second))));
+    for (const second of [12, 24, 36, 51]) current = stored(asWrite(await plan(current, at(second))));
     assert.deepEqual(pure(current, at(60)), { kind: 'keys-needed', roles: ['ca'] });
+  });
+
+  it('asks for both keys when the serving certificate falls due within the wait for the switch', async () => {
+    let current = first;
+    for (const second of [12, 24, 36, 48]) current = stored(asWrite(await plan(current, at(second))));
+    // At 60 s the CA is due and the serving certificate (renewal point 60 s) too; the switch
+    // could come at 62 s at the earliest, so it is renewed from the old CA in the same write.
+    assert.deepEqual(pure(current, at(60)), { kind: 'keys-needed', roles: ['ca', 'serving'] });
+    const write = asWrite(pure(current, at(60), { keys: await keysOf(), isPublished: () => false }));
+    assert.deepEqual(write.issued, ['ca', 'serving']);
+    const [newCa, oldCa] = cas(stored(write));
+    const leaf = serving(stored(write));
+    assert.ok(oldCa && leaf.verify(oldCa.publicKey), 'renewed from the old CA, which is trusted already');
+    assert.ok(newCa && !leaf.verify(newCa.publicKey));
+    assert.equal(write.nextCheckAt.getTime(), at(62).getTime(), 'the switch is still checked for on time');
   });
 
   it('asks for both keys when there is no usable CA and no servable certificate', () => {
@@ -348,7 +402,7 @@ describe('planSecretWithKeys', () => {
     // first round could not know before the new CA existed.
     const instant = { ...policy, bundlePropagationMs: 0 };
     let current = first;
-    for (const second of [12, 24, 36, 48]) current = stored(asWrite(await plan(current, at(second))));
+    for (const second of [12, 24, 36, 51]) current = stored(asWrite(await plan(current, at(second))));
     const keys = counting();
     const write = asWrite(
       await planSecretWithKeys(inputs(current, at(60), { policy: instant }), keys.generate),
