@@ -423,5 +423,13 @@ export function parseOptions(
   if (options.certLifetimeMs > options.caLifetimeMs) {
     throw new OptionsError('--cert-lifetime must not exceed --ca-lifetime');
   }
+  // During a CA rotation the serving certificate and the old CA must both outlive the wait
+  // before the switch to the new CA; a shorter life expires while still served.
+  if (options.certLifetimeMs <= options.bundlePropagationMs) {
+    throw new OptionsError('--cert-lifetime must be longer than --bundle-propagation');
+  }
+  if (options.caRenewBeforeMs <= options.bundlePropagationMs) {
+    throw new OptionsError('--ca-renew-before must be longer than --bundle-propagation');
+  }
   return { help: false, options };
 }

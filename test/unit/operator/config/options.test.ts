@@ -20,13 +20,13 @@ describe('operator options', () => {
   });
 
   it('reads flags before environment variables', () => {
-    const o = options(['--port=9555', '--cert-lifetime', '10s', '--cert-renew-before=4s'], {
+    const o = options(['--port=9555', '--cert-lifetime', '11s', '--cert-renew-before=4s'], {
       ADMISSION_PORT: '1',
       ADMISSION_NAMESPACE: 'from-env',
     });
     assert.equal(o.port, 9555);
     assert.equal(o.namespace, 'from-env');
-    assert.equal(o.certLifetimeMs, 10_000);
+    assert.equal(o.certLifetimeMs, 11_000);
   });
 
   it('names the flag and the rule on bad input', () => {
@@ -40,6 +40,14 @@ describe('operator options', () => {
     assert.throws(
       () => parseOptions(['--cert-lifetime=10s', '--cert-renew-before=10s'], {}),
       /--cert-renew-before must be shorter than --cert-lifetime/,
+    );
+    assert.throws(
+      () => parseOptions(['--cert-lifetime=10s', '--cert-renew-before=5s', '--bundle-propagation=10s'], {}),
+      /--cert-lifetime must be longer than --bundle-propagation/,
+    );
+    assert.throws(
+      () => parseOptions(['--ca-renew-before=10s', '--bundle-propagation=10s'], {}),
+      /--ca-renew-before must be longer than --bundle-propagation/,
     );
     assert.throws(() => parseOptions(['--nope'], {}), /Unknown option '--nope'/);
   });
