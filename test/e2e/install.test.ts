@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -384,6 +385,65 @@ describe('the chart on the local node', () => {
         `created, ${killedResult.failures.length} failed creates, ${outside.length} of them outside the window`,
     );
     assert.equal(outside.length, 0, describeFailures(outside, killedAt));
+  });
+
+  it('step 4: CA rotations through the chart’s short lifetimes under 20 creates/s: zero failed creates', async (t) => {
+    const kc = await clusterKubeConfig();
+    const loadNamespace = await podReadyNamespace(t, 'e2e-load');
+    // A CA is made with the lifetime in force when it is made: a fresh release, whose Secret the
+    // operator issues anew, takes the short lifetimes from its first CA on.
+    await uninstall();
+    await kc
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedSecret({ namespace: releaseNamespace, name: 'webhook-tls' })
+      .catch(() => undefined);
+    await helmUpgrade(tag, [
+      '--set',
+      'replicaCount=2',
+      '--set',
+      'certificates.caLifetime=60s,certificates.caRenewBefore=30s',
+      '--set',
+      'certificates.servingLifetime=20s,certificates.servingRenewBefore=10s',
+    ]);
+    await readyPods(2);
+    const firstCa = secretValue(await readSecret(releaseNamespace), 'ca.crt');
+    const stream = new PodStream(kc, loadNamespace);
+    t.after(() => stream.stop());
+    const started = Date.now();
+    const served = new Set<string>();
+    const signers = new Set<string>();
+    // Two rotations: a new CA at 30 s and the serving certificate switched to it after the
+    // bundle's propagation, then again 60 s in.
+    while (Date.now() - started < 80_000) {
+      const secret = await readSecret(releaseNamespace);
+      const leafPem = secretValue(secret, 'tls.crt');
+      if (leafPem) {
+        const leaf = new X509Certificate(leafPem);
+        served.add(leaf.fingerprint256);
+        const bundle = secretValue(secret, 'ca.crt').match(
+          /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g,
+        );
+        const signer = (bundle ?? [])
+          .map((pem) => new X509Certificate(pem))
+          .find((ca) => leaf.verify(ca.publicKey));
+        if (signer) signers.add(signer.fingerprint256);
+      }
+      await sleep(1000);
+    }
+    const result = await stream.stop();
+    const lastCa = secretValue(await readSecret(releaseNamespace), 'ca.crt');
+    log(
+      `step 4 (CA rotation): ${result.created} pods created in ${result.seconds.toFixed(1)} s, ` +
+        `${result.failures.length} failed creates; ${served.size} serving certificates from ${signers.size} CAs`,
+    );
+    assert.notEqual(lastCa, firstCa, 'the CA bundle changed');
+    assert.ok(signers.size >= 2, `the serving certificates came from ${signers.size} CA(s)`);
+    assert.ok(served.size >= 4, `${served.size} serving certificates in 80 s`);
+    assert.ok(result.created > 0);
+    assert.equal(result.failures.length, 0, describeFailures(result.failures, started));
+    // Back to the chart's lifetimes for the steps that follow.
+    await helmUpgrade(tag, ['--set', 'replicaCount=2']);
+    await readyPods(2);
   });
 
   it('step 5: the periodic audit, enabled through the chart, completes with no 403', async () => {
