@@ -393,6 +393,11 @@ describe('the chart on the local node', () => {
     // A CA is made with the lifetime in force when it is made: a fresh release, whose Secret the
     // operator issues anew, takes the short lifetimes from its first CA on.
     await uninstall();
+    // A replica still terminating would hold the Lease and put its remembered CA back.
+    await waitFor('the chart’s pods to be gone', async () => (await chartPods(true)).length === 0, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
     await kc
       .makeApiClient(CoreV1Api)
       .deleteNamespacedSecret({ namespace: releaseNamespace, name: 'webhook-tls' })
