@@ -45,7 +45,7 @@ export interface ReflectorSink {
   listed(): void;
 }
 
-export type ListMode = 'stream' | 'pages';
+type ListMode = 'stream' | 'pages';
 
 export interface ReflectorOptions {
   /** How to list first; a server that refuses streaming lists is then listed in pages. */
@@ -55,7 +55,7 @@ export interface ReflectorOptions {
   onRestart?: (kind: string) => void;
 }
 
-export const LIST_PAGE_SIZE = 500;
+const LIST_PAGE_SIZE = 500;
 /** A page larger than this halves the next page's limit: objects can be up to ~1.5 MiB each. */
 const PAGE_BYTES_SOFT_LIMIT = 16 * 2 ** 20;
 const MIN_PAGE_SIZE = 20;

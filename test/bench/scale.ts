@@ -130,7 +130,7 @@ interface StepFigures {
 }
 
 /** The sizes to measure on the way to `size`: each of `steps` pods below it, nodes and namespaces in proportion. */
-export function scaleSteps(size: ScaleSize, steps: readonly number[]): ScaleSize[] {
+function scaleSteps(size: ScaleSize, steps: readonly number[]): ScaleSize[] {
   const below = [...new Set(steps)].filter((pods) => pods > 0 && pods < size.pods).sort((a, b) => a - b);
   const part = (pods: number): ScaleSize => ({
     pods,
