@@ -349,11 +349,19 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
   return drafts.map((draft) => finish({ ...draft, ...overrides[shortName(draft.name)] }, context));
 }
 
-let shortNames: string[] | undefined;
+/** A webhook as the chart and its documentation name it. */
+export interface WebhookSummary {
+  shortName: string;
+  type: WebhookType;
+  featureGate: FeatureGate;
+}
 
-/** The names overrides and enforcement may use (every webhook, gated or not). */
-export function webhookShortNames(): readonly string[] {
-  shortNames ??= webhookTable({
+let catalogue: readonly WebhookSummary[] | undefined;
+let shortNames: readonly string[] | undefined;
+
+/** Every webhook (gated or not) with its type and the gate that serves it. */
+export function webhookCatalogue(): readonly WebhookSummary[] {
+  catalogue ??= webhookTable({
     namespace: 'admission-system',
     excludedNamespaces: [],
     tierLabelKey: 'tier',
@@ -361,7 +369,13 @@ export function webhookShortNames(): readonly string[] {
     configMaps: [],
     koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
-  }).map((entry) => shortName(entry.name));
+  }).map((entry) => ({ shortName: shortName(entry.name), type: entry.type, featureGate: entry.featureGate }));
+  return catalogue;
+}
+
+/** The names overrides and enforcement may use (every webhook, gated or not). */
+export function webhookShortNames(): readonly string[] {
+  shortNames ??= webhookCatalogue().map((entry) => entry.shortName);
   return shortNames;
 }
 
