@@ -60,7 +60,9 @@ export const controlPlaneBinDir = join(
   'bin',
   `kubernetes-${kubernetesVersion}-etcd-${etcdVersion}`,
 );
-export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}`);
+/** The client-go helm is built with: its default Kubernetes version without a cluster (see binaries.ts). */
+export const helmClientGoVersion = requiredVersion(join(helmModuleDir, 'go.mod'), 'k8s.io/client-go');
+export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}-client-go-${helmClientGoVersion}`);
 export const promtoolBinDir = join(cacheDir, 'bin', `promtool-${prometheusVersion}`);
 export const containerdVersion = requiredVersion(
   join(nodeModuleDir, 'go.mod'),
