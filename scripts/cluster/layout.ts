@@ -29,6 +29,8 @@ export const stateFile = join(clusterDir, 'state.json');
 export const lockFile = join(cacheDir, 'cluster.lock');
 export const kubeconfigPath = join(clusterDir, 'kubeconfig');
 export const controllerManagerKubeconfigPath = join(clusterDir, 'controller-manager.kubeconfig');
+/** The API server's admission plugin configuration (see control-plane.ts). */
+export const admissionConfigurationPath = join(clusterDir, 'admission-configuration.yaml');
 /** The node's own files (kubelet, kube-proxy and scheduler configuration, the kubelet's root). */
 export const nodeDir = join(clusterDir, 'node');
 /**
