@@ -4,7 +4,7 @@
  * Loading one file instead of the thousand-odd modules of client-node and the rest took start to
  * Ready at the large state from about 1.5 s to 1.0 s, and holding 4.5 MiB of source in the heap
  * instead of the 20 MiB that client-node's generated API code alone holds took the resident
- * memory from about 166 to 134 MiB (README, Performance).
+ * memory from about 166 to 134 MiB (docs/performance/README.md).
  *
  * The source map beside the bundle maps stack traces to the TypeScript when the process runs with
  * NODE_OPTIONS=--enable-source-maps (left off by default: loading the map costs memory).
