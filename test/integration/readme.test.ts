@@ -31,7 +31,11 @@ describe('README', () => {
       stdio: 'ignore',
       detached: true,
     });
-    const exited = new Promise<void>((resolvePromise) => child.on('exit', () => { resolvePromise(); }));
+    const exited = new Promise<void>((resolvePromise) =>
+      child.on('exit', () => {
+        resolvePromise();
+      }),
+    );
     t.after(() => {
       if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
     });
@@ -57,7 +61,9 @@ describe('README', () => {
             socket.destroy();
             resolvePromise(false);
           });
-          socket.once('error', () => { resolvePromise(true); });
+          socket.once('error', () => {
+            resolvePromise(true);
+          });
         }),
       { timeoutMs: 20_000 },
     );
