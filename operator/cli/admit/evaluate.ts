@@ -8,6 +8,7 @@
  * then applied as the API server applies it.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import fastJsonPatch from 'fast-json-patch';
 import type { Logger } from 'pino';
 import type { JsonPatch } from '../../../webhook/admission/response.js';
 import { admissionResponse } from '../../../webhook/admission/response.js';
@@ -16,7 +17,6 @@ import type {
   GroupVersionKind,
   GroupVersionResource,
   JsonObject,
-  JsonValue,
   KubeObject,
   Operation,
 } from '../../../webhook/admission/types.js';
@@ -80,48 +80,13 @@ export interface ChainContext {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-/** RFC 6901 pointer segments. */
-function segments(pointer: string): string[] {
-  return pointer === ''
-    ? []
-    : pointer
-        .slice(1)
-        .split('/')
-        .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
-}
-
 /**
- * Applies our diff's add/replace/remove operations, as the API server applies a JSONPatch
- * response; `inPlace` when `object` is a copy of the caller's own.
+ * Applies a JSONPatch response as the API server does: fast-json-patch, validating each operation
+ * (a `test` that fails, or a path that does not resolve, throws); `inPlace` when `object` is a copy
+ * of the caller's own.
  */
 export function applyPatch(object: KubeObject, patch: JsonPatch, inPlace = false): KubeObject {
-  const root = (inPlace ? object : clone(object)) as JsonValue;
-  for (const operation of patch) {
-    const path = segments(operation.path);
-    const last = path.pop();
-    if (last === undefined) throw new Error('a patch may not replace the whole object');
-    let parent: JsonValue | undefined = root;
-    for (const part of path) {
-      parent = Array.isArray(parent)
-        ? parent[Number(part)]
-        : typeof parent === 'object' && parent !== null
-          ? parent[part]
-          : undefined;
-    }
-    if (typeof parent !== 'object' || parent === null)
-      throw new Error(`patch path ${operation.path} does not exist`);
-    if (Array.isArray(parent)) {
-      const index = last === '-' ? parent.length : Number(last);
-      if (operation.op === 'remove') parent.splice(index, 1);
-      else if (operation.op === 'add') parent.splice(index, 0, operation.value);
-      else parent[index] = operation.value;
-    } else if (operation.op === 'remove') {
-      Reflect.deleteProperty(parent, last);
-    } else {
-      parent[last] = operation.value;
-    }
-  }
-  return root as KubeObject;
+  return fastJsonPatch.applyPatch(inPlace ? object : clone(object), patch, true, true).newDocument;
 }
 
 /** The name the API server gives a `generateName` object, created after mutation and before validation. */
