@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AdmissionRequest, KubeObject } from '../../../../../webhook/admission/types.js';
+import type { KubeObject } from '../../../../../webhook/admission/types.js';
 import { CelError, compileCel } from '../../../../../operator/cli/admit/cel.js';
 import { matchWebhook } from '../../../../../operator/cli/admit/matching.js';
-import { parseFeatureGates } from '../../../../../webhook/feature-gates.js';
 import { webhookTable, type WebhookEntry } from '../../../../../webhook/table.js';
 import {
   conditionInputs,
@@ -18,6 +17,7 @@ import {
   type ConditionVariables,
   type TableCondition,
 } from '../../../../harness/match-conditions.js';
+import { admissionRequest } from '../../../../harness/requests.js';
 
 type Outcome = boolean | 'error';
 type JsonMap = { [key: string]: CelJson };
@@ -106,33 +106,25 @@ describe('the webhook table’s match conditions', () => {
   });
 
   it('that err skip the webhook under failurePolicy Ignore and refuse the request under Fail', () => {
-    const context = {
-      namespace: 'admission-system',
-      excludedNamespaces: [],
-      tierLabelKey: 'tenant.kubenexus.io/tier',
-      gpuResourceNames: ['nvidia.com/gpu'],
-      configMaps: [],
-      koordinatorNamespace: 'koordinator-system',
-      gates: parseFeatureGates(''),
-    };
+    // The table of a context with one GPU resource name: the GPU-class webhook has failurePolicy Ignore.
+    const gpuCondition = conditions.find(
+      ({ name, context }) => name === 'requests-gpu' && context.gpuResourceNames.length === 1,
+    );
+    assert.ok(gpuCondition);
+    const { context } = gpuCondition;
     const podWithoutContainers: KubeObject = {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'p' },
       spec: {},
     };
-    const request: AdmissionRequest = {
-      uid: 'u',
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      name: 'p',
+    const request = admissionRequest({
+      kind: 'Pod',
+      resource: 'pods',
       namespace: 'team-a',
-      operation: 'CREATE',
-      userInfo: {},
+      name: 'p',
       object: podWithoutContainers,
-      oldObject: null,
-      dryRun: false,
-    };
+    });
     const match = { namespaceLabels: () => ({ 'tenant.kubenexus.io/tier': 'gold' }), namespaced: true };
     const gpuClass = (overrides = {}): WebhookEntry => {
       const entry = webhookTable({ ...context, overrides }).find(({ name }) =>
