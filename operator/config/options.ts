@@ -3,6 +3,7 @@
  * (ADMISSION_<FLAG_IN_CAPS>), which a Deployment finds easier to set; a flag wins.
  */
 import { parseArgs } from 'node:util';
+import { subcommandsHelp } from '../cli/dispatch.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
 import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
@@ -186,14 +187,19 @@ export function usage(): string {
       `  --${flag.padEnd(28)} ${spec.description}\n  ${' '.repeat(30)} env ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}, default ${JSON.stringify(spec.default)}`,
   );
   return [
-    'Usage: npm start -- [flags]',
+    'Usage: admission-operator [flags]             (from a checkout: npm start -- [flags])',
+    '       admission-operator <command> [flags]   (admission-operator <command> --help for its flags)',
     '',
     'Runs the admission operator against $KUBECONFIG, or the in-cluster config, or (with',
     'neither) a local control plane it starts itself.',
     '',
+    'Commands:',
+    ...subcommandsHelp(),
+    '',
     'Flags:',
     ...lines,
     '  --help                         show this help',
+    '  --version                      print the version and the git commit of the build',
   ].join('\n');
 }
 

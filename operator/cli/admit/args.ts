@@ -68,14 +68,18 @@ Flags:
       --slo-config-namespace NS  (env ADMISSION_SLO_CONFIG_NAMESPACE, default koordinator-system)
       --excluded-namespaces LIST (env ADMISSION_EXCLUDED_NAMESPACES)
       --max-amplification-ratio N (env ADMISSION_MAX_AMPLIFICATION_RATIO, default 10)
-  -h, --help                   show this help`;
+  -h, --help                   show this help
+      --version                print the version and the git commit of the build`;
 }
 
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'yaml'];
 
-/** Parses `argv` (after `admit`); throws UsageError naming the flag; undefined means --help. */
-export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv): AdmitOptions | undefined {
+/** Parses `argv` (after `admit`); throws UsageError naming the flag. */
+export function parseAdmitArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): AdmitOptions | 'help' | 'version' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -93,6 +97,7 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         'expand-workloads': { type: 'boolean' },
         ...TABLE_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       allowPositionals: false,
       strict: true,
@@ -101,7 +106,8 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     throw new UsageError((error as Error).message);
   }
   const values = parsed.values;
-  if (values.help) return undefined;
+  if (values.help) return 'help';
+  if (values.version) return 'version';
   const files = values.filename ?? [];
   if (files.length === 0) throw new UsageError('-f: at least one manifest file, directory or - is required');
 

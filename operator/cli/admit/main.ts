@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
 import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
+import { versionLine } from '../../version.js';
 import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
 import { chainContextFactory, configMapsOf, watchedGroupsOf } from './chain-context.js';
 import { runChain, type AdmissionInput } from './evaluate.js';
@@ -195,7 +196,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
 }
 
 export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<number> {
-  let options: AdmitOptions | undefined;
+  let options: ReturnType<typeof parseAdmitArgs>;
   try {
     options = parseAdmitArgs(argv, io.env);
   } catch (error) {
@@ -203,8 +204,8 @@ export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<n
     io.stderr(`admit: ${error.message}\n\n${admitUsage()}\n`);
     return 2;
   }
-  if (!options) {
-    io.stdout(`${admitUsage()}\n`);
+  if (options === 'help' || options === 'version') {
+    io.stdout(`${options === 'help' ? admitUsage() : versionLine()}\n`);
     return 0;
   }
   let results: ObjectResult[];

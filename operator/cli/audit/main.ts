@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { runAudit } from '../../audit/audit.js';
+import { versionLine } from '../../version.js';
 import { formatAuditJson, formatAuditText } from '../../audit/format.js';
 import { TABLE_FLAG_OPTIONS, tableFlagsOf, UsageError } from '../admit/args.js';
 import { chainContextFactory, configMapsOf } from '../admit/chain-context.js';
@@ -54,6 +55,7 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
         output: { type: 'string', short: 'o' },
         ...TABLE_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       allowPositionals: false,
       strict: true,
@@ -62,8 +64,8 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
     io.stderr(`audit: ${(error as Error).message}\n\n${auditUsage()}\n`);
     return 2;
   }
-  if (values.help) {
-    io.stdout(`${auditUsage()}\n`);
+  if (values.help || values.version) {
+    io.stdout(`${values.help ? auditUsage() : versionLine()}\n`);
     return 0;
   }
   const output = values.output ?? 'text';
