@@ -59,6 +59,8 @@ export interface OperatorOptions {
   shutdownDelayMs: number | undefined;
   /** How often the leader audits existing objects; 0 when it does not. */
   auditIntervalMs: number;
+  /** The periodic audit also writes its results as wgpolicyk8s.io PolicyReports. */
+  auditPolicyReports: boolean;
   /** The container's memory limit in bytes (exported as a metric for the memory alert); undefined without one. */
   memoryLimitBytes: number | undefined;
 }
@@ -166,6 +168,11 @@ const FLAGS = {
     description:
       'how often the leader audits existing objects against the rules (metrics and Events; see `audit`); 0 turns it off',
     default: '0',
+  },
+  'audit-policy-reports': {
+    description:
+      'true: the periodic audit also writes its results as wgpolicyk8s.io/v1alpha2 PolicyReports (see `audit --policy-report`)',
+    default: 'false',
   },
   'memory-limit': {
     description:
@@ -395,6 +402,13 @@ export function parseOptions(
     renewDeadlineMs: duration('leader-elect-renew-deadline', value('leader-elect-renew-deadline')),
     retryPeriodMs: duration('leader-elect-retry-period', value('leader-elect-retry-period')),
     auditIntervalMs: delay('audit-interval', value('audit-interval')),
+    auditPolicyReports: ((): boolean => {
+      const text = value('audit-policy-reports');
+      if (text !== 'true' && text !== 'false') {
+        throw new OptionsError(`--audit-policy-reports: must be true or false (got ${JSON.stringify(text)})`);
+      }
+      return text === 'true';
+    })(),
     shutdownDelayMs:
       value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
     memoryLimitBytes: ((): number | undefined => {
