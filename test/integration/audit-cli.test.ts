@@ -1,5 +1,6 @@
 /**
- * `audit --policy-report` against the real API server: without the wgpolicyk8s.io CRDs it says so
+ * The `audit` command's flags against the real API server. -n, -A and -l narrow what is judged
+ * as kubectl's do, and -o yaml prints the report. `audit --policy-report`: without the wgpolicyk8s.io CRDs it says so
  * and exits 2; with them (the chart's copies, installed here) it writes a PolicyReport per
  * namespace and a ClusterPolicyReport for cluster-scoped objects, read back here; a re-run
  * replaces its own reports, deletes those with nothing left to report, and never touches another
@@ -7,16 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import type { AuditReport } from '../../operator/audit/audit.js';
 import type { PolicyReport } from '../../operator/audit/policy-report.js';
+import { parse } from 'yaml';
 import {
-  applyYaml,
   clusterKubeConfig,
+  installCrds,
   podReadyNamespace,
   uniqueSuffix,
   waitFor,
@@ -73,13 +75,7 @@ describe('audit --policy-report', () => {
       /audit: --policy-report: the PolicyReport API \(wgpolicyk8s\.io\/v1alpha2\) is not served: install its CRDs \(the chart's audit\.policyReports\.installCRDs=true/,
     );
 
-    for (const name of CRDS) {
-      await applyYaml(await readFile(join(repoRoot, 'crds', 'policy-reports', `${name}.yaml`), 'utf8'));
-      await waitFor(`${name} to be established`, async () => {
-        const crd = await extensions.readCustomResourceDefinition({ name });
-        return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-    }
+    await installCrds(...CRDS.map((name) => `policy-reports/${name}`));
 
     // Another engine's report in the same namespace, and one of its cluster reports.
     await custom.createNamespacedCustomObject({
@@ -219,5 +215,57 @@ describe('audit --policy-report', () => {
         (result) => result.source === 'admission-operator' && result.resources[0]?.namespace === undefined,
       ),
     );
+  });
+});
+
+describe('audit -n, -A, -l, -o yaml', () => {
+  it('judges one namespace, every namespace, or the objects a selector matches', async (t) => {
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const [a, b] = [await podReadyNamespace(t, 'scope-a'), await podReadyNamespace(t, 'scope-b')];
+    for (const namespace of [a, b]) {
+      await core.createNamespacedPod({ namespace, body: wrongPriorityPod('labelled') });
+      const unlabelled = wrongPriorityPod('unlabelled');
+      await core.createNamespacedPod({
+        namespace,
+        body: { ...unlabelled, metadata: { ...unlabelled.metadata, name: 'unlabelled' } },
+      });
+      await core.patchNamespacedPod({
+        namespace,
+        name: 'labelled',
+        body: [{ op: 'add', path: '/metadata/labels/audit-scope', value: 'yes' }],
+      });
+    }
+    const refusedIn = (report: AuditReport): string[] =>
+      report.findings
+        .filter((finding) => finding.outcome === 'refused' && [a, b].includes(finding.namespace ?? ''))
+        .map((finding) => `${finding.namespace}/${finding.name}`)
+        .sort();
+
+    const one = await audit(['-n', a, '-o', 'yaml']);
+    assert.equal(one.code, 1, one.stderr);
+    const oneReport = parse(one.stdout) as AuditReport;
+    assert.deepEqual(refusedIn(oneReport), [`${a}/labelled`, `${a}/unlabelled`]);
+    assert.ok(
+      oneReport.findings.every((finding) => finding.namespace === a),
+      'nothing outside the namespace',
+    );
+    assert.equal(oneReport.judged.Node, undefined, 'no cluster-scoped objects under -n');
+
+    const all = parse((await audit(['-A', '-n', a, '-o', 'yaml'])).stdout) as AuditReport;
+    assert.deepEqual(refusedIn(all), [
+      `${a}/labelled`,
+      `${a}/unlabelled`,
+      `${b}/labelled`,
+      `${b}/unlabelled`,
+    ]);
+
+    const selected = parse((await audit(['-l', 'audit-scope=yes', '-o', 'yaml'])).stdout) as AuditReport;
+    assert.deepEqual(refusedIn(selected), [`${a}/labelled`, `${b}/labelled`]);
+    const both = parse((await audit(['-n', b, '-l', 'audit-scope=yes', '-o', 'yaml'])).stdout) as AuditReport;
+    assert.deepEqual(refusedIn(both), [`${b}/labelled`]);
+
+    const badSelector = await audit(['-l', 'a b c']);
+    assert.equal(badSelector.code, 2);
+    assert.match(badSelector.stderr, /audit: cannot read the cluster: /);
   });
 });
