@@ -41,7 +41,7 @@ describe('--version', () => {
     assert.equal(versionLine(info), `admission-operator ${packageVersion} (commit ${info.commit})`);
   });
 
-  it('is the same line from the operator, admit, audit and kubectl admit', async () => {
+  it('is the same line from the operator, admit, audit, kubectl admit and npm start', async () => {
     const expected = `${versionLine()}\n`;
     assert.deepEqual(await command(admitMain, ['--version']), { code: 0, stdout: expected });
     assert.deepEqual(await command(auditMain, ['--version']), { code: 0, stdout: expected });
@@ -56,6 +56,15 @@ describe('--version', () => {
       { cwd: repoRoot },
     );
     assert.equal(among.stdout, expected);
+    // `npm start -- --version` from a checkout.
+    const local = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/start-local.ts', '--version'],
+      {
+        cwd: repoRoot,
+      },
+    );
+    assert.equal(local.stdout, expected);
     const plugin = await execFileAsync(process.execPath, ['bin/kubectl-admit.js', '--version'], {
       cwd: repoRoot,
     });
