@@ -4,21 +4,35 @@
  * and exits 2; with them (the chart's copies, installed here) it writes a PolicyReport per
  * namespace and a ClusterPolicyReport for cluster-scoped objects, read back here; a re-run
  * replaces its own reports, deletes those with nothing left to report, and never touches another
- * engine's report.
+ * engine's report. The chart's grant for the periodic audit's reports is enough to write them.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1ClusterRoleBinding,
+} from '@kubernetes/client-node';
+import { ensureBinaries } from '../../scripts/cluster/binaries.js';
+import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import type { AuditReport } from '../../operator/audit/audit.js';
-import type { PolicyReport } from '../../operator/audit/policy-report.js';
+import {
+  PolicyReportCollector,
+  publishPolicyReports,
+  type PolicyReport,
+} from '../../operator/audit/policy-report.js';
 import { parse } from 'yaml';
 import {
+  applyYaml,
   clusterKubeConfig,
   installCrds,
+  statusCode,
   podReadyNamespace,
   uniqueSuffix,
   waitFor,
@@ -213,6 +227,74 @@ describe('audit --policy-report', () => {
     assert.ok(
       ofNode.every(
         (result) => result.source === 'admission-operator' && result.resources[0]?.namespace === undefined,
+      ),
+    );
+  });
+  it('publishes with no more than the chart grants the operator when audit.policyReports.enabled', async (t) => {
+    // The chart's own RBAC for the reports, rendered and applied, bound to a ServiceAccount.
+    await ensureBinaries(() => undefined);
+    const namespace = await podReadyNamespace(t, 'polr-rbac');
+    const release = `polr-${uniqueSuffix()}`;
+    const { stdout } = await execFileAsync(binaries.helm, [
+      'template',
+      release,
+      join(repoRoot, 'charts', 'admission-operator'),
+      '-n',
+      namespace,
+      '--set',
+      'audit.policyReports.enabled=true',
+      '--show-only',
+      'templates/policy-reports.yaml',
+    ]);
+    const applied = await applyYaml(stdout);
+    const kubeConfig = await clusterKubeConfig();
+    const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    t.after(async () => {
+      for (const object of applied) {
+        const name = object.metadata?.name ?? '';
+        if (object.kind === 'ClusterRole') await rbac.deleteClusterRole({ name }).catch(() => undefined);
+        else await rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
+      }
+    });
+    const binding = applied.find((object) => object.kind === 'ClusterRoleBinding') as V1ClusterRoleBinding;
+    const serviceAccount = binding.subjects?.[0]?.name ?? '';
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: serviceAccount } } });
+    const token = await core.createNamespacedServiceAccountToken({
+      namespace,
+      name: serviceAccount,
+      body: { spec: { audiences: [], expirationSeconds: 600 } },
+    });
+    const cluster = kubeConfig.getCurrentCluster();
+    assert.ok(cluster);
+    const asOperator = new KubeConfig();
+    asOperator.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: 'operator', token: token.status?.token ?? '' }],
+      contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
+      currentContext: 'operator',
+    });
+
+    const collector = new PolicyReportCollector();
+    collector.add({ apiVersion: 'v1', kind: 'Pod', namespace, name: 'p', uid: undefined }, [
+      { webhook: 'validate-pod', mutating: false, outcome: 'refused', message: 'refused' },
+    ]);
+    await installCrds(...CRDS.map((name) => `policy-reports/${name}`));
+    // Scoped to the test's namespace: the shared cluster's other namespaces are not this test's.
+    const written = await publishPolicyReports(asOperator, collector.reports(), namespace);
+    assert.deepEqual(written.written, [`PolicyReport ${namespace}/admission-operator-audit`]);
+    const rewritten = await publishPolicyReports(asOperator, collector.reports(), namespace);
+    assert.deepEqual(rewritten.written, written.written);
+    const emptied = await publishPolicyReports(asOperator, new PolicyReportCollector().reports(), namespace);
+    assert.deepEqual(emptied.deleted, written.written);
+    // Without the grant, the same write is forbidden: the test is not passing on an admin's rights.
+    for (const object of applied)
+      if (object.kind === 'ClusterRoleBinding')
+        await rbac.deleteClusterRoleBinding({ name: object.metadata?.name ?? '' });
+    await waitFor('the grant to be gone', () =>
+      publishPolicyReports(asOperator, collector.reports(), namespace).then(
+        () => undefined,
+        (error: unknown) => (statusCode(error) === 403 ? true : undefined),
       ),
     );
   });
