@@ -8,10 +8,14 @@
  *
  * The source map beside the bundle maps stack traces to the TypeScript when the process runs with
  * NODE_OPTIONS=--enable-source-maps (left off by default: loading the map costs memory).
+ *
+ * The package version and the git commit are written into the bundle for `--version`
+ * (scripts/build-info.ts): the image has neither package.json nor .git.
  */
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildInfoDefines } from './build-info.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,5 +36,6 @@ await build({
   banner: {
     js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
   },
+  define: buildInfoDefines(root, process.env),
   logLevel: 'warning',
 });
