@@ -79,6 +79,12 @@ describe('the README on a real node', () => {
     );
   });
 
+  it('policy reports: the chart installs their CRDs, audit --policy-report publishes the namespace report', async () => {
+    const { output } = await runReadmeBlock('policy-report');
+    // PASS, then FAIL: the pods past the quota fail.
+    assert.match(output, /^admission-operator-audit\s+\d+\s+[1-9]\d*\s+/m);
+  });
+
   it('the Lease names the leader', async () => {
     const { code, output } = await runReadmeBlock('lease');
     assert.equal(code, 0, output);

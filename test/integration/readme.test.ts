@@ -79,6 +79,21 @@ describe('README', () => {
     assert.match(output, /3 objects: 2 admitted, 1 denied/);
   });
 
+  it('admit --enforcement validate-pod=warn: the pod over its quota is WARN and the command exits 0; --version', async () => {
+    const { code, output } = await runReadmeBlock('admit-warn');
+    assert.equal(code, 0, output);
+    assert.match(output, /WARN {5}Pod team-a\/too-big/);
+    assert.match(
+      output,
+      /validate-pod would refuse this \(enforcement warn\): .*exceeded quota: default\/team-a/,
+    );
+    assert.match(
+      output,
+      /2 objects: 2 admitted, 0 denied; 1 admitted only by their webhooks' enforcement \(WARN\)/,
+    );
+    assert.match(output, /^admission-operator \d+\.\d+\.\d+ \(commit [0-9a-f]{7,}/m);
+  });
+
   it('admit in CI: the Deployment and its pod pass, so the step succeeds', async () => {
     const { code, output } = await runReadmeBlock('admit-ci');
     assert.equal(code, 0, output);
