@@ -4,7 +4,7 @@
  * types the rules read are inferred from the decoders, so the two cannot drift apart.
  */
 import type { KubeObject } from '../../admission/types.js';
-import { FieldPath } from '../field-errors.js';
+import { FieldPath } from '../shared/field-errors.js';
 import { affinity, condition, envFromSource, envVar, resourceRequirements } from './core-types.js';
 import {
   type DecodeResult,
@@ -20,7 +20,7 @@ import {
   quantity,
   struct,
   uint32,
-} from './go-json.js';
+} from '../../util/go-json.js';
 
 const typeMeta = { apiVersion: goString, kind: goString };
 /** Only what the rules read; the API server owns the rest of the metadata. */

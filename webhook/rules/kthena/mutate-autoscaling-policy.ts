@@ -15,8 +15,8 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
-import { findings } from '../field-errors.js';
+import { decisionOf } from '../shared/findings.js';
+import { findings } from '../shared/field-errors.js';
 import { decodeFailed } from './denials.js';
 import {
   type AutoscalingPolicy,

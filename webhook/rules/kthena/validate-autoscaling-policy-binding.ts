@@ -7,7 +7,7 @@
  */
 import type { AdmissionRequest } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
+import { decisionOf } from '../shared/findings.js';
 import {
   type FieldError,
   FieldPath,
@@ -18,7 +18,7 @@ import {
   invalid,
   PASSED,
   required,
-} from '../field-errors.js';
+} from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type AutoscalingPolicyBinding, decodeAutoscalingPolicyBinding } from './model-types.js';
 

@@ -6,7 +6,7 @@
  */
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
+import { decisionOf } from '../shared/findings.js';
 import {
   type FieldError,
   FieldPath,
@@ -15,9 +15,9 @@ import {
   GoStringer,
   invalid,
   PASSED,
-} from '../field-errors.js';
+} from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
-import type { GoDuration } from './go-json.js';
+import type { GoDuration } from '../../util/go-json.js';
 import {
   type AutoscalingPolicy,
   type PanicPolicy,

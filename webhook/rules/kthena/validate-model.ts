@@ -6,7 +6,7 @@
  */
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
+import { decisionOf } from '../shared/findings.js';
 import {
   type FieldError,
   FieldPath,
@@ -16,7 +16,7 @@ import {
   invalid,
   PASSED,
   required,
-} from '../field-errors.js';
+} from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type Model, type ModelBackend, decodeModel } from './model-types.js';
 

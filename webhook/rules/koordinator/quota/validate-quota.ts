@@ -1,0 +1,503 @@
+/**
+ * /validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota: Koordinator's quota-tree checks, in its
+ * order and with its messages (each after the field it is about), plus two it lacks, run after
+ * all of its own so that where Koordinator refuses, it is Koordinator's message that is shown: a
+ * child's max may not exceed its parent's, and a quota may not become its own ancestor.
+ * Upstream: https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/elasticquota/quota_topology.go
+ * and quota_topology_check.go; every message: docs/rules/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota.md.
+ *
+ * Unlike Koordinator, validation never changes the store (no phantom quotas when a later
+ * admission step refuses the object): the store follows the watch only, so a quota is known a few
+ * milliseconds after it is stored. An UPDATE that changes a quota's place in the tree, or a
+ * DELETE, within those milliseconds is refused as Koordinator refuses a quota its topology does
+ * not know (a retry succeeds); any other update (status, other labels) is not checked at all.
+ */
+import type { Decision, JsonObject, JsonValue } from '../../../admission/types.js';
+import type { Rule, StateSnapshot } from '../../../state.js';
+import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
+import { asObject, parseJsonText } from '../../../util/json.js';
+import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { decisionOf } from '../../shared/findings.js';
+import {
+  atField,
+  FieldError,
+  FieldPath,
+  findings,
+  PASSED,
+  type Findings,
+} from '../../shared/field-errors.js';
+import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
+import { quotaView, type QuotaView } from './quota-view.js';
+
+type Amounts = Map<string, bigint>;
+
+const NAME = FieldPath.of('metadata', 'name');
+const LABELS = FieldPath.of('metadata', 'labels');
+const ANNOTATIONS = FieldPath.of('metadata', 'annotations');
+const PARENT = LABELS.key(QUOTA_LABELS.parent);
+const IS_PARENT = LABELS.key(QUOTA_LABELS.isParent);
+const TREE_ID = LABELS.key(QUOTA_LABELS.treeId);
+const NAMESPACES = ANNOTATIONS.key(QUOTA_ANNOTATIONS.namespaces);
+const SHARED_WEIGHT = ANNOTATIONS.key(QUOTA_ANNOTATIONS.sharedWeight);
+const STRICT_KEYS = ANNOTATIONS.key(QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys);
+const MAX = FieldPath.of('spec', 'max');
+const MIN = FieldPath.of('spec', 'min');
+
+/** A quantity that cannot be read, as an error naming its field. */
+function quantityError(error: QuantityFieldError): FieldError {
+  return atField(FieldPath.of(error.path), error.message.slice(error.path.length + 2));
+}
+
+/** Reads a resource list; a value that is no quantity, or too large a one, is an error naming `path[key]`. */
+function amounts(list: Readonly<Record<string, unknown>>, path: string): Amounts | FieldError {
+  const out: Amounts = new Map();
+  for (const [key, value] of Object.entries(list)) {
+    try {
+      out.set(key, quantityAt(value, `${path}[${key}]`));
+    } catch (error) {
+      if (!(error instanceof QuantityFieldError)) throw error;
+      return quantityError(error);
+    }
+  }
+  return out;
+}
+
+const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Go's %v of a slice of names, `[cpu memory]`, sorted (Go ranges over a map in random order). */
+const goList = (keys: Iterable<string>): string =>
+  truncate(`[${[...keys].sort(byteOrder).join(' ')}]`, MAX_WARNING_CHARS);
+
+const negativeKeys = (list: Amounts): string[] =>
+  [...list].filter(([, value]) => value < 0n).map(([key]) => key);
+
+function annotationsOf(object: JsonObject): Record<string, JsonValue> {
+  return asObject(asObject(object.metadata)?.annotations) ?? {};
+}
+
+/** Koordinator's validateQuotaSelfItem: a quota on its own. Passed, it gives the quota's bounds as read. */
+function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
+  // As written, not as the view keeps them: the view drops values that are not quantities.
+  const spec = asObject(object.spec);
+  const max = amounts(asObject(spec?.max) ?? {}, 'spec.max');
+  if (max instanceof FieldError) return max;
+  const min = amounts(asObject(spec?.min) ?? {}, 'spec.min');
+  if (min instanceof FieldError) return min;
+  if (negativeKeys(max).length > 0)
+    return atField(
+      MAX,
+      `${quota.name} quota.Spec.Max's value < 0, in dimensions :${goList(negativeKeys(max))}`,
+    );
+  if (negativeKeys(min).length > 0)
+    return atField(
+      MIN,
+      `${quota.name} quota.Spec.Min's value < 0, in dimensions :${goList(negativeKeys(min))}`,
+    );
+
+  const annotations = annotationsOf(object);
+  const weightText = annotations[QUOTA_ANNOTATIONS.sharedWeight];
+  if (typeof weightText === 'string' && weightText !== '') {
+    let weight: unknown;
+    try {
+      weight = parseJsonText(weightText);
+    } catch {
+      // Koordinator returns Go's JSON error as it is; ours does not quote the parser either.
+      return atField(SHARED_WEIGHT, 'not valid JSON');
+    }
+    if (typeof weight !== 'object' || weight === null || Array.isArray(weight))
+      return atField(SHARED_WEIGHT, 'must be a JSON object');
+    const parsed = amounts(weight as Record<string, unknown>, SHARED_WEIGHT.toString());
+    if (parsed instanceof FieldError) return parsed;
+    if (negativeKeys(parsed).length > 0) {
+      return atField(
+        SHARED_WEIGHT,
+        `${quota.name} quota.Annotation[${QUOTA_ANNOTATIONS.sharedWeight}]'s value < 0, in dimension :${goList(negativeKeys(parsed))}`,
+      );
+    }
+  }
+
+  for (const key of [...min.keys()].sort(byteOrder)) {
+    const value = min.get(key) ?? 0n;
+    const upper = max.get(key);
+    if (upper === undefined) {
+      return atField(
+        MIN.key(key),
+        `resourceKey ${key} of quota ${quota.name} is included in min, which is not included in max`,
+      );
+    }
+    if (upper < value) {
+      return atField(
+        MIN.key(key),
+        `resourceKey ${key} of quota ${quota.name} min ${formatQuantity(value, quota.min[key])} > max ${formatQuantity(upper, quota.max[key])}`,
+      );
+    }
+  }
+
+  const strictText = annotations[QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys];
+  if (typeof strictText === 'string' && strictText !== '') {
+    const invalidKeys = (why: string): FieldError =>
+      atField(
+        STRICT_KEYS,
+        `${quota.name} quota.Annotation[${QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys}]'s value is invalid: ${why}`,
+      );
+    let keys: unknown;
+    try {
+      keys = parseJsonText(strictText);
+    } catch {
+      return invalidKeys('not valid JSON');
+    }
+    if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string'))
+      return invalidKeys('must be a JSON array of resource names');
+    const usedList = asObject(asObject(object.status)?.used) ?? {};
+    const used = amounts(usedList, 'status.used');
+    if (used instanceof FieldError) return used;
+    for (const key of keys) {
+      const value = used.get(key);
+      if (value === undefined) continue;
+      const upper = max.get(key);
+      if (upper === undefined) {
+        return atField(
+          MAX.key(key),
+          `resourceKey ${key} of quota ${quota.name} is included in used, which is not included in max but should check max >= used`,
+        );
+      }
+      if (upper < value) {
+        return atField(
+          MAX.key(key),
+          `resourceKey ${key} of quota ${quota.name} max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, writtenAs(usedList[key]))}`,
+        );
+      }
+    }
+  }
+  return { name: quota.name, max, min };
+}
+
+/** True when `candidate` is `quota` or lies below it in the tree (following parents upward). */
+function isSelfOrDescendant(state: StateSnapshot, quota: string, candidate: string): boolean {
+  const seen = new Set<string>();
+  for (let current: string | undefined = candidate; current && current !== ROOT_QUOTA;) {
+    if (current === quota) return true;
+    if (seen.has(current)) return false;
+    seen.add(current);
+    current = state.elasticQuota(current)?.parent;
+  }
+  return false;
+}
+
+function sumOfMin(quotas: readonly QuotaView[]): Amounts | FieldError {
+  const total: Amounts = new Map();
+  for (const quota of quotas) {
+    const min = amounts(quota.min, `spec.min of quota ${quota.name}`);
+    if (min instanceof FieldError) return min;
+    for (const [key, value] of min) total.set(key, (total.get(key) ?? 0n) + value);
+  }
+  return total;
+}
+
+/** Koordinator's LessThanOrEqualCompletely: every key of `a` within `b`, a key `b` lacks counting as 0. */
+const withinCompletely = (a: Amounts, b: Amounts): boolean =>
+  [...a].every(([key, value]) => value <= (b.get(key) ?? 0n));
+
+const sameKeys = (a: Amounts, b: Amounts): boolean =>
+  a.size === b.size && [...a.keys()].every((key) => b.has(key));
+
+const keysIncluded = (outer: Amounts, inner: Amounts): boolean =>
+  [...inner.keys()].every((key) => outer.has(key));
+
+export interface QuotaValidationOptions {
+  /**
+   * Gate ElasticQuotaEnableUpdateResourceKey: a child's max keys need only be a subset of its
+   * parent's, instead of the same set.
+   */
+  maxKeysSubset: boolean;
+}
+
+interface Bounds {
+  name: string;
+  max: Amounts;
+  min: Amounts;
+}
+
+function boundsOf(quota: QuotaView): Bounds | FieldError {
+  const max = amounts(quota.max, `spec.max of quota ${quota.name}`);
+  if (max instanceof FieldError) return max;
+  const min = amounts(quota.min, `spec.min of quota ${quota.name}`);
+  if (min instanceof FieldError) return min;
+  return { name: quota.name, max, min };
+}
+
+/** Koordinator's checkSubAndParentGroupQuotaKey for one parent-child pair. */
+function checkKeys(
+  parent: Bounds,
+  child: Bounds,
+  self: string,
+  options: QuotaValidationOptions,
+): FieldError | undefined {
+  const failed = (message: string, path = MAX): FieldError =>
+    atField(
+      path,
+      `failed to check sub and parent group quotaKey, err: checkSubAndParentGroupQuotaKey failed: ${message}`,
+    );
+  // Koordinator names the pair differently when this quota is the child and when it is the parent.
+  const isChild = child.name === self;
+  if (options.maxKeysSubset) {
+    if (!keysIncluded(parent.max, child.max))
+      return failed(`${child.name}'s max keys are not all included in ${parent.name}'s`);
+  } else if (!sameKeys(parent.max, child.max)) {
+    return failed(
+      isChild
+        ? `${parent.name}'s max keys are not the same with ${child.name}'s`
+        : `${child.name}'s max keys are not the same with ${parent.name}'s`,
+    );
+  }
+  if (!keysIncluded(parent.min, child.min))
+    return failed(`${child.name}'s min keys are not all included in ${parent.name}'s`, MIN);
+  return undefined;
+}
+
+/** Ours: a child's max within its parent's, in every resource both name. */
+function checkMaxWithinParent(parent: Bounds, child: Bounds): FieldError | undefined {
+  for (const [key, value] of child.max) {
+    const upper = parent.max.get(key);
+    if (upper !== undefined && value > upper) {
+      return atField(
+        MAX,
+        `resource ${key}: max ${formatQuantity(value)} of ${child.name} exceeds max ${formatQuantity(upper)} of its parent ${parent.name}`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** Koordinator's validateQuotaTopology, then ours. `old` is the quota before an UPDATE. */
+function checkTopology(
+  state: StateSnapshot,
+  quota: QuotaView,
+  self: Bounds,
+  old: QuotaView | undefined,
+  options: QuotaValidationOptions,
+): FieldError | undefined {
+  if (quota.name === ROOT_QUOTA) return undefined;
+  const children = state
+    .quotaChildren(quota.name)
+    .filter((child) => child.name !== quota.name)
+    .sort((a, b) => byteOrder(a.name, b.name));
+
+  // checkIsParentChange
+  if (old && old.isParent !== quota.isParent) {
+    if (!quota.isParent && children.length > 0)
+      return atField(
+        IS_PARENT,
+        `quota has children, isParent is forbidden to modify as false, quotaName:${old.name}`,
+      );
+    if (quota.isParent && state.quotaPods(old.name).length > 0)
+      return atField(
+        IS_PARENT,
+        `quota has bound pods, isParent is forbidden to modify as true, quotaName: ${old.name}`,
+      );
+  }
+
+  // checkTreeID
+  if (old && old.treeId !== quota.treeId)
+    return atField(TREE_ID, `${quota.name} tree id changed [${old.treeId}] vs [${quota.treeId}]`);
+  const parent = quota.parent === ROOT_QUOTA ? undefined : state.elasticQuota(quota.parent);
+  if (parent && parent.treeId !== quota.treeId) {
+    return atField(
+      TREE_ID,
+      `${quota.name} tree id is different from parent ${parent.name}, [${quota.treeId}] vs [${parent.treeId}]`,
+    );
+  }
+  for (const child of children) {
+    if (child.treeId !== quota.treeId) {
+      return atField(
+        TREE_ID,
+        `${quota.name} tree id is different from child ${child.name}, [${quota.treeId}] vs [${child.treeId}]`,
+      );
+    }
+  }
+
+  // A leaf right under the root has nothing more to agree with.
+  if (quota.parent === ROOT_QUOTA && !quota.isParent) return undefined;
+
+  // checkParentQuotaInfo
+  if (quota.parent !== ROOT_QUOTA) {
+    if (!parent)
+      return atField(
+        PARENT,
+        `${quota.name} has parentName ${quota.parent} but not find parentInfo in quotaInfoMap`,
+      );
+    if (!parent.isParent)
+      return atField(
+        PARENT,
+        `${quota.name} has parentName ${quota.parent} but the parentQuotaInfo's IsParent is false`,
+      );
+  }
+
+  const parentBounds = parent ? boundsOf(parent) : undefined;
+  if (parentBounds instanceof FieldError) return parentBounds;
+  const childBounds: Bounds[] = [];
+  for (const child of children) {
+    const bounds = boundsOf(child);
+    if (bounds instanceof FieldError) return bounds;
+    childBounds.push(bounds);
+  }
+
+  // checkSubAndParentGroupQuotaKey
+  if (parentBounds) {
+    const found = checkKeys(parentBounds, self, quota.name, options);
+    if (found) return found;
+  }
+  for (const child of childBounds) {
+    const found = checkKeys(self, child, quota.name, options);
+    if (found) return found;
+  }
+
+  // checkMinQuotaValidate
+  if (!quota.allowForceUpdate && !quota.isRoot) {
+    if (parent && parentBounds) {
+      const siblings = state.quotaChildren(parent.name).filter((sibling) => sibling.name !== quota.name);
+      const total = sumOfMin(siblings);
+      if (total instanceof FieldError) return total;
+      for (const [key, value] of self.min) total.set(key, (total.get(key) ?? 0n) + value);
+      if (!withinCompletely(total, parentBounds.min))
+        return atField(
+          MIN,
+          `checkMinQuotaSum all brothers' MinQuota > parent MinQuota, parent: ${parent.name}`,
+        );
+    }
+    if (children.length > 0) {
+      const total = sumOfMin(children);
+      if (total instanceof FieldError) return total;
+      if (!withinCompletely(total, self.min))
+        return atField(
+          MIN,
+          `checkMinQuotaSum all children's MinQuota > current MinQuota, current: ${quota.name}`,
+        );
+    }
+  }
+
+  // Ours, after all of Koordinator's.
+  if (isSelfOrDescendant(state, quota.name, quota.parent)) {
+    return atField(
+      PARENT,
+      `quota ${quota.name} cannot hang under ${quota.parent}: that would make it its own ancestor`,
+    );
+  }
+  if (parentBounds) {
+    const found = checkMaxWithinParent(parentBounds, self);
+    if (found) return found;
+  }
+  for (const child of childBounds) {
+    const found = checkMaxWithinParent(self, child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The fields whose change Koordinator checks on UPDATE; any other change is not validated at all. */
+function treeFieldsEqual(a: QuotaView, b: QuotaView, before: JsonObject, after: JsonObject): boolean {
+  const same = (x: Readonly<Record<string, string>>, y: Readonly<Record<string, string>>): boolean =>
+    Object.keys(x).length === Object.keys(y).length &&
+    Object.entries(x).every(([key, value]) => y[key] === value);
+  const namespaces = (object: JsonObject): JsonValue | undefined =>
+    annotationsOf(object)[QUOTA_ANNOTATIONS.namespaces];
+  return (
+    a.parent === b.parent &&
+    a.isParent === b.isParent &&
+    a.treeId === b.treeId &&
+    namespaces(before) === namespaces(after) &&
+    same(a.min, b.min) &&
+    same(a.max, b.max)
+  );
+}
+
+/** Koordinator's ValidDeleteQuota. */
+function checkDelete(request: Parameters<Rule>[0], state: StateSnapshot): FieldError | undefined {
+  const quota = quotaView(request.oldObject ?? { metadata: { name: request.name ?? '' } });
+  if ([SYSTEM_QUOTA, ROOT_QUOTA, DEFAULT_QUOTA].includes(quota.name))
+    return atField(NAME, `can not delete quotaGroup :${quota.name}`);
+  if (!state.elasticQuota(quota.name)) return atField(NAME, `not found quota:${quota.name}`);
+  const children = state.quotaChildren(quota.name);
+  if (children.length > 0)
+    return atField(NAME, `delete quota failed, quota ${quota.name} has ${children.length} child quotas`);
+  const pods = state.quotaPods(quota.name);
+  if (pods.length > 0) {
+    // Koordinator names at most two pods, by name alone.
+    const names = [...pods].sort(byteOrder).map((key) => key.slice(key.indexOf('/') + 1));
+    const shown = names.length > 2 ? [names[0], names[1], '...'] : names;
+    return atField(
+      NAME,
+      `delete quota failed, quota ${quota.name} has ${pods.length} child pods: ${shown.join(', ')}`,
+    );
+  }
+  return undefined;
+}
+
+/** Koordinator's ValidAddQuota. */
+function checkCreate(
+  state: StateSnapshot,
+  quota: QuotaView,
+  object: JsonObject,
+  options: QuotaValidationOptions,
+): FieldError | undefined {
+  if (state.elasticQuota(quota.name)) return atField(NAME, `AddQuota quota already exist:${quota.name}`);
+  for (const namespace of quota.namespaces) {
+    const bound = state.quotaBoundTo(namespace);
+    if (bound) {
+      return atField(
+        NAMESPACES,
+        `AddQuota quota ${quota.name}'s annotation namespace ${namespace} is already bound to quota ${bound.name}`,
+      );
+    }
+  }
+  const self = checkSelf(quota, object);
+  return self instanceof FieldError ? self : checkTopology(state, quota, self, undefined, options);
+}
+
+/** Koordinator's ValidUpdateQuota; the quota before the update is the request's oldObject. */
+function checkUpdate(
+  state: StateSnapshot,
+  quota: QuotaView,
+  object: JsonObject,
+  oldObject: JsonObject,
+  options: QuotaValidationOptions,
+): FieldError | undefined {
+  const old = quotaView(oldObject);
+  if (treeFieldsEqual(old, quota, oldObject, object)) return undefined;
+  if (quota.name === SYSTEM_QUOTA || quota.name === ROOT_QUOTA)
+    return atField(NAME, `invalid quota ${quota.name}`);
+  for (const namespace of quota.namespaces) {
+    const bound = state.quotaBoundTo(namespace);
+    if (bound && bound.name !== quota.name) {
+      return atField(
+        NAMESPACES,
+        `UpdadteQuota, quota ${quota.name} update namespaces, but namespace ${namespace} is already bound to quota ${bound.name}`,
+      );
+    }
+  }
+  if (!state.elasticQuota(quota.name))
+    return atField(NAME, `UpdateQuota quota not exist in quotaInfoMap:${quota.name}`);
+  const self = checkSelf(quota, object);
+  return self instanceof FieldError ? self : checkTopology(state, quota, self, old, options);
+}
+
+function validate(
+  request: Parameters<Rule>[0],
+  state: StateSnapshot,
+  options: QuotaValidationOptions,
+): Findings {
+  let found: FieldError | undefined;
+  if (request.operation === 'DELETE') found = checkDelete(request, state);
+  else if (request.object && request.operation === 'CREATE')
+    found = checkCreate(state, quotaView(request.object), request.object, options);
+  else if (request.object && request.oldObject && request.operation === 'UPDATE')
+    found = checkUpdate(state, quotaView(request.object), request.object, request.oldObject, options);
+  return found ? findings([found]) : PASSED;
+}
+
+export function elasticQuotaValidator(options: QuotaValidationOptions): Rule {
+  return (request, state): Decision => decisionOf(validate(request, state, options));
+}
+
+/** The validator with Koordinator's default gates. */
+export const validateElasticQuota: Rule = elasticQuotaValidator({ maxKeysSubset: false });
