@@ -15,8 +15,7 @@ import {
   SLO_CONFIG_NAME,
 } from '../../names.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../shared/findings.js';
-import { PASSED } from '../shared/field-errors.js';
+import { decisionOf, PASSED } from '../shared/findings.js';
 import { validateTierMapping } from '../kubenexus/validate-tier-mapping.js';
 import { operatorConfigValidator } from './validate-operator-config.js';
 import { enhancedValidatorConfigValidator } from '../koordinator/pod/enhanced-validator-config.js';

@@ -9,15 +9,8 @@ import { parseEnforcement } from '../../enforcement/enforcement.js';
 import { ENFORCEMENT_KEY, OPERATOR_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { showValue } from '../../util/bounded-text.js';
-import { decisionOf, headed, INVALID } from '../shared/findings.js';
-import {
-  atField,
-  FieldPath,
-  findings,
-  PASSED,
-  type FieldError,
-  type Findings,
-} from '../shared/field-errors.js';
+import { decisionOf, headed, INVALID, findings, PASSED, type Findings } from '../shared/findings.js';
+import { atField, FieldPath, type FieldError } from '../shared/field-errors.js';
 
 const KNOWN_KEYS: readonly string[] = [ENFORCEMENT_KEY];
 const MAX_PROBLEMS = 20;

@@ -15,8 +15,7 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../shared/findings.js';
-import { findings } from '../shared/field-errors.js';
+import { decisionOf, findings } from '../shared/findings.js';
 import { decodeFailed } from './denials.js';
 import {
   type AutoscalingPolicy,

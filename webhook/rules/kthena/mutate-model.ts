@@ -7,8 +7,7 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../shared/findings.js';
-import { findings } from '../shared/field-errors.js';
+import { decisionOf, findings } from '../shared/findings.js';
 import { decodeFailed } from './denials.js';
 import { decodeModel } from './model-types.js';
 import { asObject } from '../../util/json.js';

@@ -7,16 +7,13 @@
  */
 import type { AdmissionRequest } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { decisionOf } from '../shared/findings.js';
+import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
 import {
   type FieldError,
   FieldPath,
-  type Findings,
-  findings,
   forbidden,
   internal,
   invalid,
-  PASSED,
   required,
 } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';

@@ -6,16 +6,8 @@
  */
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../shared/findings.js';
-import {
-  type FieldError,
-  FieldPath,
-  type Findings,
-  findings,
-  GoStringer,
-  invalid,
-  PASSED,
-} from '../shared/field-errors.js';
+import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
+import { type FieldError, FieldPath, GoStringer, invalid } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import type { GoDuration } from '../../util/go-json.js';
 import {

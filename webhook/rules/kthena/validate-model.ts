@@ -6,17 +6,8 @@
  */
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../shared/findings.js';
-import {
-  type FieldError,
-  FieldPath,
-  type Findings,
-  findings,
-  forbidden,
-  invalid,
-  PASSED,
-  required,
-} from '../shared/field-errors.js';
+import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
+import { type FieldError, FieldPath, forbidden, invalid, required } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type Model, type ModelBackend, decodeModel } from './model-types.js';
 

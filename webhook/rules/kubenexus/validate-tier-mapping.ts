@@ -6,8 +6,8 @@
 import type { Decision, JsonValue } from '../../admission/types.js';
 import { GPU_TIER_MAPPING_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
-import { decisionOf, headed, INVALID } from '../shared/findings.js';
-import { atField, FieldPath, findings, PASSED, type Findings } from '../shared/field-errors.js';
+import { decisionOf, headed, INVALID, findings, PASSED, type Findings } from '../shared/findings.js';
+import { atField, FieldPath } from '../shared/field-errors.js';
 import { parseTierMapping } from './tier-mapping.js';
 
 const DATA = FieldPath.of('data');

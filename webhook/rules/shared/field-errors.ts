@@ -162,22 +162,3 @@ export const internal = (path: FieldPath, error: Error | string): FieldError =>
  */
 export const atField = (path: FieldPath, message: string): FieldError =>
   new FieldError('Message', path, message);
-
-/**
- * What a check reports: the errors that refuse the object (none: the check passed) and the
- * warnings that go with whatever is decided. Every check of every webhook reports this way; the
- * webhook runs its checks in order and answers with `decisionOf`.
- */
-export interface Findings {
-  readonly errors: readonly FieldError[];
-  readonly warnings: readonly string[];
-}
-
-export const PASSED: Findings = { errors: [], warnings: [] };
-
-export const findings = (errors: readonly FieldError[], warnings: readonly string[] = []): Findings => ({
-  errors,
-  warnings,
-});
-
-export const warnings = (...texts: string[]): Findings => ({ errors: [], warnings: texts });

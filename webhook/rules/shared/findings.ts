@@ -1,6 +1,29 @@
+/**
+ * How a check reports (`Findings`) and how a webhook answers with what its checks found
+ * (`decisionOf`), shared by every rule family.
+ */
 import { allow, deny } from '../../admission/decisions.js';
 import type { Decision } from '../../admission/types.js';
-import type { FieldError, Findings } from './field-errors.js';
+import type { FieldError } from './field-errors.js';
+
+/**
+ * What a check reports: the errors that refuse the object (none: the check passed) and the
+ * warnings that go with whatever is decided. Every check of every webhook reports this way; the
+ * webhook runs its checks in order and answers with `decisionOf`.
+ */
+export interface Findings {
+  readonly errors: readonly FieldError[];
+  readonly warnings: readonly string[];
+}
+
+export const PASSED: Findings = { errors: [], warnings: [] };
+
+export const findings = (errors: readonly FieldError[], warnings: readonly string[] = []): Findings => ({
+  errors,
+  warnings,
+});
+
+export const warnings = (...texts: string[]): Findings => ({ errors: [], warnings: texts });
 
 /** apimachinery's utilerrors aggregate: one error alone, several as `[e1, e2]`, exact duplicates dropped. */
 export function aggregate(errors: readonly FieldError[]): string {

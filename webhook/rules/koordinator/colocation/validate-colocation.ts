@@ -9,14 +9,12 @@ import type { AdmissionRequest } from '../../../admission/types.js';
 import {
   atField,
   FieldPath,
-  findings,
   forbidden,
   invalid,
-  PASSED,
   required,
   type FieldError,
-  type Findings,
 } from '../../shared/field-errors.js';
+import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import { podRequests } from '../quota/pod-requests.js';
 import { labelsOf } from '../../../util/json.js';
 import { formatQuantity, QuantityFieldError } from '../../../util/quantity.js';

@@ -6,16 +6,8 @@
  */
 import type { AdmissionRequest, JsonValue } from '../../../admission/types.js';
 import { asArray, asObject } from '../../../util/json.js';
-import {
-  atField,
-  FieldPath,
-  findings,
-  forbidden,
-  invalid,
-  PASSED,
-  type FieldError,
-  type Findings,
-} from '../../shared/field-errors.js';
+import { atField, FieldPath, forbidden, invalid, type FieldError } from '../../shared/field-errors.js';
+import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import { wholeUnits } from './device-resource-spec.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../../util/bounded-text.js';
 import { QuantityFieldError, writtenAs } from '../../../util/quantity.js';

@@ -11,16 +11,15 @@ import { SLO_CONFIG_NAME } from '../../../names.js';
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { asObject, labelsOf, parseJsonText } from '../../../util/json.js';
 import { sloConfigStrategyConflicts } from '../slo-config/node-strategy-conflicts.js';
-import { decisionOf, firstRefusal } from '../../shared/findings.js';
 import {
-  atField,
-  FieldPath,
+  decisionOf,
+  firstRefusal,
   findings,
   PASSED,
   warnings,
-  type FieldError,
   type Findings,
-} from '../../shared/field-errors.js';
+} from '../../shared/findings.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { AMPLIFICATION_RATIO_ANNOTATION } from './keys.js';
 
 const RATIO = FieldPath.of('metadata', 'annotations').key(AMPLIFICATION_RATIO_ANNOTATION);

@@ -12,7 +12,8 @@
  * replaced by rules the admin may no longer see anywhere.
  */
 import type { AdmissionRequest } from '../../../admission/types.js';
-import { atField, FieldPath, findings, PASSED, warnings, type Findings } from '../../shared/field-errors.js';
+import { atField, FieldPath } from '../../shared/field-errors.js';
+import { findings, PASSED, warnings, type Findings } from '../../shared/findings.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../../names.js';
 import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';

@@ -10,15 +10,8 @@
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../../names.js';
 import type { Rule } from '../../../state.js';
 import { stringsOf, parseJsonText } from '../../../util/json.js';
-import { aggregate, decisionOf } from '../../shared/findings.js';
-import {
-  atField,
-  FieldPath,
-  findings,
-  PASSED,
-  type FieldError,
-  type Findings,
-} from '../../shared/field-errors.js';
+import { aggregate, decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 
 export interface LabelRule {
   name: string;

@@ -9,8 +9,7 @@
 import type { Rule } from '../../../state.js';
 import { checkColocation, type ColocationOptions } from '../colocation/validate-colocation.js';
 import { checkDeviceRequests } from '../device/validate-device.js';
-import { decisionOf, firstRefusal } from '../../shared/findings.js';
-import { PASSED, type Findings } from '../../shared/field-errors.js';
+import { decisionOf, firstRefusal, PASSED, type Findings } from '../../shared/findings.js';
 import { checkPodQuota, type PodQuotaFindings, type PodQuotaOptions } from '../quota/pod-quota.js';
 import { checkEnhancedValidation } from './enhanced-validation.js';
 

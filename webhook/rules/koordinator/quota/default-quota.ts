@@ -13,8 +13,8 @@ import type { Rule } from '../../../state.js';
 import { stringsOf, parseJsonText } from '../../../util/json.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
-import { decisionOf } from '../../shared/findings.js';
-import { atField, FieldPath, findings } from '../../shared/field-errors.js';
+import { decisionOf, findings } from '../../shared/findings.js';
+import { atField, FieldPath } from '../../shared/field-errors.js';
 
 const refused = (path: FieldPath, message: string): Decision =>
   decisionOf(findings([atField(path, message)]));

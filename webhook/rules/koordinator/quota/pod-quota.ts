@@ -12,7 +12,8 @@
  * the server records in the store's in-memory ledger until the pod watch sees the pod.
  */
 import type { AdmissionRequest, Decision, JsonValue } from '../../../admission/types.js';
-import { atField, FieldPath, findings, PASSED, type Findings } from '../../shared/field-errors.js';
+import { atField, FieldPath } from '../../shared/field-errors.js';
+import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
 import { formatQuantity, QuantityFieldError, quantityAt } from '../../../util/quantity.js';

@@ -17,15 +17,8 @@ import type { Rule, StateSnapshot } from '../../../state.js';
 import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
 import { asObject, parseJsonText } from '../../../util/json.js';
 import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../../util/quantity.js';
-import { decisionOf } from '../../shared/findings.js';
-import {
-  atField,
-  FieldError,
-  FieldPath,
-  findings,
-  PASSED,
-  type Findings,
-} from '../../shared/field-errors.js';
+import { decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
+import { atField, FieldError, FieldPath } from '../../shared/field-errors.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { quotaView, type QuotaView } from './quota-view.js';
 

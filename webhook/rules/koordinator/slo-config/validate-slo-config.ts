@@ -8,8 +8,8 @@
 import type { AdmissionRequest } from '../../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { stringsOf } from '../../../util/json.js';
-import { decisionOf, headed } from '../../shared/findings.js';
-import { atField, FieldPath, findings, PASSED, type Findings } from '../../shared/field-errors.js';
+import { decisionOf, headed, findings, PASSED, type Findings } from '../../shared/findings.js';
+import { atField, FieldPath } from '../../shared/field-errors.js';
 import { type NodeLabels, type NodeStrategy, strategiesMatching, strategyList } from './node-selectors.js';
 import { type KeyChecker, type KeyContext, problemText, sloConfigCheckers } from './slo-config-keys.js';
 

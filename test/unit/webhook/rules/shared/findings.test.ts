@@ -6,16 +6,12 @@ import {
   firstRefusal,
   headed,
   INVALID,
-} from '../../../../../webhook/rules/shared/findings.js';
-import {
-  atField,
-  FieldPath,
   findings,
   PASSED,
-  required,
   warnings,
   type Findings,
-} from '../../../../../webhook/rules/shared/field-errors.js';
+} from '../../../../../webhook/rules/shared/findings.js';
+import { atField, FieldPath, required } from '../../../../../webhook/rules/shared/field-errors.js';
 
 const NAME = required(FieldPath.of('metadata', 'name'), 'name is required');
 const MAX = atField(FieldPath.of('spec', 'max'), "q quota.Spec.Max's value < 0, in dimensions :[cpu]");
