@@ -16,7 +16,7 @@
  * literals and key order; Koordinator's int64 fields need both.)
  */
 import { type FieldError, type FieldPath, GoStringer, invalid } from '../rules/shared/field-errors.js';
-import { parseQuantity } from './quantity.js';
+import { readQuantity } from './quantity.js';
 import { parseGoDuration } from './go-duration.js';
 import { type JsonNode, nodeText } from './json-text.js';
 
@@ -125,12 +125,8 @@ export const goDuration: Decoder<number> = scalar((node) => {
  */
 export const goQuantity: Decoder<bigint> = scalar((node) => {
   const text = node.kind === 'string' ? node.value : node.kind === 'number' ? node.text : undefined;
-  try {
-    if (text !== undefined) return parseQuantity(text);
-  } catch {
-    // refused below
-  }
-  return new Expected('a quantity such as "100M"');
+  const read = text === undefined ? undefined : readQuantity(text);
+  return read?.ok ? read.value : new Expected('a quantity such as "100M"');
 });
 
 export type IntOrString = { type: 'int'; value: bigint } | { type: 'string'; value: string };

@@ -11,7 +11,7 @@
 import type { JsonValue } from '../admission/types.js';
 import { parseGoDuration } from './go-duration.js';
 import { type FieldError, type FieldPath, invalid } from '../rules/shared/field-errors.js';
-import { type Quantity, parseQuantityJson } from '../rules/kthena/quantity.js';
+import { type GoQuantity, readGoQuantityJson } from './quantity.js';
 
 export type Decoder<T> = (
   value: JsonValue | undefined,
@@ -82,15 +82,15 @@ export const goDuration: Decoder<GoDuration> = (value, path, errors) => {
 };
 
 /** A `resource.Quantity`: a string, or a bare JSON number. */
-export const quantity: Decoder<Quantity> = (value, path, errors) => {
+export const quantity: Decoder<GoQuantity> = (value, path, errors) => {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' && typeof value !== 'number') {
     errors.push(invalid(path, shown(value), 'must be a quantity such as "500m", "2Gi" or 3'));
     return undefined;
   }
-  const parsed = parseQuantityJson(value);
-  if (parsed.ok) return parsed.quantity;
-  errors.push(invalid(path, value, `must be a quantity such as "500m", "2Gi" or 3: ${parsed.problem}`));
+  const parsed = readGoQuantityJson(value);
+  if (parsed.ok) return parsed.value;
+  errors.push(invalid(path, value, `must be a quantity such as "500m", "2Gi" or 3: ${parsed.error}`));
   return undefined;
 };
 

@@ -1,6 +1,7 @@
 /** Narrowing helpers for reading objects under review, which arrive as untyped JSON. */
 import { pruneDeepJson } from '../admission/json-depth.js';
 import type { JsonObject, JsonValue } from '../admission/types.js';
+import { FieldPath } from '../rules/shared/field-errors.js';
 
 /** How deep JSON written into an annotation or a ConfigMap key may nest: far above any real value. */
 export const MAX_JSON_TEXT_DEPTH = 64;
@@ -43,16 +44,16 @@ export function labelsOf(object: JsonObject | null): Record<string, string> {
 }
 
 /** A pod's containers, then its init containers, each with the field path messages name it by. */
-export function podContainers(pod: JsonObject): { container: JsonValue; path: string }[] {
+export function podContainers(pod: JsonObject): { container: JsonValue; path: FieldPath }[] {
   const spec = asObject(pod.spec);
   return [
     ...asArray(spec?.containers).map((container, index) => ({
       container,
-      path: `spec.containers[${index}]`,
+      path: FieldPath.of('spec', 'containers').index(index),
     })),
     ...asArray(spec?.initContainers).map((container, index) => ({
       container,
-      path: `spec.initContainers[${index}]`,
+      path: FieldPath.of('spec', 'initContainers').index(index),
     })),
   ];
 }

@@ -7,34 +7,37 @@
  * each). A pod that already constrains the class label chose for itself and is left alone.
  */
 import { allow, mutate } from '../../admission/decisions.js';
-import type { Decision, JsonObject, JsonValue, KubeObject } from '../../admission/types.js';
+import type { Decision, JsonObject, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { QuantityFieldError, quantityAt } from '../../util/quantity.js';
+import { quantityAt } from '../../util/quantity.js';
+import { success, type Result } from '../../util/result.js';
+import type { FieldError } from '../shared/field-errors.js';
 import type { TierMapping } from './tier-mapping.js';
 import { asObject, asArray, podContainers } from '../../util/json.js';
 
 export type SkipReason =
   'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace' | 'invalid-quantity';
 
-// Our exact parser: client-node's quantityToScalar throws on valid forms such as "1.5Gi".
-const isPositiveQuantity = (value: JsonValue | undefined, path: string): boolean =>
-  value !== undefined && quantityAt(value, path) > 0n;
-
 /**
- * True when a container or init container requests or limits one of the counted GPU resources.
- * Throws a QuantityFieldError, naming the field, for a GPU amount that cannot be read.
+ * True when a container or init container requests or limits one of the counted GPU resources;
+ * an error naming the field for a GPU amount that cannot be read before a positive one is found.
+ * (Our exact parser: client-node's quantityToScalar throws on valid forms such as "1.5Gi".)
  */
-export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): boolean {
-  const containers = podContainers(pod);
-  return containers.some(({ container, path }) => {
+export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): Result<boolean, FieldError> {
+  for (const { container, path } of podContainers(pod)) {
     const resources = asObject(asObject(container)?.resources);
-    return ['requests', 'limits'].some((kind) => {
+    for (const kind of ['requests', 'limits']) {
       const amounts = asObject(resources?.[kind]);
-      return gpuResources.some((name) =>
-        isPositiveQuantity(amounts?.[name], `${path}.resources.${kind}[${name}]`),
-      );
-    });
-  });
+      for (const name of gpuResources) {
+        const value = amounts?.[name];
+        if (value === undefined) continue;
+        const amount = quantityAt(value, path.child('resources', kind).key(name));
+        if (!amount.ok) return amount;
+        if (amount.value > 0n) return success(true);
+      }
+    }
+  }
+  return success(false);
 }
 
 /** True when the pod already constrains `key` through its nodeSelector or any node-affinity term. */
@@ -108,14 +111,9 @@ export const assignGpuClass: Rule = (request, state) => {
   const pod = request.object;
   if (!pod) return allow();
   const mapping = state.gpuTierMapping();
-  let gpu: boolean;
-  try {
-    gpu = requestsGpu(pod, mapping.gpuResources);
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
-    return skip('invalid-quantity', '', `GPU class not set: ${error.message}`);
-  }
-  if (!gpu) return skip('no-gpu');
+  const gpu = requestsGpu(pod, mapping.gpuResources);
+  if (!gpu.ok) return skip('invalid-quantity', '', `GPU class not set: ${gpu.error.toString()}`);
+  if (!gpu.value) return skip('no-gpu');
 
   const namespaceName = request.namespace ?? '';
   const namespace = state.namespace(namespaceName);

@@ -7,7 +7,7 @@
 import type { JsonValue } from '../../admission/types.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
 
-type Segment = { name: string } | { subscript: string };
+type Segment = { name: string } | { subscript: string } | { owner: string };
 
 /** A path into an object: `spec.backends[0].workers[1].type`. Immutable. */
 export class FieldPath {
@@ -37,11 +37,20 @@ export class FieldPath {
     return new FieldPath([...this.segments, { subscript: key }]);
   }
 
+  /**
+   * The same field of another object than the one under review, which messages name after the
+   * field: `spec.max of quota parent`, then `[cpu]`.
+   */
+  of(owner: string): FieldPath {
+    return new FieldPath([...this.segments, { owner }]);
+  }
+
   toString(): string {
     return this.segments
-      .map((segment, position) =>
-        'name' in segment ? `${position === 0 ? '' : '.'}${segment.name}` : `[${segment.subscript}]`,
-      )
+      .map((segment, position) => {
+        if ('name' in segment) return `${position === 0 ? '' : '.'}${segment.name}`;
+        return 'owner' in segment ? ` of ${segment.owner}` : `[${segment.subscript}]`;
+      })
       .join('');
   }
 }

@@ -8,7 +8,6 @@ import { NAMESPACE_NAME_LABEL } from '../../../names.js';
 import type { StateSnapshot } from '../../../state.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
 import { labelsOf } from '../../../util/json.js';
-import { QuantityFieldError } from '../../../util/quantity.js';
 import type { StepSkip } from '../../shared/step-skip.js';
 import { POD_PATCH_SCHEMA } from '../../../util/strategic-merge-patch.js';
 import { translateBatchResources } from './batch-resources.js';
@@ -94,12 +93,10 @@ export function applyProfilesToPod(
   // follows the pod's own resulting class, so a pod that kept its class is translated only if that
   // class was already batch or mid, which is what that class means.
   if (!skipTranslation) {
-    try {
-      translateBatchResources(draft);
-    } catch (error) {
+    const translated = translateBatchResources(draft);
+    if (!translated.ok) {
       // The translation reads every quantity before it changes anything, so the pod is intact.
-      if (!(error instanceof QuantityFieldError)) throw error;
-      const warning = `${error.message}; the batch/mid resource translation was skipped`;
+      const warning = `${translated.error.toString()}; the batch/mid resource translation was skipped`;
       return {
         applied,
         warnings: [...warnings, warning],

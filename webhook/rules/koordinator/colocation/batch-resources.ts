@@ -7,7 +7,9 @@
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import type { CopyOnWrite, PathSegment } from '../../../util/copy-on-write.js';
 import { asArray, asObject } from '../../../util/json.js';
-import { formatQuantity, quantityAt } from '../../../util/quantity.js';
+import { formatQuantity, quantityOf } from '../../../util/quantity.js';
+import { failure, success, type Result } from '../../../util/result.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { priorityClassWithDefault } from './priority-qos.js';
 
 const NANOS_PER_MILLI = 1_000_000n;
@@ -43,18 +45,27 @@ function translateList(list: Record<string, JsonValue>, prefix: string, cpu: big
 
 /**
  * Translates the pod when its class (after profiles) is koord-batch or koord-mid. Every quantity
- * it reads is read before anything changes, so a QuantityFieldError (naming the field) leaves the
- * pod untouched.
+ * it reads is read before anything changes, so a quantity it cannot read (the error names the
+ * field) leaves the pod untouched.
  */
-export function translateBatchResources(draft: CopyOnWrite): void {
+export function translateBatchResources(draft: CopyOnWrite): Result<void, FieldError> {
   const pod = draft.current;
-  const prefix = PREFIXES[priorityClassWithDefault(pod)];
+  const priorityClass = priorityClassWithDefault(pod);
+  if (!priorityClass.ok) return priorityClass;
+  const prefix = PREFIXES[priorityClass.value];
   const spec = asObject(pod.spec);
-  if (!prefix || !spec) return;
+  if (!prefix || !spec) return success(undefined);
   const lists: { at: PathSegment[]; cpu: bigint | undefined }[] = [];
-  const read = (list: JsonObject | undefined, at: PathSegment[], path: string): void => {
-    if (list && (list.cpu !== undefined || list.memory !== undefined))
-      lists.push({ at, cpu: list.cpu === undefined ? undefined : quantityAt(list.cpu, `${path}[cpu]`) });
+  const errors: FieldError[] = [];
+  const read = (list: JsonObject | undefined, at: PathSegment[], path: FieldPath): void => {
+    if (!list || (list.cpu === undefined && list.memory === undefined)) return;
+    if (list.cpu === undefined) {
+      lists.push({ at, cpu: undefined });
+      return;
+    }
+    const cpu = quantityOf(list.cpu);
+    if (cpu.ok) lists.push({ at, cpu: cpu.value });
+    else errors.push(atField(path.key('cpu'), cpu.error));
   };
   const limited: { field: 'initContainers' | 'containers'; index: number }[] = [];
   for (const field of ['initContainers', 'containers'] as const) {
@@ -62,14 +73,15 @@ export function translateBatchResources(draft: CopyOnWrite): void {
       const resources = asObject(asObject(item)?.resources);
       if (!resources) continue;
       const at = ['spec', field, index, 'resources'];
-      const path = `spec.${field}[${index}].resources`;
-      read(asObject(resources.requests), [...at, 'requests'], `${path}.requests`);
+      const path = FieldPath.of('spec', field).index(index).child('resources');
+      read(asObject(resources.requests), [...at, 'requests'], path.child('requests'));
       const limits = asObject(resources.limits);
-      read(limits, [...at, 'limits'], `${path}.limits`);
+      read(limits, [...at, 'limits'], path.child('limits'));
       if (limits) limited.push({ field, index });
     }
   }
-  read(asObject(spec.overhead), ['spec', 'overhead'], 'spec.overhead');
+  read(asObject(spec.overhead), ['spec', 'overhead'], FieldPath.of('spec', 'overhead'));
+  if (errors[0]) return failure(errors[0]);
 
   for (const { at, cpu } of lists) translateList(draft.mapAt(...at), prefix, cpu);
   const translated = asObject(draft.current.spec);
@@ -86,4 +98,5 @@ export function translateBatchResources(draft: CopyOnWrite): void {
     }
     if (requests !== before) draft.mapAt('spec', field, index, 'resources').requests = requests;
   }
+  return success(undefined);
 }

@@ -5,7 +5,9 @@
  */
 import type { JsonObject, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
-import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { failure, success, type Result } from '../../../util/result.js';
+import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asArray, asObject, parseJsonText } from '../../../util/json.js';
 import type { StepSkip } from '../../shared/step-skip.js';
 
@@ -41,33 +43,42 @@ function sortedJson(value: unknown, depth = MAX_SPEC_DEPTH): string | undefined 
   return `{${items.join(',')}}`;
 }
 
-/** The batch quantities of one resource list, canonical; throws a QuantityFieldError naming the field. */
-function batchList(list: JsonObject | undefined, path: string): Record<string, string> | undefined {
+/** The batch quantities of one resource list, canonical; one it cannot read goes to `errors`. */
+function batchList(
+  list: JsonObject | undefined,
+  path: FieldPath,
+  errors: FieldError[],
+): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const name of BATCH_RESOURCES) {
     const value = list?.[name];
     if (value === undefined) continue;
-    out[name] = formatQuantity(quantityAt(value, `${path}[${name}]`), writtenAs(value));
+    const read = quantityAt(value, path.key(name));
+    if (read.ok) out[name] = formatQuantity(read.value, writtenAs(value));
+    else errors.push(read.error);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 type ContainerSpecs = Record<string, { limits?: Record<string, string>; requests?: Record<string, string> }>;
 
-function desiredSpec(pod: KubeObject): { containers?: ContainerSpecs } {
+/** The annotation's content; the first batch quantity it cannot read (naming the field) instead. */
+function desiredSpec(pod: KubeObject): Result<{ containers?: ContainerSpecs }, FieldError> {
   const containers: ContainerSpecs = {};
   const spec = asObject(pod.spec);
+  const errors: FieldError[] = [];
   for (const [index, container] of asArray(spec?.containers).entries()) {
     const resources = asObject(asObject(container)?.resources);
-    const path = `spec.containers[${index}].resources`;
-    const limits = batchList(asObject(resources?.limits), `${path}.limits`);
-    const requests = batchList(asObject(resources?.requests), `${path}.requests`);
+    const path = FieldPath.of('spec', 'containers').index(index).child('resources');
+    const limits = batchList(asObject(resources?.limits), path.child('limits'), errors);
+    const requests = batchList(asObject(resources?.requests), path.child('requests'), errors);
+    if (errors[0]) return failure(errors[0]);
     const name = asObject(container)?.name;
     if ((limits || requests) && typeof name === 'string') {
       containers[name] = { ...(limits ? { limits } : {}), ...(requests ? { requests } : {}) };
     }
   }
-  return Object.keys(containers).length > 0 ? { containers } : {};
+  return success(Object.keys(containers).length > 0 ? { containers } : {});
 }
 
 /**
@@ -77,13 +88,9 @@ function desiredSpec(pod: KubeObject): { containers?: ContainerSpecs } {
 export function applyExtendedResourceSpec(draft: CopyOnWrite<KubeObject>): StepSkip | undefined {
   const pod = draft.current;
   const skipped = `; the ${EXTENDED_RESOURCE_SPEC_ANNOTATION} annotation was not updated`;
-  let desired: { containers?: ContainerSpecs };
-  try {
-    desired = desiredSpec(pod);
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
-    return { warning: `${error.message}${skipped}`, reason: 'invalid-quantity' };
-  }
+  const read = desiredSpec(pod);
+  if (!read.ok) return { warning: `${read.error.toString()}${skipped}`, reason: 'invalid-quantity' };
+  const desired = read.value;
   const currentText = asObject(pod.metadata.annotations)?.[EXTENDED_RESOURCE_SPEC_ANNOTATION];
   let current: unknown = {};
   if (typeof currentText === 'string') {

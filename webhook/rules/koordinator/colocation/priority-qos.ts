@@ -4,6 +4,8 @@
  */
 import type { JsonObject } from '../../../admission/types.js';
 import { asObject, labelsOf } from '../../../util/json.js';
+import { success, type Result } from '../../../util/result.js';
+import type { FieldError } from '../../shared/field-errors.js';
 import { kubeQoS } from './kube-qos.js';
 
 export const QOS_LABEL = 'koordinator.sh/qosClass';
@@ -43,16 +45,19 @@ export function rawPriorityClass(pod: JsonObject | null): PriorityClass {
 const QOS_OF_KUBE_QOS = { Guaranteed: 'LSR', Burstable: 'LS', BestEffort: 'BE' } as const;
 
 /** The raw QoS, else the one the kube QoS implies (Guaranteed: LSR, Burstable: LS, BestEffort: BE). */
-export function qosWithDefault(pod: JsonObject): QoSClass {
+export function qosWithDefault(pod: JsonObject): Result<QoSClass, FieldError> {
   const raw = rawQoS(pod);
-  return raw === '' ? QOS_OF_KUBE_QOS[kubeQoS(pod)] : raw;
+  if (raw !== '') return success(raw);
+  const kube = kubeQoS(pod);
+  return kube.ok ? success(QOS_OF_KUBE_QOS[kube.value]) : kube;
 }
 
 /** The raw priority class, else the one the QoS implies (BE: koord-batch, every other class: koord-prod). */
-export function priorityClassWithDefault(pod: JsonObject): PriorityClass {
+export function priorityClassWithDefault(pod: JsonObject): Result<PriorityClass, FieldError> {
   const raw = rawPriorityClass(pod);
-  if (raw !== '') return raw;
+  if (raw !== '') return success(raw);
   const qos = qosWithDefault(pod);
-  if (qos === 'BE') return 'koord-batch';
-  return qos === '' ? '' : 'koord-prod';
+  if (!qos.ok) return qos;
+  if (qos.value === 'BE') return success('koord-batch');
+  return success(qos.value === '' ? '' : 'koord-prod');
 }

@@ -17,7 +17,7 @@ import {
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import { podRequests } from '../quota/pod-requests.js';
 import { labelsOf } from '../../../util/json.js';
-import { formatQuantity, QuantityFieldError } from '../../../util/quantity.js';
+import { formatQuantity } from '../../../util/quantity.js';
 import {
   PRIORITY_LABEL,
   QOS_LABEL,
@@ -72,15 +72,12 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
     }
   }
 
-  let requests: ReadonlyMap<string, bigint>;
-  try {
-    // On UPDATE an unreadable quantity (immutable, so it got in around this webhook) counts as
-    // none: refusing every update would only block the pod's finalizers and status.
-    requests = podRequests(pod, request.operation === 'CREATE' ? 'throw' : 'skip');
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
-    return findings([atField(FieldPath.of('colocation validation'), error.message)]);
-  }
+  // On UPDATE an unreadable quantity (immutable, so it got in around this webhook) counts as
+  // none: refusing every update would only block the pod's finalizers and status.
+  const unreadable: FieldError[] = [];
+  const requests = podRequests(pod, request.operation === 'CREATE' ? unreadable : undefined);
+  if (unreadable[0])
+    return findings([atField(FieldPath.of('colocation validation'), unreadable[0].toString())]);
   const batch =
     (requests.get('kubernetes.io/batch-cpu') ?? 0n) !== 0n ||
     (requests.get('kubernetes.io/batch-memory') ?? 0n) !== 0n;

@@ -7,7 +7,8 @@
  */
 import type { JsonValue, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
-import { QuantityFieldError, quantityAt } from '../../../util/quantity.js';
+import { quantityAt } from '../../../util/quantity.js';
+import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asArray, asObject } from '../../../util/json.js';
 import type { StepSkip } from '../../shared/step-skip.js';
 
@@ -20,13 +21,19 @@ const DEVICE_RESOURCES = [GPU, GPU_CORE, GPU_MEMORY, GPU_MEMORY_RATIO, GPU_SHARE
 const NANOS = 1_000_000_000n;
 
 /**
- * Quantity.Value() (whole units, rounded up) of the quantity at `path`; undefined when absent.
- * Throws a QuantityFieldError naming the field when it cannot be read.
+ * Quantity.Value() (whole units, rounded up) of the quantity at `path`; undefined when absent, or
+ * when it cannot be read: then an error naming the field is added to `unreadable`.
  */
-export function wholeUnits(value: JsonValue | undefined, path: string): bigint | undefined {
+export function wholeUnits(
+  value: JsonValue | undefined,
+  path: FieldPath,
+  unreadable: FieldError[],
+): bigint | undefined {
   if (value === undefined) return undefined;
   const nanos = quantityAt(value, path);
-  return (nanos + NANOS - 1n) / NANOS;
+  if (nanos.ok) return (nanos.value + NANOS - 1n) / NANOS;
+  unreadable.push(nanos.error);
+  return undefined;
 }
 
 const sharedFrom = (units: bigint | undefined): bigint | undefined =>
@@ -46,29 +53,29 @@ interface GpuRequests {
 export function applyDeviceResourceSpec(draft: CopyOnWrite<KubeObject>): StepSkip | undefined {
   const spec = asObject(draft.current.spec);
   const asking: GpuRequests[] = [];
-  try {
-    for (const [index, container] of asArray(spec?.containers).entries()) {
-      const containerObject = asObject(container);
-      if (!containerObject) continue;
-      const resources = asObject(containerObject.resources) ?? {};
-      const existingRequests = asObject(resources.requests);
-      const existingLimits = asObject(resources.limits);
-      const asks = DEVICE_RESOURCES.some(
-        (name) => existingRequests?.[name] !== undefined || existingLimits?.[name] !== undefined,
-      );
-      if (!asks) continue;
-      const requests = existingRequests ?? {};
-      const path = `spec.containers[${index}].resources.requests`;
-      asking.push({
-        index,
-        gpu: wholeUnits(requests[GPU], `${path}[${GPU}]`),
-        ratio: wholeUnits(requests[GPU_MEMORY_RATIO], `${path}[${GPU_MEMORY_RATIO}]`),
-        core: wholeUnits(requests[GPU_CORE], `${path}[${GPU_CORE}]`),
-      });
-    }
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
-    return { warning: `${error.message}; the GPU resources were not split`, reason: 'invalid-quantity' };
+  const unreadable: FieldError[] = [];
+  for (const [index, container] of asArray(spec?.containers).entries()) {
+    const containerObject = asObject(container);
+    if (!containerObject) continue;
+    const resources = asObject(containerObject.resources) ?? {};
+    const existingRequests = asObject(resources.requests);
+    const existingLimits = asObject(resources.limits);
+    const asks = DEVICE_RESOURCES.some(
+      (name) => existingRequests?.[name] !== undefined || existingLimits?.[name] !== undefined,
+    );
+    if (!asks) continue;
+    const requests = existingRequests ?? {};
+    const path = FieldPath.of('spec', 'containers').index(index).child('resources', 'requests');
+    asking.push({
+      index,
+      gpu: wholeUnits(requests[GPU], path.key(GPU), unreadable),
+      ratio: wholeUnits(requests[GPU_MEMORY_RATIO], path.key(GPU_MEMORY_RATIO), unreadable),
+      core: wholeUnits(requests[GPU_CORE], path.key(GPU_CORE), unreadable),
+    });
+  }
+  if (unreadable[0]) {
+    const warning = `${unreadable[0].toString()}; the GPU resources were not split`;
+    return { warning, reason: 'invalid-quantity' };
   }
   for (const { index, gpu, ratio, core } of asking) {
     // Both lists are written, created if missing, as Koordinator's handler leaves them.

@@ -10,26 +10,33 @@ import { atField, FieldPath, forbidden, invalid, type FieldError } from '../../s
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import { wholeUnits } from './device-resource-spec.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../../util/bounded-text.js';
-import { QuantityFieldError, writtenAs } from '../../../util/quantity.js';
+import { writtenAs } from '../../../util/quantity.js';
 
 const PATH = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
 
 /**
  * Quantity.Value() and the text as written, for messages (cut to MAX_SHOWN_VALUE_CHARS: a valid
- * quantity can still be long). Throws a QuantityFieldError naming the field.
+ * quantity can still be long); one that cannot be read is added to `unreadable`, naming the field.
  */
 function amount(
   requests: Record<string, JsonValue>,
   name: string,
-  path: string,
+  path: FieldPath,
+  unreadable: FieldError[],
 ): { units: bigint; text: string } | undefined {
   const value = requests[name];
-  const units = wholeUnits(value, `${path}[${name}]`);
+  const units = wholeUnits(value, path.key(name), unreadable);
   return units === undefined ? undefined : { units, text: truncate(writtenAs(value), MAX_SHOWN_VALUE_CHARS) };
 }
 
-function checkContainer(requests: Record<string, JsonValue>, path: string, errors: FieldError[]): void {
-  const read = (name: string): { units: bigint; text: string } | undefined => amount(requests, name, path);
+function checkContainer(
+  requests: Record<string, JsonValue>,
+  path: FieldPath,
+  errors: FieldError[],
+  unreadable: FieldError[],
+): void {
+  const read = (name: string): { units: bigint; text: string } | undefined =>
+    amount(requests, name, path, unreadable);
   const gpu = read('koordinator.sh/gpu');
   const shared = read('koordinator.sh/gpu.shared');
   if (gpu && shared) {
@@ -69,17 +76,18 @@ export function checkDeviceRequests(request: AdmissionRequest): Findings {
   const pod = request.object;
   if (!pod) return PASSED;
   const errors: FieldError[] = [];
-  try {
-    for (const [index, container] of asArray(asObject(pod.spec)?.containers).entries()) {
-      const requests = asObject(asObject(asObject(container)?.resources)?.requests);
-      if (requests) checkContainer(requests, `spec.containers[${index}].resources.requests`, errors);
-    }
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
+  // Only the first quantity that cannot be read is reported, and then nothing else is.
+  const unreadable: FieldError[] = [];
+  for (const [index, container] of asArray(asObject(pod.spec)?.containers).entries()) {
+    const requests = asObject(asObject(asObject(container)?.resources)?.requests);
+    const path = FieldPath.of('spec', 'containers').index(index).child('resources', 'requests');
+    if (requests) checkContainer(requests, path, errors, unreadable);
+  }
+  if (unreadable[0]) {
     // A pod already holding such a quantity got in around this webhook; refusing its updates
     // would only block its finalizers and status, not the quantity, which is immutable.
     if (request.operation !== 'CREATE') return PASSED;
-    return findings([atField(FieldPath.of('device validation'), error.message)]);
+    return findings([atField(FieldPath.of('device validation'), unreadable[0].toString())]);
   }
   return findings(errors);
 }

@@ -8,7 +8,9 @@
 import { allow, mutate, warn } from '../../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../../admission/types.js';
 import type { Rule } from '../../../state.js';
-import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { success, type Result } from '../../../util/result.js';
+import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { skipAudit, type StepSkip } from '../../shared/step-skip.js';
 import { AMPLIFICATION_RATIO_ANNOTATION, AMPLIFIED_RESOURCES, RAW_ALLOCATABLE_ANNOTATION } from './keys.js';
 import { asObject, parseJsonText } from '../../../util/json.js';
@@ -24,15 +26,26 @@ function amplified(node: JsonObject): Record<string, JsonValue> {
 }
 
 /** Koordinator's IsResourceListEqual over cpu and memory: the same keys, equal quantities. */
-function sameResources(a: Record<string, JsonValue>, b: Record<string, JsonValue>, path: string): boolean {
+function sameResources(
+  a: Record<string, JsonValue>,
+  b: Record<string, JsonValue>,
+  path: FieldPath,
+): Result<boolean, FieldError> {
   const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => {
+  if (keys.length !== Object.keys(b).length) return success(false);
+  for (const key of keys) {
     const other = b[key];
-    if (other === undefined) return false;
-    return quantityAt(a[key], `${path}[${key}]`) === quantityAt(other, `${path}[${key}]`);
-  });
+    if (other === undefined) return success(false);
+    const left = quantityAt(a[key], path.key(key));
+    if (!left.ok) return left;
+    const right = quantityAt(other, path.key(key));
+    if (!right.ok) return right;
+    if (left.value !== right.value) return success(false);
+  }
+  return success(true);
 }
+
+const ALLOCATABLE = FieldPath.of('status', 'allocatable');
 
 const NANOS_PER_MILLI = 1_000_000n;
 const MAX_INT64_FLOAT = 2 ** 63;
@@ -55,13 +68,10 @@ export const amplifyNodeStatus: Rule = (request) => {
   ) {
     return allow();
   }
-  try {
-    return amplify(node, request.oldObject);
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
-    return skip(error.message, 'invalid-quantity');
-  }
+  return amplify(node, request.oldObject);
 };
+
+const unreadable = (error: FieldError): Decision => skip(error.toString(), 'invalid-quantity');
 
 function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   const mutated = structuredClone(node);
@@ -91,15 +101,18 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   const current = amplified(node);
   const previous = oldNode ? amplified(oldNode) : current;
   const rawText = annotations[RAW_ALLOCATABLE_ANNOTATION];
-  const rawPath = `metadata.annotations[${RAW_ALLOCATABLE_ANNOTATION}]`;
+  const rawPath = FieldPath.of('metadata', 'annotations').key(RAW_ALLOCATABLE_ANNOTATION);
   let original: Record<string, JsonValue>;
-  if (typeof rawText !== 'string' || !sameResources(previous, current, 'status.allocatable')) {
+  const unchanged = typeof rawText === 'string' ? sameResources(previous, current, ALLOCATABLE) : undefined;
+  if (unchanged && !unchanged.ok) return unreadable(unchanged.error);
+  if (typeof rawText !== 'string' || !unchanged?.value) {
     // The kubelet reported a new allocatable (or none was recorded): that is the real capacity.
-    original = Object.fromEntries(
-      Object.entries(current).map(([key, value]) => {
-        return [key, formatQuantity(quantityAt(value, `status.allocatable[${key}]`), writtenAs(value))];
-      }),
-    );
+    original = {};
+    for (const [key, value] of Object.entries(current)) {
+      const read = quantityAt(value, ALLOCATABLE.key(key));
+      if (!read.ok) return unreadable(read.error);
+      original[key] = formatQuantity(read.value, writtenAs(value));
+    }
     if (Object.keys(original).length > 0) annotations[RAW_ALLOCATABLE_ANNOTATION] = JSON.stringify(original);
   } else {
     let parsed: JsonObject | undefined;
@@ -110,7 +123,7 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
     }
     if (!parsed)
       return skip(
-        `${rawPath}: must be a JSON object of quantities such as {"cpu": "1"}`,
+        `${rawPath.toString()}: must be a JSON object of quantities such as {"cpu": "1"}`,
         'invalid-annotation',
       );
     original = parsed;
@@ -121,7 +134,9 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
     const base = original[resource];
     if (typeof ratio !== 'number' || !(ratio > 1) || base === undefined) continue;
     // As Koordinator: milli-units times the ratio, truncated toward zero, in the original's format.
-    const milli = quantityAt(base, `${rawPath}[${resource}]`) / NANOS_PER_MILLI;
+    const read = quantityAt(base, rawPath.key(resource));
+    if (!read.ok) return unreadable(read.error);
+    const milli = read.value / NANOS_PER_MILLI;
     const product = Math.trunc(Number(milli) * ratio);
     // Go's int64 conversion of a float past int64 is undefined; no node holds that much.
     if (!(Math.abs(product) <= MAX_INT64_FLOAT)) {

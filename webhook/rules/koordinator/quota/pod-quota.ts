@@ -12,11 +12,11 @@
  * the server records in the store's in-memory ledger until the pod watch sees the pod.
  */
 import type { AdmissionRequest, Decision, JsonValue } from '../../../admission/types.js';
-import { atField, FieldPath } from '../../shared/field-errors.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
-import { formatQuantity, QuantityFieldError, quantityAt } from '../../../util/quantity.js';
+import { formatQuantity, quantityAt } from '../../../util/quantity.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { podRequests, type Amounts } from './pod-requests.js';
 import { quotaNameOf } from './resolve-quota.js';
@@ -46,6 +46,7 @@ const COUNTED = new Set([
 
 const LABELS = FieldPath.of('metadata', 'labels');
 const QUOTA_NAME = LABELS.key(QUOTA_LABELS.name);
+const ANNOTATIONS = FieldPath.of('metadata', 'annotations');
 
 /** What the quota checks found, and the pod to count against its quota if it is admitted. */
 export interface PodQuotaFindings extends Findings {
@@ -55,8 +56,8 @@ export interface PodQuotaFindings extends Findings {
 const refused = (path: FieldPath, message: string): PodQuotaFindings => findings([atField(path, message)]);
 
 /** A quantity the checks cannot read: `<what>: <path>: <why>`. */
-const unreadable = (what: string, error: QuantityFieldError): PodQuotaFindings =>
-  refused(FieldPath.of(what), error.message);
+const unreadable = (what: string, error: FieldError): PodQuotaFindings =>
+  refused(FieldPath.of(what), error.toString());
 
 const list = (
   keys: readonly string[],
@@ -110,34 +111,29 @@ export function checkPodQuota(
   const names = new Set(Object.keys(quota.max));
   if (![...names].some((name) => COUNTED.has(name))) return PASSED;
 
-  let requested: Amounts;
-  try {
-    requested = new Map(
-      [...podRequests(pod, 'throw')].filter(([key, value]) => names.has(key) && value !== 0n),
-    );
-  } catch (error) {
-    if (!(error instanceof QuantityFieldError)) throw error;
-    return unreadable('quota admission', error);
-  }
+  const unreadableRequests: FieldError[] = [];
+  const requested: Amounts = new Map(
+    [...podRequests(pod, unreadableRequests)].filter(([key, value]) => names.has(key) && value !== 0n),
+  );
+  if (unreadableRequests[0]) return unreadable('quota admission', unreadableRequests[0]);
   if (requested.size === 0) return PASSED;
 
   const limitText = quota.admission ?? quota.max;
-  const limitPath = quota.admission ? `metadata.annotations[${QUOTA_ANNOTATIONS.admission}]` : 'spec.max';
+  const limitPath = quota.admission
+    ? ANNOTATIONS.key(QUOTA_ANNOTATIONS.admission)
+    : FieldPath.of('spec', 'max');
   const used = state.quotaUsed(quotaName);
   const exceeded: string[] = [];
   const limits: Amounts = new Map();
   for (const [key, text] of Object.entries(limitText)) {
     const asked = requested.get(key);
     if (asked === undefined) continue;
-    let limit: bigint;
-    try {
-      limit = quantityAt(text, `${limitPath}[${key}]`);
-    } catch (error) {
-      if (!(error instanceof QuantityFieldError)) throw error;
-      // The pod cannot be checked against a limit that cannot be read: it is refused, naming the
-      // quota's field, which whoever keeps that quota has to fix.
-      return unreadable(`quota admission: elastic quota ${quota.namespace}/${quotaName}`, error);
-    }
+    const read = quantityAt(text, limitPath.key(key));
+    // The pod cannot be checked against a limit that cannot be read: it is refused, naming the
+    // quota's field, which whoever keeps that quota has to fix.
+    if (!read.ok)
+      return unreadable(`quota admission: elastic quota ${quota.namespace}/${quotaName}`, read.error);
+    const limit = read.value;
     limits.set(key, limit);
     if ((used.get(key) ?? 0n) + asked > limit) exceeded.push(key);
   }

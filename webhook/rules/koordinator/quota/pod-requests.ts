@@ -4,7 +4,8 @@
  * or the largest init-container step if that is larger, plus the pod overhead.
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
-import { QuantityFieldError, quantityAt } from '../../../util/quantity.js';
+import { quantityOf } from '../../../util/quantity.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asObject, asArray } from '../../../util/json.js';
 
 export type Amounts = Map<string, bigint>;
@@ -18,29 +19,28 @@ function maxInto(into: Amounts, from: Amounts): void {
 }
 
 /**
- * What to do with a quantity that cannot be read: 'skip' counts it as none (the store, which
- * must count pods that already exist whatever they hold), 'throw' throws a QuantityFieldError
- * naming the field (a validating rule, which refuses such a pod).
+ * Where a quantity that cannot be read goes: without a list it counts as none (the store, which
+ * must count pods that already exist whatever they hold); with one, an error naming the field is
+ * added to it (a validating rule, which refuses such a pod).
  */
-export type BadQuantity = 'skip' | 'throw';
+export type Unreadable = FieldError[] | undefined;
 
-function read(value: JsonValue, path: string, bad: BadQuantity): bigint | undefined {
-  try {
-    return quantityAt(value, path);
-  } catch (error) {
-    if (bad === 'skip' && error instanceof QuantityFieldError) return undefined;
-    throw error;
-  }
+/** The path is built only for a quantity that cannot be read: the store reads every pod. */
+function read(value: JsonValue, path: () => FieldPath, bad: Unreadable): bigint | undefined {
+  const amount = quantityOf(value);
+  if (amount.ok) return amount.value;
+  bad?.push(atField(path(), amount.error));
+  return undefined;
 }
 
 /** A container's requests. */
-function requestsOf(container: JsonValue | undefined, path: string, bad: BadQuantity): Amounts {
+function requestsOf(container: JsonValue | undefined, path: () => FieldPath, bad: Unreadable): Amounts {
   const amounts: Amounts = new Map();
   const resources = asObject(asObject(container)?.resources);
   // Limits stand in for missing requests, as the API server's defaulting does.
   for (const kind of ['limits', 'requests'] as const) {
     for (const [key, value] of Object.entries(asObject(resources?.[kind]) ?? {})) {
-      const amount = read(value, `${path}.resources.${kind}[${key}]`, bad);
+      const amount = read(value, () => path().child('resources', kind).key(key), bad);
       if (amount === undefined) amounts.delete(key);
       else amounts.set(key, amount);
     }
@@ -48,15 +48,18 @@ function requestsOf(container: JsonValue | undefined, path: string, bad: BadQuan
   return amounts;
 }
 
-export function podRequests(pod: JsonObject, bad: BadQuantity = 'skip'): Amounts {
+export function podRequests(pod: JsonObject, bad?: Unreadable): Amounts {
   const spec = asObject(pod.spec);
   const total: Amounts = new Map();
   for (const [index, container] of asArray(spec?.containers).entries())
-    add(total, requestsOf(container, `spec.containers[${index}]`, bad));
+    add(
+      total,
+      requestsOf(container, () => FieldPath.of('spec', 'containers').index(index), bad),
+    );
   const sidecars: Amounts = new Map();
   const initSteps: Amounts = new Map();
   for (const [index, container] of asArray(spec?.initContainers).entries()) {
-    const requests = requestsOf(container, `spec.initContainers[${index}]`, bad);
+    const requests = requestsOf(container, () => FieldPath.of('spec', 'initContainers').index(index), bad);
     if (asObject(container)?.restartPolicy === 'Always') {
       add(total, requests);
       add(sidecars, requests);
@@ -70,7 +73,7 @@ export function podRequests(pod: JsonObject, bad: BadQuantity = 'skip'): Amounts
   maxInto(total, initSteps);
   const overhead = asObject(spec?.overhead);
   for (const [key, value] of Object.entries(overhead ?? {})) {
-    const amount = read(value, `spec.overhead[${key}]`, bad);
+    const amount = read(value, () => FieldPath.of('spec', 'overhead').key(key), bad);
     if (amount !== undefined) total.set(key, (total.get(key) ?? 0n) + amount);
   }
   return total;

@@ -16,9 +16,10 @@ import type { Decision, JsonObject, JsonValue } from '../../../admission/types.j
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
 import { asObject, parseJsonText } from '../../../util/json.js';
-import { formatQuantity, QuantityFieldError, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { failure, success, type Result } from '../../../util/result.js';
 import { decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
-import { atField, FieldError, FieldPath } from '../../shared/field-errors.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { quotaView, type QuotaView } from './quota-view.js';
 
@@ -36,24 +37,22 @@ const STRICT_KEYS = ANNOTATIONS.key(QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys
 const MAX = FieldPath.of('spec', 'max');
 const MIN = FieldPath.of('spec', 'min');
 
-/** A quantity that cannot be read, as an error naming its field. */
-function quantityError(error: QuantityFieldError): FieldError {
-  return atField(FieldPath.of(error.path), error.message.slice(error.path.length + 2));
-}
-
 /** Reads a resource list; a value that is no quantity, or too large a one, is an error naming `path[key]`. */
-function amounts(list: Readonly<Record<string, unknown>>, path: string): Amounts | FieldError {
+function amounts(list: Readonly<Record<string, unknown>>, path: FieldPath): Result<Amounts, FieldError> {
   const out: Amounts = new Map();
   for (const [key, value] of Object.entries(list)) {
-    try {
-      out.set(key, quantityAt(value, `${path}[${key}]`));
-    } catch (error) {
-      if (!(error instanceof QuantityFieldError)) throw error;
-      return quantityError(error);
-    }
+    const read = quantityAt(value, path.key(key));
+    if (!read.ok) return read;
+    out.set(key, read.value);
   }
-  return out;
+  return success(out);
 }
+
+/** A refusal with Koordinator's message, after the field it is about. */
+const refused = (path: FieldPath, message: string): Findings => findings([atField(path, message)]);
+
+/** A quantity of the quota, or of another one in the tree, that cannot be read. */
+const unreadable = (read: { error: FieldError }): Findings => findings([read.error]);
 
 const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -69,20 +68,24 @@ function annotationsOf(object: JsonObject): Record<string, JsonValue> {
 }
 
 /** Koordinator's validateQuotaSelfItem: a quota on its own. Passed, it gives the quota's bounds as read. */
-function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
+function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Findings> {
   // As written, not as the view keeps them: the view drops values that are not quantities.
   const spec = asObject(object.spec);
-  const max = amounts(asObject(spec?.max) ?? {}, 'spec.max');
-  if (max instanceof FieldError) return max;
-  const min = amounts(asObject(spec?.min) ?? {}, 'spec.min');
-  if (min instanceof FieldError) return min;
+  const maxRead = amounts(asObject(spec?.max) ?? {}, MAX);
+  if (!maxRead.ok) return failure(unreadable(maxRead));
+  const minRead = amounts(asObject(spec?.min) ?? {}, MIN);
+  if (!minRead.ok) return failure(unreadable(minRead));
+  const max = maxRead.value;
+  const min = minRead.value;
+  const refuse = (path: FieldPath, message: string): Result<never, Findings> =>
+    failure(refused(path, message));
   if (negativeKeys(max).length > 0)
-    return atField(
+    return refuse(
       MAX,
       `${quota.name} quota.Spec.Max's value < 0, in dimensions :${goList(negativeKeys(max))}`,
     );
   if (negativeKeys(min).length > 0)
-    return atField(
+    return refuse(
       MIN,
       `${quota.name} quota.Spec.Min's value < 0, in dimensions :${goList(negativeKeys(min))}`,
     );
@@ -95,14 +98,15 @@ function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
       weight = parseJsonText(weightText);
     } catch {
       // Koordinator returns Go's JSON error as it is; ours does not quote the parser either.
-      return atField(SHARED_WEIGHT, 'not valid JSON');
+      return refuse(SHARED_WEIGHT, 'not valid JSON');
     }
     if (typeof weight !== 'object' || weight === null || Array.isArray(weight))
-      return atField(SHARED_WEIGHT, 'must be a JSON object');
-    const parsed = amounts(weight as Record<string, unknown>, SHARED_WEIGHT.toString());
-    if (parsed instanceof FieldError) return parsed;
+      return refuse(SHARED_WEIGHT, 'must be a JSON object');
+    const read = amounts(weight as Record<string, unknown>, SHARED_WEIGHT);
+    if (!read.ok) return failure(unreadable(read));
+    const parsed = read.value;
     if (negativeKeys(parsed).length > 0) {
-      return atField(
+      return refuse(
         SHARED_WEIGHT,
         `${quota.name} quota.Annotation[${QUOTA_ANNOTATIONS.sharedWeight}]'s value < 0, in dimension :${goList(negativeKeys(parsed))}`,
       );
@@ -113,13 +117,13 @@ function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
     const value = min.get(key) ?? 0n;
     const upper = max.get(key);
     if (upper === undefined) {
-      return atField(
+      return refuse(
         MIN.key(key),
         `resourceKey ${key} of quota ${quota.name} is included in min, which is not included in max`,
       );
     }
     if (upper < value) {
-      return atField(
+      return refuse(
         MIN.key(key),
         `resourceKey ${key} of quota ${quota.name} min ${formatQuantity(value, quota.min[key])} > max ${formatQuantity(upper, quota.max[key])}`,
       );
@@ -128,8 +132,8 @@ function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
 
   const strictText = annotations[QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys];
   if (typeof strictText === 'string' && strictText !== '') {
-    const invalidKeys = (why: string): FieldError =>
-      atField(
+    const invalidKeys = (why: string): Result<never, Findings> =>
+      refuse(
         STRICT_KEYS,
         `${quota.name} quota.Annotation[${QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys}]'s value is invalid: ${why}`,
       );
@@ -142,27 +146,28 @@ function checkSelf(quota: QuotaView, object: JsonObject): FieldError | Bounds {
     if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string'))
       return invalidKeys('must be a JSON array of resource names');
     const usedList = asObject(asObject(object.status)?.used) ?? {};
-    const used = amounts(usedList, 'status.used');
-    if (used instanceof FieldError) return used;
+    const usedRead = amounts(usedList, FieldPath.of('status', 'used'));
+    if (!usedRead.ok) return failure(unreadable(usedRead));
+    const used = usedRead.value;
     for (const key of keys) {
       const value = used.get(key);
       if (value === undefined) continue;
       const upper = max.get(key);
       if (upper === undefined) {
-        return atField(
+        return refuse(
           MAX.key(key),
           `resourceKey ${key} of quota ${quota.name} is included in used, which is not included in max but should check max >= used`,
         );
       }
       if (upper < value) {
-        return atField(
+        return refuse(
           MAX.key(key),
           `resourceKey ${key} of quota ${quota.name} max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, writtenAs(usedList[key]))}`,
         );
       }
     }
   }
-  return { name: quota.name, max, min };
+  return success({ name: quota.name, max, min });
 }
 
 /** True when `candidate` is `quota` or lies below it in the tree (following parents upward). */
@@ -177,14 +182,14 @@ function isSelfOrDescendant(state: StateSnapshot, quota: string, candidate: stri
   return false;
 }
 
-function sumOfMin(quotas: readonly QuotaView[]): Amounts | FieldError {
+function sumOfMin(quotas: readonly QuotaView[]): Result<Amounts, FieldError> {
   const total: Amounts = new Map();
   for (const quota of quotas) {
-    const min = amounts(quota.min, `spec.min of quota ${quota.name}`);
-    if (min instanceof FieldError) return min;
-    for (const [key, value] of min) total.set(key, (total.get(key) ?? 0n) + value);
+    const min = amounts(quota.min, MIN.of(`quota ${quota.name}`));
+    if (!min.ok) return min;
+    for (const [key, value] of min.value) total.set(key, (total.get(key) ?? 0n) + value);
   }
-  return total;
+  return success(total);
 }
 
 /** Koordinator's LessThanOrEqualCompletely: every key of `a` within `b`, a key `b` lacks counting as 0. */
@@ -211,23 +216,19 @@ interface Bounds {
   min: Amounts;
 }
 
-function boundsOf(quota: QuotaView): Bounds | FieldError {
-  const max = amounts(quota.max, `spec.max of quota ${quota.name}`);
-  if (max instanceof FieldError) return max;
-  const min = amounts(quota.min, `spec.min of quota ${quota.name}`);
-  if (min instanceof FieldError) return min;
-  return { name: quota.name, max, min };
+/** The bounds of another quota of the tree, as the store keeps them. */
+function boundsOf(quota: QuotaView): Result<Bounds, FieldError> {
+  const max = amounts(quota.max, MAX.of(`quota ${quota.name}`));
+  if (!max.ok) return max;
+  const min = amounts(quota.min, MIN.of(`quota ${quota.name}`));
+  if (!min.ok) return min;
+  return success({ name: quota.name, max: max.value, min: min.value });
 }
 
 /** Koordinator's checkSubAndParentGroupQuotaKey for one parent-child pair. */
-function checkKeys(
-  parent: Bounds,
-  child: Bounds,
-  self: string,
-  options: QuotaValidationOptions,
-): FieldError | undefined {
-  const failed = (message: string, path = MAX): FieldError =>
-    atField(
+function checkKeys(parent: Bounds, child: Bounds, self: string, options: QuotaValidationOptions): Findings {
+  const failed = (message: string, path = MAX): Findings =>
+    refused(
       path,
       `failed to check sub and parent group quotaKey, err: checkSubAndParentGroupQuotaKey failed: ${message}`,
     );
@@ -245,21 +246,21 @@ function checkKeys(
   }
   if (!keysIncluded(parent.min, child.min))
     return failed(`${child.name}'s min keys are not all included in ${parent.name}'s`, MIN);
-  return undefined;
+  return PASSED;
 }
 
 /** Ours: a child's max within its parent's, in every resource both name. */
-function checkMaxWithinParent(parent: Bounds, child: Bounds): FieldError | undefined {
+function checkMaxWithinParent(parent: Bounds, child: Bounds): Findings {
   for (const [key, value] of child.max) {
     const upper = parent.max.get(key);
     if (upper !== undefined && value > upper) {
-      return atField(
+      return refused(
         MAX,
         `resource ${key}: max ${formatQuantity(value)} of ${child.name} exceeds max ${formatQuantity(upper)} of its parent ${parent.name}`,
       );
     }
   }
-  return undefined;
+  return PASSED;
 }
 
 /** Koordinator's validateQuotaTopology, then ours. `old` is the quota before an UPDATE. */
@@ -269,8 +270,8 @@ function checkTopology(
   self: Bounds,
   old: QuotaView | undefined,
   options: QuotaValidationOptions,
-): FieldError | undefined {
-  if (quota.name === ROOT_QUOTA) return undefined;
+): Findings {
+  if (quota.name === ROOT_QUOTA) return PASSED;
   const children = state
     .quotaChildren(quota.name)
     .filter((child) => child.name !== quota.name)
@@ -279,12 +280,12 @@ function checkTopology(
   // checkIsParentChange
   if (old && old.isParent !== quota.isParent) {
     if (!quota.isParent && children.length > 0)
-      return atField(
+      return refused(
         IS_PARENT,
         `quota has children, isParent is forbidden to modify as false, quotaName:${old.name}`,
       );
     if (quota.isParent && state.quotaPods(old.name).length > 0)
-      return atField(
+      return refused(
         IS_PARENT,
         `quota has bound pods, isParent is forbidden to modify as true, quotaName: ${old.name}`,
       );
@@ -292,17 +293,17 @@ function checkTopology(
 
   // checkTreeID
   if (old && old.treeId !== quota.treeId)
-    return atField(TREE_ID, `${quota.name} tree id changed [${old.treeId}] vs [${quota.treeId}]`);
+    return refused(TREE_ID, `${quota.name} tree id changed [${old.treeId}] vs [${quota.treeId}]`);
   const parent = quota.parent === ROOT_QUOTA ? undefined : state.elasticQuota(quota.parent);
   if (parent && parent.treeId !== quota.treeId) {
-    return atField(
+    return refused(
       TREE_ID,
       `${quota.name} tree id is different from parent ${parent.name}, [${quota.treeId}] vs [${parent.treeId}]`,
     );
   }
   for (const child of children) {
     if (child.treeId !== quota.treeId) {
-      return atField(
+      return refused(
         TREE_ID,
         `${quota.name} tree id is different from child ${child.name}, [${quota.treeId}] vs [${child.treeId}]`,
       );
@@ -310,59 +311,61 @@ function checkTopology(
   }
 
   // A leaf right under the root has nothing more to agree with.
-  if (quota.parent === ROOT_QUOTA && !quota.isParent) return undefined;
+  if (quota.parent === ROOT_QUOTA && !quota.isParent) return PASSED;
 
   // checkParentQuotaInfo
   if (quota.parent !== ROOT_QUOTA) {
     if (!parent)
-      return atField(
+      return refused(
         PARENT,
         `${quota.name} has parentName ${quota.parent} but not find parentInfo in quotaInfoMap`,
       );
     if (!parent.isParent)
-      return atField(
+      return refused(
         PARENT,
         `${quota.name} has parentName ${quota.parent} but the parentQuotaInfo's IsParent is false`,
       );
   }
 
-  const parentBounds = parent ? boundsOf(parent) : undefined;
-  if (parentBounds instanceof FieldError) return parentBounds;
+  const parentRead = parent ? boundsOf(parent) : undefined;
+  if (parentRead && !parentRead.ok) return unreadable(parentRead);
+  const parentBounds = parentRead?.value;
   const childBounds: Bounds[] = [];
   for (const child of children) {
     const bounds = boundsOf(child);
-    if (bounds instanceof FieldError) return bounds;
-    childBounds.push(bounds);
+    if (!bounds.ok) return unreadable(bounds);
+    childBounds.push(bounds.value);
   }
 
   // checkSubAndParentGroupQuotaKey
   if (parentBounds) {
     const found = checkKeys(parentBounds, self, quota.name, options);
-    if (found) return found;
+    if (found.errors.length > 0) return found;
   }
   for (const child of childBounds) {
     const found = checkKeys(self, child, quota.name, options);
-    if (found) return found;
+    if (found.errors.length > 0) return found;
   }
 
   // checkMinQuotaValidate
   if (!quota.allowForceUpdate && !quota.isRoot) {
     if (parent && parentBounds) {
       const siblings = state.quotaChildren(parent.name).filter((sibling) => sibling.name !== quota.name);
-      const total = sumOfMin(siblings);
-      if (total instanceof FieldError) return total;
+      const sum = sumOfMin(siblings);
+      if (!sum.ok) return unreadable(sum);
+      const total = sum.value;
       for (const [key, value] of self.min) total.set(key, (total.get(key) ?? 0n) + value);
       if (!withinCompletely(total, parentBounds.min))
-        return atField(
+        return refused(
           MIN,
           `checkMinQuotaSum all brothers' MinQuota > parent MinQuota, parent: ${parent.name}`,
         );
     }
     if (children.length > 0) {
       const total = sumOfMin(children);
-      if (total instanceof FieldError) return total;
-      if (!withinCompletely(total, self.min))
-        return atField(
+      if (!total.ok) return unreadable(total);
+      if (!withinCompletely(total.value, self.min))
+        return refused(
           MIN,
           `checkMinQuotaSum all children's MinQuota > current MinQuota, current: ${quota.name}`,
         );
@@ -371,20 +374,20 @@ function checkTopology(
 
   // Ours, after all of Koordinator's.
   if (isSelfOrDescendant(state, quota.name, quota.parent)) {
-    return atField(
+    return refused(
       PARENT,
       `quota ${quota.name} cannot hang under ${quota.parent}: that would make it its own ancestor`,
     );
   }
   if (parentBounds) {
     const found = checkMaxWithinParent(parentBounds, self);
-    if (found) return found;
+    if (found.errors.length > 0) return found;
   }
   for (const child of childBounds) {
     const found = checkMaxWithinParent(self, child);
-    if (found) return found;
+    if (found.errors.length > 0) return found;
   }
-  return undefined;
+  return PASSED;
 }
 
 /** The fields whose change Koordinator checks on UPDATE; any other change is not validated at all. */
@@ -405,25 +408,25 @@ function treeFieldsEqual(a: QuotaView, b: QuotaView, before: JsonObject, after: 
 }
 
 /** Koordinator's ValidDeleteQuota. */
-function checkDelete(request: Parameters<Rule>[0], state: StateSnapshot): FieldError | undefined {
+function checkDelete(request: Parameters<Rule>[0], state: StateSnapshot): Findings {
   const quota = quotaView(request.oldObject ?? { metadata: { name: request.name ?? '' } });
   if ([SYSTEM_QUOTA, ROOT_QUOTA, DEFAULT_QUOTA].includes(quota.name))
-    return atField(NAME, `can not delete quotaGroup :${quota.name}`);
-  if (!state.elasticQuota(quota.name)) return atField(NAME, `not found quota:${quota.name}`);
+    return refused(NAME, `can not delete quotaGroup :${quota.name}`);
+  if (!state.elasticQuota(quota.name)) return refused(NAME, `not found quota:${quota.name}`);
   const children = state.quotaChildren(quota.name);
   if (children.length > 0)
-    return atField(NAME, `delete quota failed, quota ${quota.name} has ${children.length} child quotas`);
+    return refused(NAME, `delete quota failed, quota ${quota.name} has ${children.length} child quotas`);
   const pods = state.quotaPods(quota.name);
   if (pods.length > 0) {
     // Koordinator names at most two pods, by name alone.
     const names = [...pods].sort(byteOrder).map((key) => key.slice(key.indexOf('/') + 1));
     const shown = names.length > 2 ? [names[0], names[1], '...'] : names;
-    return atField(
+    return refused(
       NAME,
       `delete quota failed, quota ${quota.name} has ${pods.length} child pods: ${shown.join(', ')}`,
     );
   }
-  return undefined;
+  return PASSED;
 }
 
 /** Koordinator's ValidAddQuota. */
@@ -432,19 +435,19 @@ function checkCreate(
   quota: QuotaView,
   object: JsonObject,
   options: QuotaValidationOptions,
-): FieldError | undefined {
-  if (state.elasticQuota(quota.name)) return atField(NAME, `AddQuota quota already exist:${quota.name}`);
+): Findings {
+  if (state.elasticQuota(quota.name)) return refused(NAME, `AddQuota quota already exist:${quota.name}`);
   for (const namespace of quota.namespaces) {
     const bound = state.quotaBoundTo(namespace);
     if (bound) {
-      return atField(
+      return refused(
         NAMESPACES,
         `AddQuota quota ${quota.name}'s annotation namespace ${namespace} is already bound to quota ${bound.name}`,
       );
     }
   }
   const self = checkSelf(quota, object);
-  return self instanceof FieldError ? self : checkTopology(state, quota, self, undefined, options);
+  return self.ok ? checkTopology(state, quota, self.value, undefined, options) : self.error;
 }
 
 /** Koordinator's ValidUpdateQuota; the quota before the update is the request's oldObject. */
@@ -454,24 +457,24 @@ function checkUpdate(
   object: JsonObject,
   oldObject: JsonObject,
   options: QuotaValidationOptions,
-): FieldError | undefined {
+): Findings {
   const old = quotaView(oldObject);
-  if (treeFieldsEqual(old, quota, oldObject, object)) return undefined;
+  if (treeFieldsEqual(old, quota, oldObject, object)) return PASSED;
   if (quota.name === SYSTEM_QUOTA || quota.name === ROOT_QUOTA)
-    return atField(NAME, `invalid quota ${quota.name}`);
+    return refused(NAME, `invalid quota ${quota.name}`);
   for (const namespace of quota.namespaces) {
     const bound = state.quotaBoundTo(namespace);
     if (bound && bound.name !== quota.name) {
-      return atField(
+      return refused(
         NAMESPACES,
         `UpdadteQuota, quota ${quota.name} update namespaces, but namespace ${namespace} is already bound to quota ${bound.name}`,
       );
     }
   }
   if (!state.elasticQuota(quota.name))
-    return atField(NAME, `UpdateQuota quota not exist in quotaInfoMap:${quota.name}`);
+    return refused(NAME, `UpdateQuota quota not exist in quotaInfoMap:${quota.name}`);
   const self = checkSelf(quota, object);
-  return self instanceof FieldError ? self : checkTopology(state, quota, self, old, options);
+  return self.ok ? checkTopology(state, quota, self.value, old, options) : self.error;
 }
 
 function validate(
@@ -479,13 +482,12 @@ function validate(
   state: StateSnapshot,
   options: QuotaValidationOptions,
 ): Findings {
-  let found: FieldError | undefined;
-  if (request.operation === 'DELETE') found = checkDelete(request, state);
-  else if (request.object && request.operation === 'CREATE')
-    found = checkCreate(state, quotaView(request.object), request.object, options);
-  else if (request.object && request.oldObject && request.operation === 'UPDATE')
-    found = checkUpdate(state, quotaView(request.object), request.object, request.oldObject, options);
-  return found ? findings([found]) : PASSED;
+  if (request.operation === 'DELETE') return checkDelete(request, state);
+  if (request.object && request.operation === 'CREATE')
+    return checkCreate(state, quotaView(request.object), request.object, options);
+  if (request.object && request.oldObject && request.operation === 'UPDATE')
+    return checkUpdate(state, quotaView(request.object), request.object, request.oldObject, options);
+  return PASSED;
 }
 
 export function elasticQuotaValidator(options: QuotaValidationOptions): Rule {

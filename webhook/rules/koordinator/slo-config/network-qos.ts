@@ -24,7 +24,7 @@ import {
   forbidden,
   invalid,
 } from '../../shared/field-errors.js';
-import { formatQuantity, parseQuantity } from '../../../util/quantity.js';
+import { formatQuantity, readQuantity } from '../../../util/quantity.js';
 import type { IntOrString } from '../../../util/go-decode.js';
 import type { RESOURCE_QOS_CONFIG, SYSTEM_CONFIG } from './koordinator-shapes.js';
 import type { LabelSelectorJson } from './node-selectors.js';
@@ -46,11 +46,8 @@ function wholeUnits(nanos: bigint): bigint {
 /** A quantity as `resource.ParseQuantity` reads it (no surrounding spaces), in whole units. */
 function quantityValue(text: string): bigint | undefined {
   if (text.trim() !== text) return undefined;
-  try {
-    return wholeUnits(parseQuantity(text));
-  } catch {
-    return undefined;
-  }
+  const read = readQuantity(text);
+  return read.ok ? wholeUnits(read.value) : undefined;
 }
 
 interface Total {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseQuantity, parseQuantityJson } from '../../../../../webhook/rules/kthena/quantity.js';
+import { readGoQuantity, readGoQuantityJson } from '../../../../webhook/util/quantity.js';
 
 function quantityOf(text: string): { sign: number; infinite: boolean } {
-  const result = parseQuantity(text);
+  const result = readGoQuantity(text);
   assert.ok(result.ok, `${text} should parse`);
-  return { sign: result.quantity.sign, infinite: result.quantity.infinite };
+  return { sign: result.value.sign, infinite: result.value.infinite };
 }
 
-describe('parseQuantity', () => {
+describe('readGoQuantity', () => {
   const valid: [string, number][] = [
     ['1', 1],
     ['100m', 1],
@@ -56,9 +56,9 @@ describe('parseQuantity', () => {
   ];
   for (const [text, problem] of invalid) {
     it(`refuses ${JSON.stringify(text)}`, () => {
-      const result = parseQuantity(text);
+      const result = readGoQuantity(text);
       assert.ok(!result.ok);
-      assert.match(result.problem, problem);
+      assert.match(result.error, problem);
     });
   }
 
@@ -75,38 +75,38 @@ describe('parseQuantity', () => {
   });
 
   it('keeps the text as written', () => {
-    const result = parseQuantity('1.50Gi');
+    const result = readGoQuantity('1.50Gi');
     assert.ok(result.ok);
-    assert.equal(result.quantity.text, '1.50Gi');
+    assert.equal(result.value.text, '1.50Gi');
   });
 });
 
-describe('parseQuantityJson', () => {
+describe('readGoQuantityJson', () => {
   it('reads a bare JSON number as Go reads its digits', () => {
-    const five = parseQuantityJson(5);
+    const five = readGoQuantityJson(5);
     assert.ok(five.ok);
-    assert.deepEqual(five.quantity, { text: '5', sign: 1, infinite: false });
-    const negative = parseQuantityJson(-0.5);
+    assert.deepEqual(five.value, { text: '5', sign: 1, infinite: false });
+    const negative = readGoQuantityJson(-0.5);
     assert.ok(negative.ok);
-    assert.equal(negative.quantity.sign, -1);
-    const tiny = parseQuantityJson(1e-7);
+    assert.equal(negative.value.sign, -1);
+    const tiny = readGoQuantityJson(1e-7);
     assert.ok(tiny.ok);
-    assert.equal(tiny.quantity.text, '1e-7');
-    assert.equal(tiny.quantity.sign, 1);
-    const big = parseQuantityJson(1e21);
+    assert.equal(tiny.value.text, '1e-7');
+    assert.equal(tiny.value.sign, 1);
+    const big = readGoQuantityJson(1e21);
     assert.ok(big.ok);
-    assert.equal(big.quantity.text, '1e+21');
+    assert.equal(big.value.text, '1e+21');
   });
 
   it('treats a number JSON.parse overflowed (1e400) as infinite', () => {
-    const result = parseQuantityJson(Number.POSITIVE_INFINITY);
+    const result = readGoQuantityJson(Number.POSITIVE_INFINITY);
     assert.ok(result.ok);
-    assert.equal(result.quantity.infinite, true);
-    assert.equal(result.quantity.sign, 1);
+    assert.equal(result.value.infinite, true);
+    assert.equal(result.value.sign, 1);
   });
 
   it('reads a string as text', () => {
-    assert.ok(parseQuantityJson('250m').ok);
-    assert.ok(!parseQuantityJson('lots').ok);
+    assert.ok(readGoQuantityJson('250m').ok);
+    assert.ok(!readGoQuantityJson('lots').ok);
   });
 });
