@@ -5,7 +5,7 @@
  * would otherwise silently leave the flag in force. Deleting it is allowed (the flag applies).
  */
 import type { Decision, JsonValue } from '../../admission/types.js';
-import { parseEnforcement } from '../../enforcement/enforcement.js';
+import { readEnforcement } from '../../enforcement/enforcement.js';
 import { ENFORCEMENT_KEY, OPERATOR_CONFIG_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { showValue } from '../../util/bounded-text.js';
@@ -30,9 +30,9 @@ export function checkOperatorConfig(data: JsonValue | undefined, webhookNames: r
     } else if (typeof value !== 'string') {
       errors.push(atField(DATA.child(key), 'must be a string'));
     } else {
-      // The parser names its paths itself (`data.enforcement.<webhook>`), as it does for the flag.
-      const parsed = parseEnforcement(value, webhookNames, `data.${key}`);
-      if (!parsed.ok) errors.push(...parsed.errors.map((error) => atField(FieldPath.root(), error)));
+      // The reader names the entry's path below the key (`data.enforcement.<webhook>`).
+      const read = readEnforcement(value, webhookNames, DATA.child(key));
+      if (!read.ok) errors.push(...read.error);
     }
   }
   return findings(errors.slice(0, MAX_PROBLEMS));

@@ -21,6 +21,8 @@ import { isAlias, isCollection, isNode, isPair, isScalar, parseDocument, visit, 
 import { MAX_SHOWN_VALUE_CHARS, showValue, truncate } from '../../util/bounded-text.js';
 import { DEFAULT_GPU_RESOURCE_NAMES, DEFAULT_TIER_LABEL_KEY } from '../../names.js';
 import { labelKeyProblem, labelValueProblem } from '../../util/k8s-names.js';
+import { failure, success, type Result } from '../../util/result.js';
+import { atField, FieldPath, required, type FieldError } from '../shared/field-errors.js';
 
 export const MAPPING_DATA_KEY = 'mapping.yaml';
 export const DEFAULT_NODE_LABEL_KEY = 'gpu.nvidia.com/class';
@@ -156,29 +158,37 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** parseTierMapping's problems as the text the operator logs and reports in its events. */
+export function parseTierMapping(data: Readonly<Record<string, string>>): MappingResult {
+  const read = readTierMapping(data);
+  return read.ok ? { ok: true, mapping: read.value } : { ok: false, errors: read.error.map(String) };
+}
+
 /**
  * Parses and checks a ConfigMap's data. Every problem is reported with the path of the
  * offending field (`data[mapping.yaml].tiers.gold[0]`), so an admin knows what to fix.
  */
-export function parseTierMapping(data: Readonly<Record<string, string>>): MappingResult {
-  const errors: string[] = [];
-  const root = `data[${MAPPING_DATA_KEY}]`;
+export function readTierMapping(data: Readonly<Record<string, string>>): Result<TierMapping, FieldError[]> {
+  const errors: FieldError[] = [];
+  const root = FieldPath.of('data').key(MAPPING_DATA_KEY);
   for (const key of Object.keys(data)) {
     if (key !== MAPPING_DATA_KEY)
-      errors.push(`data[${key}]: unknown key; the mapping lives under ${MAPPING_DATA_KEY}`);
+      errors.push(
+        atField(FieldPath.of('data').key(key), `unknown key; the mapping lives under ${MAPPING_DATA_KEY}`),
+      );
   }
   const text = data[MAPPING_DATA_KEY];
   if (text === undefined) {
-    errors.push(`${root}: Required value: the mapping is missing`);
-    return { ok: false, errors };
+    errors.push(required(root, 'the mapping is missing'));
+    return failure(errors);
   }
   if (text.length > MAX_MAPPING_CHARS) {
-    errors.push(`${root}: longer than ${MAX_MAPPING_CHARS} characters (${text.length})`);
-    return { ok: false, errors };
+    errors.push(atField(root, `longer than ${MAX_MAPPING_CHARS} characters (${text.length})`));
+    return failure(errors);
   }
   if (yamlNestingDepth(text) > MAX_MAPPING_DEPTH) {
-    errors.push(`${root}: nested deeper than ${MAX_MAPPING_DEPTH} levels`);
-    return { ok: false, errors };
+    errors.push(atField(root, `nested deeper than ${MAX_MAPPING_DEPTH} levels`));
+    return failure(errors);
   }
   // prettyErrors adds each error's line and context by rescanning the text: quadratic in garbage.
   // logLevel error: the library would print its warnings to stderr, outside the operator's log;
@@ -188,16 +198,22 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
     // The parser's own messages (its error codes' texts), first line only: never a JS exception.
     for (const error of document.errors.slice(0, 5))
       errors.push(
-        `${root}: not valid YAML: ${truncate(error.message.split('\n')[0] ?? '', MAX_SHOWN_VALUE_CHARS * 2)}`,
+        atField(
+          root,
+          `not valid YAML: ${truncate(error.message.split('\n')[0] ?? '', MAX_SHOWN_VALUE_CHARS * 2)}`,
+        ),
       );
-    return { ok: false, errors };
+    return failure(errors);
   }
   const collectionKey = firstCollectionKey(document, text);
   if (collectionKey) {
     errors.push(
-      `${[root, ...collectionKey.parents].join('.')}: line ${collectionKey.line}: a key must be a plain value, not a list or map: ${showValue(collectionKey.text)}`,
+      atField(
+        collectionKey.parents.reduce((path, parent) => path.child(parent), root),
+        `line ${collectionKey.line}: a key must be a plain value, not a list or map: ${showValue(collectionKey.text)}`,
+      ),
     );
-    return { ok: false, errors };
+    return failure(errors);
   }
   let content: unknown;
   try {
@@ -205,16 +221,16 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
   } catch (error) {
     // The yaml package refuses an alias bomb by throwing a ReferenceError while expanding it.
     if (!(error instanceof ReferenceError)) throw error;
-    errors.push(`${root}: expands more than ${MAX_ALIAS_COUNT} YAML aliases`);
-    return { ok: false, errors };
+    errors.push(atField(root, `expands more than ${MAX_ALIAS_COUNT} YAML aliases`));
+    return failure(errors);
   }
   if (!isRecord(content)) {
-    errors.push(`${root}: must be a YAML mapping with at least the key "tiers"`);
-    return { ok: false, errors };
+    errors.push(atField(root, 'must be a YAML mapping with at least the key "tiers"'));
+    return failure(errors);
   }
   for (const key of Object.keys(content)) {
     if (!TOP_LEVEL_KEYS.has(key)) {
-      errors.push(`${root}.${key}: unknown key; known keys: ${[...TOP_LEVEL_KEYS].join(', ')}`);
+      errors.push(atField(root.child(key), `unknown key; known keys: ${[...TOP_LEVEL_KEYS].join(', ')}`));
     }
   }
 
@@ -222,12 +238,14 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
     const value = content[field];
     if (value === undefined || value === null) return fallback;
     if (typeof value !== 'string') {
-      errors.push(`${root}.${field}: must be a string`);
+      errors.push(atField(root.child(field), 'must be a string'));
       return fallback;
     }
     const problem = labelKeyProblem(value);
     if (problem)
-      errors.push(`${root}.${field}: ${JSON.stringify(value)} is not a valid label key: ${problem}`);
+      errors.push(
+        atField(root.child(field), `${JSON.stringify(value)} is not a valid label key: ${problem}`),
+      );
     return value;
   };
   const namespaceLabelKey = labelKey('namespaceLabelKey', DEFAULT_TIER_MAPPING.namespaceLabelKey);
@@ -237,36 +255,37 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
   let gpuResources = DEFAULT_TIER_MAPPING.gpuResources;
   if (content.gpuResources !== undefined && content.gpuResources !== null) {
     if (!Array.isArray(content.gpuResources) || content.gpuResources.length === 0) {
-      errors.push(`${root}.gpuResources: must be a non-empty list of resource names`);
+      errors.push(atField(root.child('gpuResources'), 'must be a non-empty list of resource names'));
     } else {
       gpuResources = content.gpuResources.map((value: unknown, index) => {
-        const path = `${root}.gpuResources[${index}]`;
+        const path = root.child('gpuResources').index(index);
         if (typeof value !== 'string') {
-          errors.push(`${path}: must be a string`);
+          errors.push(atField(path, 'must be a string'));
           return '';
         }
         const problem = labelKeyProblem(value);
         if (problem)
-          errors.push(`${path}: ${JSON.stringify(value)} is not a valid resource name: ${problem}`);
+          errors.push(atField(path, `${JSON.stringify(value)} is not a valid resource name: ${problem}`));
         return value;
       });
     }
   }
 
-  const classList = (value: unknown, path: string): string[] => {
+  const classList = (value: unknown, path: FieldPath): string[] => {
     const list = typeof value === 'string' ? [value] : value;
     if (!Array.isArray(list) || list.length === 0) {
-      errors.push(`${path}: needs at least one GPU class (a string or a list of strings)`);
+      errors.push(atField(path, 'needs at least one GPU class (a string or a list of strings)'));
       return [];
     }
     return list.map((item: unknown, index) => {
-      const itemPath = typeof value === 'string' ? path : `${path}[${index}]`;
+      const itemPath = typeof value === 'string' ? path : path.index(index);
       if (typeof item !== 'string' || item === '') {
-        errors.push(`${itemPath}: a GPU class must be a non-empty string`);
+        errors.push(atField(itemPath, 'a GPU class must be a non-empty string'));
         return '';
       }
       const problem = labelValueProblem(item);
-      if (problem) errors.push(`${itemPath}: ${JSON.stringify(item)} is not a valid label value: ${problem}`);
+      if (problem)
+        errors.push(atField(itemPath, `${JSON.stringify(item)} is not a valid label value: ${problem}`));
       return item;
     });
   };
@@ -274,15 +293,15 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
   const tiers = new Map<string, string[]>();
   const spelledAs = new Map<string, string>();
   if (!isRecord(content.tiers) || Object.keys(content.tiers).length === 0) {
-    errors.push(`${root}.tiers: Required value: map each tier to its GPU class(es), e.g. "gold: h100"`);
+    errors.push(required(root.child('tiers'), 'map each tier to its GPU class(es), e.g. "gold: h100"'));
   } else {
     for (const [tier, value] of Object.entries(content.tiers)) {
-      const path = `${root}.tiers.${tier}`;
+      const path = root.child('tiers', tier);
       const folded = tier.toLowerCase();
       const earlier = spelledAs.get(folded);
       if (earlier !== undefined) {
         errors.push(
-          `${path}: collides with tier ${JSON.stringify(earlier)} (tier names are case-insensitive)`,
+          atField(path, `collides with tier ${JSON.stringify(earlier)} (tier names are case-insensitive)`),
         );
         continue;
       }
@@ -294,33 +313,43 @@ export function parseTierMapping(data: Readonly<Record<string, string>>): Mappin
   const workloadOverrides = new Map<string, Map<string, string[]>>();
   if (content.workloadOverrides !== undefined && content.workloadOverrides !== null) {
     if (!isRecord(content.workloadOverrides)) {
-      errors.push(`${root}.workloadOverrides: must map tiers to {workload type: classes}`);
+      errors.push(atField(root.child('workloadOverrides'), 'must map tiers to {workload type: classes}'));
     } else {
       for (const [tier, byType] of Object.entries(content.workloadOverrides)) {
-        const path = `${root}.workloadOverrides.${tier}`;
+        const path = root.child('workloadOverrides', tier);
         if (!tiers.has(tier.toLowerCase())) {
-          errors.push(`${path}: no such tier; known tiers: ${[...spelledAs.values()].join(', ') || 'none'}`);
+          errors.push(
+            atField(path, `no such tier; known tiers: ${[...spelledAs.values()].join(', ') || 'none'}`),
+          );
           continue;
         }
         if (!isRecord(byType) || Object.keys(byType).length === 0) {
-          errors.push(`${path}: must map workload types to GPU class(es), e.g. "inference: [a100, h100]"`);
+          errors.push(
+            atField(path, 'must map workload types to GPU class(es), e.g. "inference: [a100, h100]"'),
+          );
           continue;
         }
         const types = new Map<string, string[]>();
         for (const [type, value] of Object.entries(byType)) {
           const problem = labelValueProblem(type);
           if (problem)
-            errors.push(`${path}.${type}: ${JSON.stringify(type)} is not a valid label value: ${problem}`);
-          types.set(type, classList(value, `${path}.${type}`));
+            errors.push(
+              atField(path.child(type), `${JSON.stringify(type)} is not a valid label value: ${problem}`),
+            );
+          types.set(type, classList(value, path.child(type)));
         }
         workloadOverrides.set(tier.toLowerCase(), types);
       }
     }
   }
 
-  if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    mapping: { namespaceLabelKey, nodeLabelKey, gpuResources, tiers, workloadTypeLabel, workloadOverrides },
-  };
+  if (errors.length > 0) return failure(errors);
+  return success({
+    namespaceLabelKey,
+    nodeLabelKey,
+    gpuResources,
+    tiers,
+    workloadTypeLabel,
+    workloadOverrides,
+  });
 }

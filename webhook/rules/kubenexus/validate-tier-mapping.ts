@@ -8,14 +8,11 @@ import { GPU_TIER_MAPPING_NAME } from '../../names.js';
 import type { Rule } from '../../state.js';
 import { decisionOf, headed, INVALID, findings, PASSED, type Findings } from '../shared/findings.js';
 import { atField, FieldPath } from '../shared/field-errors.js';
-import { parseTierMapping } from './tier-mapping.js';
+import { readTierMapping } from './tier-mapping.js';
 
 const DATA = FieldPath.of('data');
 
-/**
- * The problems with a ConfigMap's `data` as a tier mapping (none when it is valid). The parser's
- * errors already name their paths, as the operator logs them when it reads the mapping.
- */
+/** The problems with a ConfigMap's `data` as a tier mapping (none when it is valid), each at its field. */
 export function checkTierMapping(data: JsonValue | undefined): Findings {
   if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) {
     return findings([atField(DATA, 'must be a map of strings')]);
@@ -25,8 +22,8 @@ export function checkTierMapping(data: JsonValue | undefined): Findings {
     if (typeof value !== 'string') return findings([atField(DATA.key(key), 'must be a string')]);
     strings[key] = value;
   }
-  const result = parseTierMapping(strings);
-  return result.ok ? PASSED : findings(result.errors.map((error) => atField(FieldPath.root(), error)));
+  const read = readTierMapping(strings);
+  return read.ok ? PASSED : findings(read.error);
 }
 
 /** Validates the mapping ConfigMap in `operatorNamespace`; leaves every other ConfigMap alone. */

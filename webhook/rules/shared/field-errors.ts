@@ -7,7 +7,7 @@
 import type { JsonValue } from '../../admission/types.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
 
-type Segment = { name: string } | { subscript: string } | { owner: string };
+type Segment = { name: string } | { subscript: string } | { owner: string } | { jsonText: true };
 
 /** A path into an object: `spec.backends[0].workers[1].type`. Immutable. */
 export class FieldPath {
@@ -45,13 +45,34 @@ export class FieldPath {
     return new FieldPath([...this.segments, { owner }]);
   }
 
+  /**
+   * Into the JSON document this string field holds (a ConfigMap key, an annotation): what follows
+   * is a path inside the document, after `: `, as a root path prints (`data[colocation-config]:
+   * nodeConfigs[0].name`). Alone, it names the field itself.
+   */
+  json(): FieldPath {
+    return new FieldPath([...this.segments, { jsonText: true }]);
+  }
+
+  /** The path inside the innermost JSON document (the whole path if there is none). */
+  withinJson(): FieldPath {
+    const marker = this.segments.findLastIndex((segment) => 'jsonText' in segment);
+    return marker < 0 ? this : new FieldPath(this.segments.slice(marker + 1));
+  }
+
   toString(): string {
-    return this.segments
-      .map((segment, position) => {
-        if ('name' in segment) return `${position === 0 ? '' : '.'}${segment.name}`;
-        return 'owner' in segment ? ` of ${segment.owner}` : `[${segment.subscript}]`;
-      })
-      .join('');
+    let text = '';
+    let documentStart = 0;
+    for (const [position, segment] of this.segments.entries()) {
+      if ('name' in segment) text += `${position === documentStart ? '' : '.'}${segment.name}`;
+      else if ('owner' in segment) text += ` of ${segment.owner}`;
+      else if ('subscript' in segment) text += `[${segment.subscript}]`;
+      else if (position < this.segments.length - 1) {
+        text += ': ';
+        documentStart = position + 1;
+      }
+    }
+    return text;
   }
 }
 

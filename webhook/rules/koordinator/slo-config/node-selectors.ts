@@ -116,7 +116,8 @@ export function nodeStrategiesOf(
       continue;
     }
     const selector = compileSelector(source, path.child('nodeSelector'), errors);
-    strategies.push({ index, label: name === '' ? path.toString() : name, source, selector });
+    // Messages name a strategy within its key's value, whose key they name already.
+    strategies.push({ index, label: name === '' ? path.withinJson().toString() : name, source, selector });
   }
   return errors.length === before ? strategies : undefined;
 }

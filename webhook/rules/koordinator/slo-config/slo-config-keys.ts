@@ -8,7 +8,8 @@
  * ProfileParamValid (every strategy named, names unique) is not run: Koordinator runs it only with
  * --node-strategy-name-need-check=true, and that flag defaults to false.
  */
-import { type FieldError, FieldPath } from '../../shared/field-errors.js';
+import { atField, type FieldError, FieldPath } from '../../shared/field-errors.js';
+import { failure, success, type Result } from '../../../util/result.js';
 import { type Decoder, type Decoding } from '../../../util/go-decode.js';
 import {
   CPU_NORMALIZATION_CONFIG,
@@ -47,7 +48,7 @@ export interface KeyContext {
 
 /** A key's result. `strategies` is set when every node strategy's selector converted. */
 export interface KeyOutcome {
-  problems: string[];
+  problems: FieldError[];
   /** Keys the slo-controller would ignore (likely typos), as `data[key]: path`. */
   unknownFields?: string[];
   strategies?: NodeStrategy[];
@@ -62,39 +63,39 @@ export interface KeyChecker {
   strategiesOf(text: string): NodeStrategy[] | undefined;
 }
 
-type Decoded<T> = { ok: true; config: T | undefined } | { ok: false; problems: string[] };
-
 interface KeyDefinition<T> {
   key: string;
   decoder: Decoder<T>;
   strategiesField: 'nodeStrategies' | 'nodeConfigs';
   strategies(config: T): readonly (StrategyEntry | undefined)[] | undefined;
-  ownProblems?(config: T, root: FieldPath, context: KeyContext): (FieldError | string)[];
+  ownProblems?(config: T, root: FieldPath, context: KeyContext): FieldError[];
 }
 
-/** `data[key]: path: Invalid value: …`, or without the path for the value as a whole. */
-export function problemText(key: string, problem: FieldError | string): string {
-  if (typeof problem === 'string') return `data[${key}]: ${problem}`;
-  const path = problem.field.toString();
-  return path === '' ? `data[${key}]: ${problem.body()}` : `data[${key}]: ${path}: ${problem.body()}`;
-}
+/** The key's field, `data[key]`: problems with its value as a whole are reported there. */
+export const keyPath = (key: string): FieldPath => FieldPath.of('data').key(key);
 
-function decode<T>(definition: KeyDefinition<T>, text: string, out: Decoding): Decoded<T> {
+/** The value of the key as the JSON document it holds: `data[key]: nodeStrategies[0]`. */
+const valueRoot = (key: string): FieldPath => keyPath(key).json();
+
+/** The key's value decoded (undefined for JSON null); what the slo-controller fails to parse else. */
+function decode<T>(
+  definition: KeyDefinition<T>,
+  text: string,
+  out: Decoding,
+): Result<T | undefined, FieldError[]> {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
     const problem = parsed.tooLarge ? parsed.error : `not valid JSON: ${parsed.error}`;
-    return { ok: false, problems: [problemText(definition.key, problem)] };
+    return failure([atField(keyPath(definition.key), problem)]);
   }
-  const config = definition.decoder(parsed.value, FieldPath.root(), out);
-  if (out.typeErrors.length > 0) {
-    return { ok: false, problems: out.typeErrors.map((error) => problemText(definition.key, error)) };
-  }
-  return { ok: true, config };
+  const config = definition.decoder(parsed.value, valueRoot(definition.key), out);
+  return out.typeErrors.length > 0 ? failure(out.typeErrors) : success(config);
 }
 
 function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
   const { key, strategiesField } = definition;
-  const listPath = FieldPath.of(strategiesField);
+  const root = valueRoot(key);
+  const listPath = root.child(strategiesField);
   const strategiesIn = (config: T | undefined, errors: FieldError[]): NodeStrategy[] | undefined =>
     config === undefined ? [] : nodeStrategiesOf(definition.strategies(config) ?? [], listPath, errors);
   return {
@@ -103,50 +104,55 @@ function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
     check(text, context) {
       const out: Decoding = { typeErrors: [], tagErrors: [], unknownFields: [] };
       const decoded = decode(definition, text, out);
-      if (!decoded.ok) return { problems: decoded.problems };
-      const unknownFields = (out.unknownFields ?? []).map((path) => `data[${key}]: ${path.toString()}`);
-      const errors: (FieldError | string)[] = [];
-      const selectorErrors: FieldError[] = [];
-      const strategies = strategiesIn(decoded.config, selectorErrors);
-      errors.push(...selectorErrors, ...out.tagErrors);
-      if (decoded.config !== undefined && definition.ownProblems) {
-        errors.push(...definition.ownProblems(decoded.config, FieldPath.root(), context));
+      if (!decoded.ok) return { problems: decoded.error };
+      const config = decoded.value;
+      const unknownFields = (out.unknownFields ?? []).map((path) => path.toString());
+      const errors: FieldError[] = [];
+      const strategies = strategiesIn(config, errors);
+      errors.push(...out.tagErrors);
+      if (config !== undefined && definition.ownProblems) {
+        errors.push(...definition.ownProblems(config, root, context));
       }
       const search = strategies ? searchOverlaps(strategies) : { overlaps: [], exhausted: false };
+      // The overlap messages name the strategies themselves, after the key.
       for (const overlap of search.overlaps) {
         errors.push(
-          `${strategiesField} ${strategyList(overlap.strategies)} overlap: a node labelled ${labelsText(overlap.labels)} would match each of them; a node may match at most one (NodeStrategiesOverlap)`,
+          atField(
+            keyPath(key),
+            `${strategiesField} ${strategyList(overlap.strategies)} overlap: a node labelled ${labelsText(overlap.labels)} would match each of them; a node may match at most one (NodeStrategiesOverlap)`,
+          ),
         );
       }
       // A config that cannot be proven free of overlaps in bounded time is not let through unproven.
       if (search.exhausted && search.overlaps.length === 0) {
         errors.push(
-          `${strategiesField}: too many node strategies share labels to check them for overlaps in bounded time; split or simplify their nodeSelectors (NodeStrategiesOverlap)`,
+          atField(
+            listPath,
+            'too many node strategies share labels to check them for overlaps in bounded time; split or simplify their nodeSelectors (NodeStrategiesOverlap)',
+          ),
         );
       }
       return {
-        problems: errors.map((error) => problemText(key, error)),
+        problems: errors,
         ...(unknownFields.length > 0 ? { unknownFields } : {}),
         ...(strategies ? { strategies } : {}),
       };
     },
     strategiesOf(text) {
       const decoded = decode(definition, text, { typeErrors: [], tagErrors: [] });
-      return decoded.ok ? strategiesIn(decoded.config, []) : undefined;
+      return decoded.ok ? strategiesIn(decoded.value, []) : undefined;
     },
   };
 }
 
-/** system-config as resource-qos-config's network checks read it: absent, valid, or why not. */
+/** system-config as resource-qos-config's network checks read it: absent, valid, or its first problem. */
 function systemConfigFor(
   data: Readonly<Record<string, string>>,
-): { ok: true; config: SystemConfig | undefined } | { ok: false; problem: string } {
+): Result<SystemConfig | undefined, FieldError> {
   const text = data[SYSTEM_CONFIG_KEY] ?? '';
-  if (text === '') return { ok: true, config: undefined };
+  if (text === '') return success(undefined);
   const decoded = decode(SYSTEM, text, { typeErrors: [], tagErrors: [] });
-  return decoded.ok
-    ? { ok: true, config: decoded.config }
-    : { ok: false, problem: decoded.problems[0] ?? '' };
+  return decoded.ok ? decoded : failure(decoded.error[0] ?? atField(keyPath(SYSTEM_CONFIG_KEY), 'invalid'));
 }
 
 const SYSTEM: KeyDefinition<SystemConfig> = {
@@ -185,10 +191,13 @@ function buildCheckers(maxAmplificationRatio: number | undefined): KeyChecker[] 
           return context.checked(SYSTEM_CONFIG_KEY)
             ? []
             : [
-                `the network QoS settings are checked against data[${SYSTEM_CONFIG_KEY}], which must be valid: ${system.problem}`,
+                atField(
+                  keyPath('resource-qos-config'),
+                  `the network QoS settings are checked against data[${SYSTEM_CONFIG_KEY}], which must be valid: ${system.error.toString()}`,
+                ),
               ];
         }
-        return networkQosProblems(config, system.config, root);
+        return networkQosProblems(config, system.value, root);
       },
     }),
     checkerFor(SYSTEM),

@@ -9,9 +9,9 @@ import type { AdmissionRequest } from '../../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { stringsOf } from '../../../util/json.js';
 import { decisionOf, headed, findings, PASSED, type Findings } from '../../shared/findings.js';
-import { atField, FieldPath } from '../../shared/field-errors.js';
+import { atField, type FieldError } from '../../shared/field-errors.js';
 import { type NodeLabels, type NodeStrategy, strategiesMatching, strategyList } from './node-selectors.js';
-import { type KeyChecker, type KeyContext, problemText, sloConfigCheckers } from './slo-config-keys.js';
+import { type KeyChecker, type KeyContext, keyPath, sloConfigCheckers } from './slo-config-keys.js';
 
 export type { NodeLabels } from './node-selectors.js';
 
@@ -36,23 +36,23 @@ export function sloConfigProblems(
   oldData: Readonly<Record<string, string>> | null,
   nodes: Iterable<NodeLabels>,
   limits: SloConfigLimits = {},
-): string[] {
+): FieldError[] {
   return reviewSloConfig(newData, oldData, nodes, limits).problems;
 }
 
 /** The problems, and the keys of the checked values that the slo-controller would silently ignore. */
-export function reviewSloConfig(
+function reviewSloConfig(
   newData: Readonly<Record<string, string>>,
   oldData: Readonly<Record<string, string>> | null,
   nodes: Iterable<NodeLabels>,
-  limits: SloConfigLimits = {},
-): { problems: string[]; unknownFields: string[] } {
+  limits: SloConfigLimits,
+): { problems: FieldError[]; unknownFields: string[] } {
   const checked = (key: string): boolean => {
     const value = newData[key] ?? '';
     return value !== '' && (oldData === null || value !== (oldData[key] ?? ''));
   };
   const context: KeyContext = { data: newData, checked };
-  const problems: string[] = [];
+  const problems: FieldError[] = [];
   const unknownFields: string[] = [];
   const withStrategies: { checker: KeyChecker; strategies: NodeStrategy[] }[] = [];
   for (const checker of sloConfigCheckers(limits.maxAmplificationRatio)) {
@@ -65,14 +65,16 @@ export function reviewSloConfig(
     }
   }
   if (withStrategies.length > 0) problems.push(...nodeConflicts(withStrategies, nodes));
-  return { problems: [...new Set(problems)], unknownFields: [...new Set(unknownFields)] };
+  // The same problem found twice (a node strategy in two keys' checks) is reported once.
+  const unique = new Map(problems.map((problem) => [problem.toString(), problem]));
+  return { problems: [...unique.values()], unknownFields: [...new Set(unknownFields)] };
 }
 
 /** ExistNodeConfict: real nodes that match more than one strategy of a key, grouped by strategies. */
 function nodeConflicts(
   keys: readonly { checker: KeyChecker; strategies: NodeStrategy[] }[],
   nodes: Iterable<NodeLabels>,
-): string[] {
+): FieldError[] {
   const conflicts = new Map<string, { checker: KeyChecker; strategies: NodeStrategy[]; nodes: string[] }>();
   for (const node of nodes) {
     for (const { checker, strategies } of keys) {
@@ -92,8 +94,8 @@ function nodeConflicts(
       sorted.length === 1
         ? `node ${shown.join('')} matches`
         : `nodes ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''} each match`;
-    return problemText(
-      checker.key,
+    return atField(
+      keyPath(checker.key),
       `${who} ${strategies.length} ${checker.strategiesField} ${strategyList(strategies)}; a node may match at most one (ExistNodeConfict)`,
     );
   });
@@ -109,11 +111,10 @@ export interface SloConfigValidatorOptions {
 }
 
 /**
- * The problems of a write of slo-controller-config, and a warning for each field the
- * slo-controller would ignore. The problems name their key and path (`data[<key>]: <path>: ...`)
- * already, as the key checkers word them.
+ * The problems of a write of slo-controller-config, each at its key and the path inside the key's
+ * JSON (`data[<key>]: <path>: ...`), and a warning for each field the slo-controller would ignore.
  */
-export function checkSloConfig(
+function checkSloConfig(
   request: AdmissionRequest,
   nodes: Iterable<NodeLabels>,
   source: string,
@@ -125,7 +126,7 @@ export function checkSloConfig(
     request.operation === 'UPDATE' && request.oldObject ? stringsOf(request.oldObject.data) : null;
   const { problems, unknownFields } = reviewSloConfig(stringsOf(object.data), oldData, nodes, limits);
   return findings(
-    problems.map((problem) => atField(FieldPath.root(), problem)),
+    problems,
     // Go's decoder drops unknown keys without a word, so a misspelt setting would silently not apply.
     unknownFields.map((field) => `${source} ${field}: unknown field, ignored by the slo-controller`),
   );

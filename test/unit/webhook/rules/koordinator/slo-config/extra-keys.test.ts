@@ -12,7 +12,7 @@ function problems(key: string, config: unknown, maxAmplificationRatio?: number):
     null,
     [],
     maxAmplificationRatio === undefined ? {} : { maxAmplificationRatio },
-  );
+  ).map(String);
 }
 
 const selector = (pool: string): unknown => ({ matchLabels: { pool } });

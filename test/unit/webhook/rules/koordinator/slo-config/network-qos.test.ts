@@ -1,4 +1,4 @@
-/** resource-qos-config's network QoS checks (spec §7.5), through sloConfigProblems. */
+/** resource-qos-config's network QoS checks, against system-config's bandwidth, through sloConfigProblems. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sloConfigProblems } from '../../../../../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
@@ -17,7 +17,7 @@ function strategy(classes: Partial<Record<string, Net>>): Record<string, unknown
 function problems(qos: unknown, system?: unknown, oldData: Record<string, string> | null = null): string[] {
   const data: Record<string, string> = { [QOS]: JSON.stringify(qos) };
   if (system !== undefined) data[SYSTEM] = typeof system === 'string' ? system : JSON.stringify(system);
-  return sloConfigProblems(data, oldData, []);
+  return sloConfigProblems(data, oldData, []).map(String);
 }
 
 const totalOf = (total: string): unknown => ({ clusterStrategy: { totalNetworkBandwidth: total } });

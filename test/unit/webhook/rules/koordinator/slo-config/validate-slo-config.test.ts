@@ -14,6 +14,10 @@ const NAMESPACE = 'koordinator-system';
 const NAME = 'slo-controller-config';
 const HEADER = `ConfigMap ${NAMESPACE}/${NAME} is not a valid SLO configuration:`;
 
+/** The problems as the refusal prints them, one per line. */
+const problemTexts = (...args: Parameters<typeof sloConfigProblems>): string[] =>
+  sloConfigProblems(...args).map(String);
+
 function configMap(data: Record<string, string>, name = NAME, namespace = NAMESPACE): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
 }
@@ -170,7 +174,7 @@ describe('sloConfigValidator', () => {
       'cpu-burst-config': JSON.stringify({ clusterStrategy: { cpuBurstPercent: 0 } }),
       'system-config': JSON.stringify({ clusterStrategy: { watermarkScaleFactor: '10' } }),
     };
-    assert.deepEqual(sloConfigProblems(data, null, []), [
+    assert.deepEqual(problemTexts(data, null, []), [
       THRESHOLD_PROBLEM,
       'data[resource-threshold-config]: nodeStrategies[0].cpuSuppressThresholdPercent: Invalid value: 101: must be at most 100',
       'data[resource-threshold-config]: nodeStrategies [a b c] overlap: a node labelled {p=x} would match each of them; a node may match at most one (NodeStrategiesOverlap)',
@@ -186,17 +190,17 @@ describe('sloConfigValidator', () => {
         nodeStrategies: [{ name: 'a' }],
       }),
     };
-    assert.deepEqual(sloConfigProblems(data, null, []), [
+    assert.deepEqual(problemTexts(data, null, []), [
       'data[resource-threshold-config]: clusterStrategy.memoryEvictLowerPercent: Invalid value: "60": must be an integer (int64)',
     ]);
   });
 
   it('refuses a value that is not a JSON object, and accepts null (Go leaves the defaults)', () => {
-    assert.deepEqual(sloConfigProblems({ 'colocation-config': '[]', 'system-config': '"x"' }, null, []), [
+    assert.deepEqual(problemTexts({ 'colocation-config': '[]', 'system-config': '"x"' }, null, []), [
       'data[colocation-config]: Invalid value: []: must be an object',
       'data[system-config]: Invalid value: "x": must be an object',
     ]);
-    assert.deepEqual(sloConfigProblems({ 'colocation-config': 'null' }, null, []), []);
+    assert.deepEqual(problemTexts({ 'colocation-config': 'null' }, null, []), []);
   });
 
   it('warns about fields the slo-controller would ignore (likely typos), refused or not', () => {
@@ -219,7 +223,7 @@ describe('sloConfigValidator', () => {
   });
 
   it('ignores keys it does not know', () => {
-    assert.deepEqual(sloConfigProblems({ 'my-extension-config': '{not json' }, null, []), []);
+    assert.deepEqual(problemTexts({ 'my-extension-config': '{not json' }, null, []), []);
   });
 
   it('does not run ProfileParamValid (off by default in Koordinator): names may be missing or repeated', () => {
@@ -232,7 +236,7 @@ describe('sloConfigValidator', () => {
         ],
       }),
     };
-    assert.deepEqual(sloConfigProblems(data, null, []), []);
+    assert.deepEqual(problemTexts(data, null, []), []);
   });
 
   it('refuses a config it cannot prove free of overlaps within its work bound', () => {
@@ -251,7 +255,7 @@ describe('sloConfigValidator', () => {
       },
     }));
     const data = { 'cpu-burst-config': JSON.stringify({ nodeStrategies }) };
-    assert.deepEqual(sloConfigProblems(data, null, []), [
+    assert.deepEqual(problemTexts(data, null, []), [
       'data[cpu-burst-config]: nodeStrategies: too many node strategies share labels to check them for overlaps in bounded time; split or simplify their nodeSelectors (NodeStrategiesOverlap)',
     ]);
   });
@@ -265,7 +269,7 @@ describe('sloConfigValidator', () => {
         ],
       }),
     };
-    assert.deepEqual(sloConfigProblems(data, null, []), [
+    assert.deepEqual(problemTexts(data, null, []), [
       'data[cpu-burst-config]: nodeStrategies [nodeStrategies[0] b] overlap: a node labelled {p=x} would match each of them; a node may match at most one (NodeStrategiesOverlap)',
     ]);
   });
@@ -279,7 +283,7 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
   ];
 
   it('refuses a config under which a node matches two strategies, naming node, strategies and key', () => {
-    assert.deepEqual(sloConfigProblems({ 'cpu-burst-config': twoStrategies() }, null, NODES), [
+    assert.deepEqual(problemTexts({ 'cpu-burst-config': twoStrategies() }, null, NODES), [
       'data[cpu-burst-config]: node "n1" matches 2 nodeStrategies [gpu zone-a]; a node may match at most one (ExistNodeConfict)',
     ]);
   });
@@ -291,7 +295,7 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
       'cpu-normalization-config',
       'resource-amplification-config',
     ]) {
-      assert.deepEqual(sloConfigProblems({ [key]: twoStrategies('nodeConfigs') }, null, NODES), [
+      assert.deepEqual(problemTexts({ [key]: twoStrategies('nodeConfigs') }, null, NODES), [
         `data[${key}]: node "n1" matches 2 nodeConfigs [gpu zone-a]; a node may match at most one (ExistNodeConfict)`,
       ]);
     }
@@ -302,14 +306,14 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
       name: `node-${index}`,
       labels: { gpu: 'true', zone: 'a' },
     }));
-    assert.deepEqual(sloConfigProblems({ 'system-config': twoStrategies() }, null, many), [
+    assert.deepEqual(problemTexts({ 'system-config': twoStrategies() }, null, many), [
       'data[system-config]: nodes "node-0", "node-1", "node-2", "node-3", "node-4" and 3 more each match 2 nodeStrategies [gpu zone-a]; a node may match at most one (ExistNodeConfict)',
     ]);
   });
 
   it('checks only changed keys', () => {
     const data = { 'cpu-burst-config': twoStrategies() };
-    assert.deepEqual(sloConfigProblems(data, data, NODES), []);
+    assert.deepEqual(problemTexts(data, data, NODES), []);
   });
 
   it('does not read the node list unless a checked key has two strategies or more', () => {
@@ -321,9 +325,9 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
     const one = JSON.stringify({
       nodeStrategies: [{ name: 'a', nodeSelector: { matchLabels: { a: 'b' } } }],
     });
-    assert.deepEqual(sloConfigProblems({ 'cpu-burst-config': one }, null, untouchable), []);
+    assert.deepEqual(problemTexts({ 'cpu-burst-config': one }, null, untouchable), []);
     assert.throws(
-      () => sloConfigProblems({ 'cpu-burst-config': twoStrategies() }, null, untouchable),
+      () => problemTexts({ 'cpu-burst-config': twoStrategies() }, null, untouchable),
       /nodes read/,
     );
   });
@@ -335,7 +339,7 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
         { name: 'bad', nodeSelector: { matchExpressions: [{ key: 'zone', operator: 'In' }] } },
       ],
     });
-    assert.deepEqual(sloConfigProblems({ 'cpu-burst-config': data }, null, NODES), [
+    assert.deepEqual(problemTexts({ 'cpu-burst-config': data }, null, NODES), [
       'data[cpu-burst-config]: nodeStrategies[1].nodeSelector.matchExpressions[0].values: Required value: operator In needs at least one value',
     ]);
   });
