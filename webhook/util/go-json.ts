@@ -12,6 +12,7 @@ import type { JsonValue } from '../admission/types.js';
 import { parseGoDuration } from './go-duration.js';
 import { type FieldError, type FieldPath, invalid } from '../rules/shared/field-errors.js';
 import { type GoQuantity, readGoQuantityJson } from './quantity.js';
+import { failure, success, type Result } from './result.js';
 
 export type Decoder<T> = (
   value: JsonValue | undefined,
@@ -177,13 +178,15 @@ export function map<T>(entry: Decoder<T>): Decoder<ReadonlyMap<string, T>> {
   };
 }
 
-export type DecodeResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
-
 /** Decodes a whole object; `value` is only given when nothing was malformed. */
-export function decodeWith<T>(decoder: Decoder<T>, value: JsonValue, root: FieldPath): DecodeResult<T> {
+export function decodeWith<T>(
+  decoder: Decoder<T>,
+  value: JsonValue,
+  root: FieldPath,
+): Result<T, FieldError[]> {
   const errors: FieldError[] = [];
   const decoded = decoder(value, root, errors);
-  if (errors.length > 0) return { ok: false, errors };
-  if (decoded === undefined) return { ok: false, errors: [invalid(root, shown(value), 'must be an object')] };
-  return { ok: true, value: decoded };
+  if (errors.length > 0) return failure(errors);
+  if (decoded === undefined) return failure([invalid(root, shown(value), 'must be an object')]);
+  return success(decoded);
 }

@@ -5,6 +5,7 @@
  * case-insensitively, the last match winning). Syntax errors read like Go's, with a position.
  */
 import { goQuote } from '../rules/shared/field-errors.js';
+import { failure, success, type Result } from './result.js';
 
 export type JsonNode =
   | { kind: 'null' }
@@ -14,9 +15,11 @@ export type JsonNode =
   | { kind: 'array'; items: JsonNode[] }
   | { kind: 'object'; entries: [string, JsonNode][] };
 
-export type JsonParse =
-  | { ok: true; value: JsonNode }
-  | { ok: false; error: string; /** Valid JSON, but larger than this server reads. */ tooLarge?: true };
+/** Why a text was not read: Go's syntax error, or valid JSON larger than this server reads. */
+export interface JsonTextProblem {
+  readonly message: string;
+  readonly tooLarge: boolean;
+}
 
 // Go allows 10000 levels; recursion this deep in JS risks the stack, and no real config nests past a few.
 const MAX_DEPTH = 1000;
@@ -41,7 +44,7 @@ class SyntaxProblem extends Error {}
 class TooLarge extends Error {}
 
 /** Parses one JSON document (RFC 8259, as Go accepts it). */
-export function parseJsonText(text: string): JsonParse {
+export function parseJsonText(text: string): Result<JsonNode, JsonTextProblem> {
   let at = 0;
 
   const where = (offset: number): string => {
@@ -194,10 +197,10 @@ export function parseJsonText(text: string): JsonParse {
     const value = parseValue(0);
     skipSpace();
     if (at < text.length) fail('after top-level value');
-    return { ok: true, value };
+    return success(value);
   } catch (error) {
-    if (error instanceof SyntaxProblem) return { ok: false, error: error.message };
-    if (error instanceof TooLarge) return { ok: false, error: error.message, tooLarge: true };
+    if (error instanceof SyntaxProblem) return failure({ message: error.message, tooLarge: false });
+    if (error instanceof TooLarge) return failure({ message: error.message, tooLarge: true });
     throw error;
   }
 }

@@ -21,7 +21,7 @@ export const mutateModel: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return allow();
   // Kthena decodes before defaulting, so a malformed Model is refused here already.
   const decoded = decodeModel(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   if (decoded.value.spec?.autoscalingPolicy === undefined) return allow();
 
   const mutated = structuredClone(request.object);

@@ -67,6 +67,6 @@ export function checkAutoscalingPolicyBinding(
 export const validateAutoscalingPolicyBinding: Rule = (request, state) => {
   if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeAutoscalingPolicyBinding(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   return decisionOf(checkAutoscalingPolicyBinding(decoded.value, request, state), validationFailed);
 };

@@ -96,6 +96,6 @@ export function checkAutoscalingPolicy(policy: AutoscalingPolicy): Findings {
 export const validateAutoscalingPolicy: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeAutoscalingPolicy(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   return decisionOf(checkAutoscalingPolicy(decoded.value), validationFailed);
 };

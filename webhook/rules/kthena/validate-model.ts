@@ -305,6 +305,6 @@ export function checkModel(model: Model): Findings {
 export const validateModel: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeModel(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   return decisionOf(checkModel(decoded.value), validationFailed);
 };

@@ -175,7 +175,7 @@ describe('Go JSON decoders', () => {
     const failed = decodeWith(decoder, { spec: { n: 'one' } }, FieldPath.root());
     assert.ok(!failed.ok);
     assert.deepEqual(
-      failed.errors.map((error) => error.toString()),
+      failed.error.map((error) => error.toString()),
       ['spec.n: Invalid value: "one": must be an int32 (a whole number from -2147483648 to 2147483647)'],
     );
   });

@@ -4,14 +4,14 @@ import { type JsonNode, MAX_ENTRIES, nodeText, parseJsonText } from '../../../..
 
 function parsed(text: string): JsonNode {
   const result = parseJsonText(text);
-  assert.ok(result.ok, result.ok ? '' : result.error);
+  assert.ok(result.ok, result.ok ? '' : result.error.message);
   return result.value;
 }
 
 function error(text: string): string {
   const result = parseJsonText(text);
   assert.ok(!result.ok, `${text} should not parse`);
-  return result.error;
+  return result.error.message;
 }
 
 describe('parseJsonText', () => {
@@ -99,12 +99,15 @@ describe('parseJsonText bounds', () => {
   it(`refuses an array or object of more than ${MAX_ENTRIES} entries, as too large rather than invalid`, () => {
     const list = parseJsonText(JSON.stringify({ a: Array.from({ length: MAX_ENTRIES + 1 }, () => 1) }));
     assert.equal(list.ok, false);
-    assert.equal(!list.ok && list.tooLarge, true);
-    assert.match(!list.ok ? list.error : '', /^an array of more than 50000 entries \(line 1, column \d+\)/);
+    assert.equal(!list.ok && list.error.tooLarge, true);
+    assert.match(
+      !list.ok ? list.error.message : '',
+      /^an array of more than 50000 entries \(line 1, column \d+\)/,
+    );
     const map = parseJsonText(
       JSON.stringify(Object.fromEntries(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => [`k${i}`, i]))),
     );
-    assert.match(!map.ok ? map.error : '', /^an object of more than 50000 entries/);
+    assert.match(!map.ok ? map.error.message : '', /^an object of more than 50000 entries/);
     assert.equal(parseJsonText(JSON.stringify(Array.from({ length: MAX_ENTRIES }, () => 1))).ok, true);
   });
 });

@@ -12,7 +12,8 @@
  * replaced by rules the admin may no longer see anywhere.
  */
 import type { AdmissionRequest } from '../../../admission/types.js';
-import { atField, FieldPath } from '../../shared/field-errors.js';
+import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
+import { success, type Result } from '../../../util/result.js';
 import { findings, PASSED, warnings, type Findings } from '../../shared/findings.js';
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../../names.js';
 import type { StateSnapshot } from '../../../state.js';
@@ -21,9 +22,10 @@ import { parseLabelRules, type LabelRule } from './enhanced-validator-config.js'
 
 export const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-validation';
 
-type RulesRead = { ok: true; enabled: boolean; rules: readonly LabelRule[] } | { ok: false; problem: string };
+/** The rules, whether they are on, or why they cannot be read. */
+type RulesRead = Result<{ enabled: boolean; rules: readonly LabelRule[] }, FieldError>;
 
-const DISABLED: RulesRead = { ok: true, enabled: false, rules: [] };
+const DISABLED: RulesRead = success({ enabled: false, rules: [] });
 
 /**
  * Every pod create and update reads the rules, so each ConfigMap version is parsed once: the store
@@ -36,11 +38,7 @@ function readRules(data: Readonly<Record<string, string>> | undefined): RulesRea
   let read = parsedRules.get(data);
   if (!read) {
     const parsed = data.enable?.trim().toLowerCase() === 'true' ? parseLabelRules(data.rules) : undefined;
-    read = !parsed
-      ? DISABLED
-      : parsed.ok
-        ? { ok: true, enabled: true, rules: parsed.rules }
-        : { ok: false, problem: parsed.error.toString() };
+    read = !parsed ? DISABLED : parsed.ok ? success({ enabled: true, rules: parsed.value }) : parsed;
     parsedRules.set(data, read);
   }
   return read;
@@ -56,12 +54,12 @@ export function checkEnhancedValidation(
   if (!pod) return PASSED;
   const source = `ConfigMap ${configNamespace}/${POD_ENHANCED_VALIDATOR_CONFIG_NAME}`;
   const read = readRules(state.configMap(configNamespace, POD_ENHANCED_VALIDATOR_CONFIG_NAME)?.data);
-  if (!read.ok) return warnings(`${source} ${read.problem}; its rules are not enforced`);
+  if (!read.ok) return warnings(`${source} ${read.error.toString()}; its rules are not enforced`);
   const labels = labelsOf(pod);
-  if (!read.enabled || labels[SKIP_ENHANCED_VALIDATION_LABEL] === 'true') return PASSED;
+  if (!read.value.enabled || labels[SKIP_ENHANCED_VALIDATION_LABEL] === 'true') return PASSED;
   const namespace =
     (typeof pod.metadata.namespace === 'string' && pod.metadata.namespace) || request.namespace;
-  for (const rule of read.rules) {
+  for (const rule of read.value.rules) {
     if (namespace && rule.namespaceWhitelist.includes(namespace)) continue;
     const missing = rule.requiredLabels.filter((key) => !Object.hasOwn(labels, key));
     if (missing.length === 0) continue;

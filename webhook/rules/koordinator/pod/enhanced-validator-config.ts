@@ -12,6 +12,7 @@ import type { Rule } from '../../../state.js';
 import { stringsOf, parseJsonText } from '../../../util/json.js';
 import { aggregate, decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
 import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
+import { failure, success, type Result } from '../../../util/result.js';
 
 export interface LabelRule {
   name: string;
@@ -19,39 +20,36 @@ export interface LabelRule {
   namespaceWhitelist: string[];
 }
 
-export type LabelRulesParse = { ok: true; rules: readonly LabelRule[] } | { ok: false; error: FieldError };
-
 const RULES = FieldPath.of('data').key('rules');
 
 const isStrings = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /** The `rules` key; absent or blank means no rules. */
-export function parseLabelRules(text: string | undefined): LabelRulesParse {
-  if (text === undefined || text.trim() === '') return { ok: true, rules: [] };
+export function parseLabelRules(text: string | undefined): Result<readonly LabelRule[], FieldError> {
+  if (text === undefined || text.trim() === '') return success([]);
   let parsed: unknown;
   try {
     parsed = parseJsonText(text);
   } catch {
-    return { ok: false, error: atField(RULES, 'not valid JSON; must be a JSON array of rules') };
+    return failure(atField(RULES, 'not valid JSON; must be a JSON array of rules'));
   }
-  if (!Array.isArray(parsed)) return { ok: false, error: atField(RULES, 'must be a JSON array of rules') };
+  if (!Array.isArray(parsed)) return failure(atField(RULES, 'must be a JSON array of rules'));
   const rules: LabelRule[] = [];
   for (const [index, item] of (parsed as unknown[]).entries()) {
     const rule = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     const { name = '', requiredLabels = [], namespaceWhitelist = [] } = rule;
     if (typeof name !== 'string' || !isStrings(requiredLabels) || !isStrings(namespaceWhitelist)) {
-      return {
-        ok: false,
-        error: atField(
+      return failure(
+        atField(
           RULES.index(index),
           'must be {"name": string, "requiredLabels": [string], "namespaceWhitelist": [string]}',
         ),
-      };
+      );
     }
     rules.push({ name, requiredLabels, namespaceWhitelist });
   }
-  return { ok: true, rules };
+  return success(rules);
 }
 
 /**

@@ -85,7 +85,7 @@ function decode<T>(
 ): Result<T | undefined, FieldError[]> {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    const problem = parsed.tooLarge ? parsed.error : `not valid JSON: ${parsed.error}`;
+    const problem = parsed.error.tooLarge ? parsed.error.message : `not valid JSON: ${parsed.error.message}`;
     return failure([atField(keyPath(definition.key), problem)]);
   }
   const config = definition.decoder(parsed.value, valueRoot(definition.key), out);
