@@ -12,7 +12,7 @@
  *   checked), rules run in order and the first failing one is the field's only error, bounds are
  *   inclusive for min/max and strict for gt/lt, and gtfield/ltfield fail when the other field is unset.
  *
- * (webhook/rules/kthena/go-json.ts decodes from `JSON.parse` output, which has already lost number
+ * (go-json.ts, beside it, decodes from `JSON.parse` output, which has already lost number
  * literals and key order; Koordinator's int64 fields need both.)
  */
 import { type FieldError, type FieldPath, GoStringer, invalid } from '../rules/shared/field-errors.js';
