@@ -18,7 +18,7 @@ import { failure, success, type Result } from './result.js';
 const NANO = 1_000_000_000n;
 
 /** The largest magnitude, in whole units, a quantity may have: Go's int64 maximum. */
-export const MAX_QUANTITY_UNITS = 2n ** 63n - 1n;
+const MAX_QUANTITY_UNITS = 2n ** 63n - 1n;
 const MAX_NANOS = MAX_QUANTITY_UNITS * NANO;
 /** MAX_NANOS has 28 digits: a value whose integer part in nanos has more is too large. */
 const MAX_NANO_DIGITS = MAX_NANOS.toString().length;
@@ -36,7 +36,7 @@ const DECIMAL_SUFFIX: Record<string, bigint> = {
   E: 1_000_000_000_000_000_000n * NANO,
 };
 /** The decimal SI suffixes and the power of ten each stands for. */
-export const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
+const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,
@@ -272,7 +272,7 @@ const FORMAT_WRONG =
 const MAX_EXACT_DIGITS = 18;
 
 /** Go's ParseQuantity, which (unlike UnmarshalJSON) trims nothing. */
-export function readGoQuantity(text: string): Result<GoQuantity> {
+function readGoQuantity(text: string): Result<GoQuantity> {
   const parts = lexQuantity(text);
   if (!parts) return failure(FORMAT_WRONG);
   let exponent = parts.decimalExponent;
@@ -330,7 +330,7 @@ export function formatQuantity(nanos: bigint, like = ''): string {
 }
 
 /** How a message names the JSON type of a value that should have been something else. */
-export function jsonTypeName(value: unknown): string {
+function jsonTypeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a JSON array';
   if (typeof value === 'object') return 'a JSON object';

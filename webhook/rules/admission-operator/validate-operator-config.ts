@@ -17,7 +17,7 @@ const MAX_PROBLEMS = 20;
 const DATA = FieldPath.of('data');
 
 /** Every problem with the ConfigMap's `data`, at most MAX_PROBLEMS of them. */
-export function checkOperatorConfig(data: JsonValue | undefined, webhookNames: readonly string[]): Findings {
+function checkOperatorConfig(data: JsonValue | undefined, webhookNames: readonly string[]): Findings {
   if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) {
     return findings([atField(DATA, 'must be a map of strings')]);
   }

@@ -23,7 +23,7 @@ export type SkipReason =
  * an error naming the field for a GPU amount that cannot be read before a positive one is found.
  * (Our exact parser: client-node's quantityToScalar throws on valid forms such as "1.5Gi".)
  */
-export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): Result<boolean, FieldError> {
+function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): Result<boolean, FieldError> {
   for (const { container, path } of podContainers(pod)) {
     const resources = asObject(asObject(container)?.resources);
     for (const kind of ['requests', 'limits']) {
@@ -41,7 +41,7 @@ export function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): R
 }
 
 /** True when the pod already constrains `key` through its nodeSelector or any node-affinity term. */
-export function constrainsNodeLabel(pod: KubeObject, key: string): boolean {
+function constrainsNodeLabel(pod: KubeObject, key: string): boolean {
   const spec = asObject(pod.spec);
   if (asObject(spec?.nodeSelector)?.[key] !== undefined) return true;
   const nodeAffinity = asObject(asObject(spec?.affinity)?.nodeAffinity);
@@ -57,7 +57,7 @@ export function constrainsNodeLabel(pod: KubeObject, key: string): boolean {
 }
 
 /** The classes for this pod: its workload type's override in the tier, else the tier's classes. */
-export function classesFor(
+function classesFor(
   mapping: TierMapping,
   tier: string,
   podLabels: JsonObject | undefined,

@@ -13,7 +13,7 @@ import { readTierMapping } from './tier-mapping.js';
 const DATA = FieldPath.of('data');
 
 /** The problems with a ConfigMap's `data` as a tier mapping (none when it is valid), each at its field. */
-export function checkTierMapping(data: JsonValue | undefined): Findings {
+function checkTierMapping(data: JsonValue | undefined): Findings {
   if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) {
     return findings([atField(DATA, 'must be a map of strings')]);
   }

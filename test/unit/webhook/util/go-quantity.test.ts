@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readGoQuantity, readGoQuantityJson } from '../../../../webhook/util/quantity.js';
+import { readGoQuantityJson } from '../../../../webhook/util/quantity.js';
 
 function quantityOf(text: string): { sign: number; infinite: boolean } {
-  const result = readGoQuantity(text);
+  const result = readGoQuantityJson(text);
   assert.ok(result.ok, `${text} should parse`);
   return { sign: result.value.sign, infinite: result.value.infinite };
 }
 
-describe('readGoQuantity', () => {
+describe('readGoQuantityJson of a string', () => {
   const valid: [string, number][] = [
     ['1', 1],
     ['100m', 1],
@@ -56,7 +56,7 @@ describe('readGoQuantity', () => {
   ];
   for (const [text, problem] of invalid) {
     it(`refuses ${JSON.stringify(text)}`, () => {
-      const result = readGoQuantity(text);
+      const result = readGoQuantityJson(text);
       assert.ok(!result.ok);
       assert.match(result.error, problem);
     });
@@ -75,7 +75,7 @@ describe('readGoQuantity', () => {
   });
 
   it('keeps the text as written', () => {
-    const result = readGoQuantity('1.50Gi');
+    const result = readGoQuantityJson('1.50Gi');
     assert.ok(result.ok);
     assert.equal(result.value.text, '1.50Gi');
   });

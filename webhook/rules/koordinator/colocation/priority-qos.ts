@@ -45,7 +45,7 @@ export function rawPriorityClass(pod: JsonObject | null): PriorityClass {
 const QOS_OF_KUBE_QOS = { Guaranteed: 'LSR', Burstable: 'LS', BestEffort: 'BE' } as const;
 
 /** The raw QoS, else the one the kube QoS implies (Guaranteed: LSR, Burstable: LS, BestEffort: BE). */
-export function qosWithDefault(pod: JsonObject): Result<QoSClass, FieldError> {
+function qosWithDefault(pod: JsonObject): Result<QoSClass, FieldError> {
   const raw = rawQoS(pod);
   if (raw !== '') return success(raw);
   const kube = kubeQoS(pod);

@@ -56,7 +56,7 @@ export function parseLabelRules(text: string | undefined): Result<readonly Label
  * /validate-configmap for pod-enhanced-validator-config: rules that do not parse are refused,
  * whether or not `enable` is on yet. DELETE is allowed (no rules then apply).
  */
-export function checkEnhancedValidatorConfig(data: Readonly<Record<string, string>>): Findings {
+function checkEnhancedValidatorConfig(data: Readonly<Record<string, string>>): Findings {
   const parsed = parseLabelRules(data.rules);
   return parsed.ok ? PASSED : findings([parsed.error]);
 }

@@ -493,6 +493,3 @@ function validate(
 export function elasticQuotaValidator(options: QuotaValidationOptions): Rule {
   return (request, state): Decision => decisionOf(validate(request, state, options));
 }
-
-/** The validator with Koordinator's default gates. */
-export const validateElasticQuota: Rule = elasticQuotaValidator({ maxKeysSubset: false });

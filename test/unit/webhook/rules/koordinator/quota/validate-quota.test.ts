@@ -7,11 +7,11 @@ import type {
   Operation,
 } from '../../../../../../webhook/admission/types.js';
 import { quotaView } from '../../../../../../webhook/rules/koordinator/quota/quota-view.js';
-import {
-  elasticQuotaValidator,
-  validateElasticQuota,
-} from '../../../../../../webhook/rules/koordinator/quota/validate-quota.js';
+import { elasticQuotaValidator } from '../../../../../../webhook/rules/koordinator/quota/validate-quota.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+
+/** The validator with Koordinator's default gates. */
+const validateElasticQuota = elasticQuotaValidator({ maxKeysSubset: false });
 
 const L = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
 
