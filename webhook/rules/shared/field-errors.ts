@@ -7,34 +7,46 @@
 import type { JsonValue } from '../../admission/types.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../util/bounded-text.js';
 
-type Segment = { name: string } | { subscript: string } | { owner: string } | { jsonText: true };
+type SegmentKind = 'name' | 'subscript' | 'owner' | 'json';
 
-/** A path into an object: `spec.backends[0].workers[1].type`. Immutable. */
+/**
+ * A path into an object: `spec.backends[0].workers[1].type`. Immutable. Each path is its last
+ * segment and a link to its parent, so a child costs one small object whatever the depth: decoders
+ * build a path for every field they visit, and only the few that end up in a message are printed.
+ */
 export class FieldPath {
-  private constructor(private readonly segments: readonly Segment[]) {}
+  private constructor(
+    private readonly parent: FieldPath | undefined,
+    private readonly kind: SegmentKind | undefined,
+    private readonly text: string,
+  ) {}
+
+  private static readonly ROOT = new FieldPath(undefined, undefined, '');
 
   /** The empty path: the object itself, whose children print without a leading dot. */
   static root(): FieldPath {
-    return new FieldPath([]);
+    return FieldPath.ROOT;
   }
 
   /** A path of named fields from the top of the object, like Go's `field.NewPath("spec", "backends")`. */
   static of(name: string, ...more: string[]): FieldPath {
-    return FieldPath.root().child(name, ...more);
+    return FieldPath.ROOT.child(name, ...more);
   }
 
   child(name: string, ...more: string[]): FieldPath {
-    return new FieldPath([...this.segments, ...[name, ...more].map((each) => ({ name: each }))]);
+    let path = new FieldPath(this, 'name', name);
+    for (const each of more) path = new FieldPath(path, 'name', each);
+    return path;
   }
 
   /** A list element: `[3]`. */
   index(index: number): FieldPath {
-    return new FieldPath([...this.segments, { subscript: String(index) }]);
+    return new FieldPath(this, 'subscript', String(index));
   }
 
   /** A map entry: `[key]` (Go does not quote keys either). */
   key(key: string): FieldPath {
-    return new FieldPath([...this.segments, { subscript: key }]);
+    return new FieldPath(this, 'subscript', key);
   }
 
   /**
@@ -42,7 +54,7 @@ export class FieldPath {
    * field: `spec.max of quota parent`, then `[cpu]`.
    */
   of(owner: string): FieldPath {
-    return new FieldPath([...this.segments, { owner }]);
+    return new FieldPath(this, 'owner', owner);
   }
 
   /**
@@ -51,23 +63,35 @@ export class FieldPath {
    * nodeConfigs[0].name`). Alone, it names the field itself.
    */
   json(): FieldPath {
-    return new FieldPath([...this.segments, { jsonText: true }]);
+    return new FieldPath(this, 'json', '');
+  }
+
+  /** The segments of `path` from the root down, the root itself excluded. */
+  private static segmentsOf(path: FieldPath): FieldPath[] {
+    const out: FieldPath[] = [];
+    for (let at = path; at.kind !== undefined && at.parent !== undefined; at = at.parent) out.push(at);
+    return out.reverse();
   }
 
   /** The path inside the innermost JSON document (the whole path if there is none). */
   withinJson(): FieldPath {
-    const marker = this.segments.findLastIndex((segment) => 'jsonText' in segment);
-    return marker < 0 ? this : new FieldPath(this.segments.slice(marker + 1));
+    const segments = FieldPath.segmentsOf(this);
+    const marker = segments.findLastIndex((segment) => segment.kind === 'json');
+    if (marker < 0) return this;
+    let path = FieldPath.ROOT;
+    for (const segment of segments.slice(marker + 1)) path = new FieldPath(path, segment.kind, segment.text);
+    return path;
   }
 
   toString(): string {
+    const segments = FieldPath.segmentsOf(this);
     let text = '';
     let documentStart = 0;
-    for (const [position, segment] of this.segments.entries()) {
-      if ('name' in segment) text += `${position === documentStart ? '' : '.'}${segment.name}`;
-      else if ('owner' in segment) text += ` of ${segment.owner}`;
-      else if ('subscript' in segment) text += `[${segment.subscript}]`;
-      else if (position < this.segments.length - 1) {
+    for (const [position, segment] of segments.entries()) {
+      if (segment.kind === 'name') text += `${position === documentStart ? '' : '.'}${segment.text}`;
+      else if (segment.kind === 'owner') text += ` of ${segment.text}`;
+      else if (segment.kind === 'subscript') text += `[${segment.text}]`;
+      else if (position < segments.length - 1) {
         text += ': ';
         documentStart = position + 1;
       }
