@@ -209,6 +209,7 @@ export async function runOperator(
     options.auditIntervalMs > 0
       ? new PeriodicAudit({
           intervalMs: options.auditIntervalMs,
+          policyReports: options.auditPolicyReports,
           kubeConfig,
           store,
           webhooks: () => webhooks,

@@ -4,14 +4,18 @@
  * Loading one file instead of the thousand-odd modules of client-node and the rest took start to
  * Ready at the large state from about 1.5 s to 1.0 s, and holding 4.5 MiB of source in the heap
  * instead of the 20 MiB that client-node's generated API code alone holds took the resident
- * memory from about 166 to 134 MiB (README, Performance).
+ * memory from about 166 to 134 MiB (docs/performance/README.md).
  *
  * The source map beside the bundle maps stack traces to the TypeScript when the process runs with
  * NODE_OPTIONS=--enable-source-maps (left off by default: loading the map costs memory).
+ *
+ * The package version and the git commit are written into the bundle for `--version`
+ * (scripts/build-info.ts): the image has neither package.json nor .git.
  */
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildInfoDefines } from './build-info.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,5 +36,6 @@ await build({
   banner: {
     js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
   },
+  define: buildInfoDefines(root, process.env),
   logLevel: 'warning',
 });

@@ -4,6 +4,7 @@
  * the local control plane of `scripts/cluster/` and applies the CRDs to it.
  */
 import { join } from 'node:path';
+import { runSubcommand } from '../operator/cli/dispatch.js';
 import { startOperatorProcess, type LocalCluster } from '../operator/startup.js';
 import { startCluster } from './cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from './cluster/layout.js';
@@ -13,4 +14,6 @@ async function startLocalCluster(log: (line: string) => void): Promise<LocalClus
   return { kubeconfigPath, server: state.server, crdsDir: join(repoRoot, 'crds') };
 }
 
-await startOperatorProcess({ argv: process.argv.slice(2), env: process.env, startLocalCluster });
+// As the image's entry point: `npm start -- --version` (or a subcommand) answers and exits.
+if (!(await runSubcommand(process.argv.slice(2))))
+  await startOperatorProcess({ argv: process.argv.slice(2), env: process.env, startLocalCluster });

@@ -19,9 +19,9 @@ import type { JsonObject, KubeObject } from '../../webhook/admission/types.js';
 import { formatQuantity, parseQuantity } from '../../webhook/util/quantity.js';
 import type { StateSnapshot } from '../../webhook/state.js';
 import { MAX_MESSAGE_CHARS, truncate } from '../../webhook/util/bounded-text.js';
-import { runChain, type ChainContext } from '../cli/admit/evaluate.js';
+import { runChain, type ChainContext, type Verdict } from '../cli/admit/evaluate.js';
 import type { StateStore } from '../store/state-store.js';
-import { auditedPages, type AuditedKind } from './audited-objects.js';
+import { auditedPages, type AuditedKind, type AuditScope } from './audited-objects.js';
 
 export interface AuditFinding {
   /** The webhook that would refuse or change the object (short name), or `quota-usage`. */
@@ -33,6 +33,24 @@ export interface AuditFinding {
   name: string;
   uid: string | undefined;
   /** The refusal, or what the patch would change (JSON pointers). */
+  message: string;
+}
+
+/** Where a finding or a judgement is about. */
+export interface AuditedObject {
+  apiVersion: string;
+  kind: string;
+  namespace: string | undefined;
+  name: string;
+  uid: string | undefined;
+}
+
+/** What one webhook made of one object: `passed` when it admitted it unchanged. */
+export interface AuditJudgement {
+  webhook: string;
+  /** A mutating webhook's judgement: whether it would change the object, more than admit it. */
+  mutating: boolean;
+  outcome: AuditFinding['outcome'] | 'passed';
   message: string;
 }
 
@@ -104,6 +122,10 @@ export interface AuditOptions {
   store: StateStore;
   chainContext: () => ChainContext;
   configMaps: readonly { namespace: string; name: string }[];
+  /** Everything when omitted. */
+  scope?: AuditScope;
+  /** Receives every judged object with each webhook's judgement (PolicyReports count the passes too). */
+  onJudged?: (object: AuditedObject, judgements: readonly AuditJudgement[]) => void;
 }
 
 export async function runAudit({
@@ -111,6 +133,8 @@ export async function runAudit({
   store,
   chainContext,
   configMaps,
+  scope,
+  onJudged,
 }: AuditOptions): Promise<AuditReport> {
   const report: AuditReport = { findings: [], judged: {}, skipped: [], dropped: 0 };
   const add = (finding: AuditFinding): void => {
@@ -122,7 +146,7 @@ export async function runAudit({
     report.skipped.push(`${kind.kind}: ${why}`);
   };
   let sinceYield = 0;
-  for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped)) {
+  for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped, scope)) {
     for (const object of objects) {
       if (++sinceYield >= BATCH) {
         sinceYield = 0;
@@ -133,59 +157,73 @@ export async function runAudit({
       const apiVersion = kind.group ? `${kind.group}/${kind.version}` : kind.version;
       const name = text(object.metadata.name) ?? '';
       const uid = text(object.metadata.uid);
-      if (kind.kind === 'ElasticQuota') {
-        const over = quotaOverUse(store, name);
-        if (over)
-          add({
-            webhook: 'quota-usage',
-            outcome: 'refused',
-            apiVersion,
-            kind: kind.kind,
-            namespace,
-            name,
-            uid,
-            message: over,
-          });
-        continue;
+      const where: AuditedObject = { apiVersion, kind: kind.kind, namespace, name, uid };
+      const judgements =
+        kind.kind === 'ElasticQuota'
+          ? quotaJudgements(store, name)
+          : chainJudgements(
+              runChain(
+                {
+                  kind: { group: kind.group, version: kind.version, kind: kind.kind },
+                  resource: { group: kind.group, version: kind.version, resource: kind.plural },
+                  namespaced: kind.namespaced,
+                  namespace,
+                  operation: 'CREATE',
+                  object: asCreated(object),
+                  oldObject: null,
+                },
+                kind.kind === 'Pod' && namespace
+                  ? { ...chainContext(), state: withoutOwnUsage(store, `${namespace}/${name}`) }
+                  : chainContext(),
+              ),
+            );
+      for (const { webhook, outcome, message } of judgements) {
+        if (outcome !== 'passed') add({ webhook, outcome, ...where, message });
       }
-      const base = chainContext();
-      const context =
-        kind.kind === 'Pod' && namespace
-          ? { ...base, state: withoutOwnUsage(store, `${namespace}/${name}`) }
-          : base;
-      const verdict = runChain(
-        {
-          kind: { group: kind.group, version: kind.version, kind: kind.kind },
-          resource: { group: kind.group, version: kind.version, resource: kind.plural },
-          namespaced: kind.namespaced,
-          namespace,
-          operation: 'CREATE',
-          object: asCreated(object),
-          oldObject: null,
-        },
-        context,
-      );
-      const where = { apiVersion, kind: kind.kind, namespace, name, uid };
-      if (verdict.denial) {
-        add({
-          webhook: verdict.denial.webhook,
-          outcome: 'refused',
-          ...where,
-          message: verdict.denial.message,
-        });
-      }
-      for (const call of verdict.calls) {
-        if (call.type !== 'mutating' || call.patch.length === 0 || call.round !== 1) continue;
-        const paths = call.patch
-          .slice(0, MAX_CHANGED_PATHS)
-          .map((operation) => `${operation.op} ${operation.path}`);
-        const more =
-          call.patch.length > MAX_CHANGED_PATHS ? ` and ${call.patch.length - MAX_CHANGED_PATHS} more` : '';
-        add({ webhook: call.webhook, outcome: 'changed', ...where, message: `${paths.join(', ')}${more}` });
-      }
+      onJudged?.(where, judgements);
     }
   }
   return report;
+}
+
+/**
+ * Each webhook's judgement of one object: the refusal, what each mutating webhook's first call
+ * would change, and a pass for every other webhook that was called.
+ */
+function chainJudgements(verdict: Verdict): AuditJudgement[] {
+  const judgements: AuditJudgement[] = [];
+  if (verdict.denial) {
+    const { webhook, message } = verdict.denial;
+    const mutating = verdict.calls.some((call) => call.webhook === webhook && call.type === 'mutating');
+    judgements.push({ webhook, mutating, outcome: 'refused', message });
+  }
+  for (const call of verdict.calls) {
+    if (call.round !== 1 || call.webhook === verdict.denial?.webhook) continue;
+    if (call.type !== 'mutating' || call.patch.length === 0) {
+      if (call.allowed) {
+        const mutating = call.type === 'mutating';
+        judgements.push({ webhook: call.webhook, mutating, outcome: 'passed', message: '' });
+      }
+      continue;
+    }
+    const paths = call.patch
+      .slice(0, MAX_CHANGED_PATHS)
+      .map((operation) => `${operation.op} ${operation.path}`);
+    const more =
+      call.patch.length > MAX_CHANGED_PATHS ? ` and ${call.patch.length - MAX_CHANGED_PATHS} more` : '';
+    const message = `${paths.join(', ')}${more}`;
+    judgements.push({ webhook: call.webhook, mutating: true, outcome: 'changed', message });
+  }
+  return judgements;
+}
+
+function quotaJudgements(store: StateStore, name: string): AuditJudgement[] {
+  const over = quotaOverUse(store, name);
+  return [
+    over
+      ? { webhook: 'quota-usage', mutating: false, outcome: 'refused', message: over }
+      : { webhook: 'quota-usage', mutating: false, outcome: 'passed', message: '' },
+  ];
 }
 
 /** Why a quota's pods use more than its max, or undefined when they do not. */

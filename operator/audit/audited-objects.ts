@@ -2,7 +2,8 @@
  * The existing objects an audit judges, listed read-only from the cluster a page at a time (so a
  * cluster of 100,000 pods is never held in memory at once): pods, nodes, ElasticQuotas, Models,
  * AutoscalingPolicies and their Bindings, and the operator's ConfigMaps. A kind whose CRD is not
- * installed is skipped and said so.
+ * installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
+ * (whose namespaced objects only, as `kubectl get all -n`), objects matching a label selector.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../webhook/admission/types.js';
@@ -64,29 +65,45 @@ interface ListBody {
   metadata?: { continue?: string };
 }
 
+/** Which objects an audit judges; everything when empty. */
+export interface AuditScope {
+  /** Only the namespaced objects of this namespace. */
+  namespace?: string | undefined;
+  /** Only objects matching this label selector (the API server's syntax, checked by it). */
+  labelSelector?: string | undefined;
+}
+
 /** Every page of every audited kind; `skipped` receives the kinds the cluster does not serve. */
 export async function* auditedPages(
   kubeConfig: KubeConfig,
   configMaps: readonly { namespace: string; name: string }[],
   skipped: (kind: AuditedKind, why: string) => void,
+  scope: AuditScope = {},
 ): AsyncGenerator<ListedPage> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const { namespace, labelSelector } = scope;
   for (const kind of AUDITED_KINDS) {
+    if (namespace !== undefined && !kind.namespaced) continue;
     let token: string | undefined;
     do {
-      const page = { limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) };
+      const page = {
+        limit: PAGE_SIZE,
+        ...(token ? { _continue: token } : {}),
+        ...(labelSelector !== undefined ? { labelSelector } : {}),
+      };
+      const listed = { group: kind.group, version: kind.version, plural: kind.plural, ...page };
       let body: ListBody;
       try {
-        if (kind.plural === 'pods') body = (await core.listPodForAllNamespaces(page)) as ListBody;
-        else if (kind.plural === 'nodes') body = (await core.listNode(page)) as ListBody;
+        if (kind.plural === 'pods') {
+          body = (await (namespace !== undefined
+            ? core.listNamespacedPod({ namespace, ...page })
+            : core.listPodForAllNamespaces(page))) as ListBody;
+        } else if (kind.plural === 'nodes') body = (await core.listNode(page)) as ListBody;
         else {
-          body = (await custom.listClusterCustomObject({
-            group: kind.group,
-            version: kind.version,
-            plural: kind.plural,
-            ...page,
-          })) as ListBody;
+          body = (await (namespace !== undefined
+            ? custom.listNamespacedCustomObject({ namespace, ...listed })
+            : custom.listClusterCustomObject(listed))) as ListBody;
         }
       } catch (error) {
         if (!isNotFound(error)) throw error;
@@ -104,15 +121,28 @@ export async function* auditedPages(
     } while (token);
   }
   const found: KubeObject[] = [];
-  for (const { namespace, name } of configMaps) {
-    try {
-      const configMap = (await core.readNamespacedConfigMap({ namespace, name })) as unknown as KubeObject;
-      configMap.kind = 'ConfigMap';
-      configMap.apiVersion = 'v1';
-      found.push(configMap);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
+  for (const configMap of configMaps) {
+    if (namespace !== undefined && configMap.namespace !== namespace) continue;
+    let object: KubeObject | undefined;
+    if (labelSelector === undefined) {
+      try {
+        object = (await core.readNamespacedConfigMap(configMap)) as unknown as KubeObject;
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    } else {
+      // The API server matches the selector: one list of at most the one named ConfigMap.
+      const list = await core.listNamespacedConfigMap({
+        namespace: configMap.namespace,
+        fieldSelector: `metadata.name=${configMap.name}`,
+        labelSelector,
+      });
+      object = list.items[0] as unknown as KubeObject | undefined;
     }
+    if (!object) continue;
+    object.kind = 'ConfigMap';
+    object.apiVersion = 'v1';
+    found.push(object);
   }
   yield { kind: CONFIGMAP, objects: found };
 }

@@ -1,4 +1,5 @@
-/** An audit report as text (grouped by webhook, then namespace) or JSON. */
+/** An audit report as text (grouped by webhook, then namespace), JSON or YAML. */
+import { stringify } from 'yaml';
 import type { AuditFinding, AuditReport } from './audit.js';
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -44,4 +45,8 @@ export function formatAuditText(report: AuditReport): string {
 
 export function formatAuditJson(report: AuditReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+export function formatAuditYaml(report: AuditReport): string {
+  return stringify(report, { lineWidth: 0, aliasDuplicateObjects: false });
 }

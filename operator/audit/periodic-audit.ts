@@ -3,8 +3,9 @@
  * would refuse today, published as gauges (admission_audit_findings{webhook,outcome}) and as
  * Warning Events (`AuditViolation`) on the objects that would be refused, so a dashboard and
  * `kubectl describe` show it. Only the leader runs it: Events are cluster-wide writes, and one
- * replica's count is the cluster's. An audit yields to the event loop as it goes, so admission
- * reviews are answered while it runs; runs never overlap.
+ * replica's count is the cluster's. With --audit-policy-reports, it also writes its results as
+ * PolicyReports (policy-report.ts), as `audit --policy-report` does. An audit yields to the event
+ * loop as it goes, so admission reviews are answered while it runs; runs never overlap.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -15,12 +16,15 @@ import { OperatorMetrics as AuditMetrics } from '../../webhook/metrics/operator-
 import type { EventRecorder } from '../kube/events.js';
 import type { StateStore } from '../store/state-store.js';
 import { runAudit, type AuditReport } from './audit.js';
+import { PolicyReportCollector, PolicyReportCrdMissing, publishPolicyReports } from './policy-report.js';
 
 /** Events one audit records at most: a cluster where everything fails must not flood the API server. */
 export const MAX_AUDIT_EVENTS = 100;
 
 export interface PeriodicAuditOptions {
   intervalMs: number;
+  /** Also write the results as PolicyReports. */
+  policyReports?: boolean;
   kubeConfig: KubeConfig;
   store: StateStore;
   webhooks: () => readonly WebhookEntry[];
@@ -63,6 +67,24 @@ export class PeriodicAudit {
     this.timer.unref();
   }
 
+  /** Writes the reports; a failure is logged (the audit's metrics and Events stand without them). */
+  private async publish(collector: PolicyReportCollector): Promise<void> {
+    try {
+      const { written, deleted } = await publishPolicyReports(
+        this.options.kubeConfig,
+        collector.reports(),
+        undefined,
+      );
+      this.options.logger.info(
+        { written: written.length, deleted: deleted.length },
+        'audit policy reports written',
+      );
+    } catch (error) {
+      if (error instanceof PolicyReportCrdMissing) this.options.logger.warn(error.message);
+      else this.options.logger.error({ err: error }, 'audit policy reports could not be written');
+    }
+  }
+
   /** One audit, if this replica leads; its failures are logged, never thrown. */
   async runOnce(): Promise<AuditReport | undefined> {
     const { metrics, logger, store } = this.options;
@@ -71,8 +93,10 @@ export class PeriodicAudit {
       return undefined;
     }
     const started = performance.now();
+    const collector = this.options.policyReports ? new PolicyReportCollector() : undefined;
     try {
       const report = await runAudit({
+        ...(collector ? { onJudged: collector.add } : {}),
         kubeConfig: this.options.kubeConfig,
         store,
         configMaps: this.options.configMaps,
@@ -111,6 +135,7 @@ export class PeriodicAudit {
           `${finding.webhook} would refuse this object if it were created now: ${finding.message}`,
         );
       }
+      if (collector) await this.publish(collector);
       const seconds = (performance.now() - started) / 1000;
       metrics.auditDuration.set(seconds);
       metrics.auditLastSuccess.set(Date.now() / 1000);

@@ -3,6 +3,7 @@
  * (ADMISSION_<FLAG_IN_CAPS>), which a Deployment finds easier to set; a flag wins.
  */
 import { parseArgs } from 'node:util';
+import { subcommandsHelp } from '../cli/dispatch.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
 import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
@@ -58,6 +59,8 @@ export interface OperatorOptions {
   shutdownDelayMs: number | undefined;
   /** How often the leader audits existing objects; 0 when it does not. */
   auditIntervalMs: number;
+  /** The periodic audit also writes its results as wgpolicyk8s.io PolicyReports. */
+  auditPolicyReports: boolean;
   /** The container's memory limit in bytes (exported as a metric for the memory alert); undefined without one. */
   memoryLimitBytes: number | undefined;
 }
@@ -166,6 +169,11 @@ const FLAGS = {
       'how often the leader audits existing objects against the rules (metrics and Events; see `audit`); 0 turns it off',
     default: '0',
   },
+  'audit-policy-reports': {
+    description:
+      'true: the periodic audit also writes its results as wgpolicyk8s.io/v1alpha2 PolicyReports (see `audit --policy-report`)',
+    default: 'false',
+  },
   'memory-limit': {
     description:
       "the container's memory limit in bytes, exported as admission_memory_limit_bytes (the chart sets it from the downward API)",
@@ -186,14 +194,19 @@ export function usage(): string {
       `  --${flag.padEnd(28)} ${spec.description}\n  ${' '.repeat(30)} env ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}, default ${JSON.stringify(spec.default)}`,
   );
   return [
-    'Usage: npm start -- [flags]',
+    'Usage: admission-operator [flags]             (from a checkout: npm start -- [flags])',
+    '       admission-operator <command> [flags]   (admission-operator <command> --help for its flags)',
     '',
     'Runs the admission operator against $KUBECONFIG, or the in-cluster config, or (with',
     'neither) a local control plane it starts itself.',
     '',
+    'Commands:',
+    ...subcommandsHelp(),
+    '',
     'Flags:',
     ...lines,
     '  --help                         show this help',
+    '  --version                      print the version and the git commit of the build',
   ].join('\n');
 }
 
@@ -389,6 +402,13 @@ export function parseOptions(
     renewDeadlineMs: duration('leader-elect-renew-deadline', value('leader-elect-renew-deadline')),
     retryPeriodMs: duration('leader-elect-retry-period', value('leader-elect-retry-period')),
     auditIntervalMs: delay('audit-interval', value('audit-interval')),
+    auditPolicyReports: ((): boolean => {
+      const text = value('audit-policy-reports');
+      if (text !== 'true' && text !== 'false') {
+        throw new OptionsError(`--audit-policy-reports: must be true or false (got ${JSON.stringify(text)})`);
+      }
+      return text === 'true';
+    })(),
     shutdownDelayMs:
       value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),
     memoryLimitBytes: ((): number | undefined => {

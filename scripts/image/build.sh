@@ -111,6 +111,9 @@ if ! podman image exists "$base"; then
         --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "$base" >/dev/null
 fi
 
-podman build --pull=never --network=host -q -t "$tag" . >/dev/null
+# The image's build stage has no .git: the commit `--version` prints comes in as a build argument.
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+[ "$commit" = unknown ] || git diff --quiet HEAD -- 2>/dev/null || commit="$commit-dirty"
+podman build --pull=never --network=host -q --build-arg GIT_COMMIT="$commit" -t "$tag" . >/dev/null
 echo "built $tag"
 echo "CONTAINERS_CONF=$CONTAINERS_CONF"

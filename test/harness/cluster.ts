@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import {
@@ -141,10 +141,12 @@ export async function createPod(namespace: string, labels: Record<string, string
 }
 
 /** Applies the project's CRDs (file names under crds/ without .yaml) and waits until each is established. */
-export async function installCrds(...names: string[]): Promise<void> {
+export async function installCrds(...paths: string[]): Promise<void> {
   const extensions = (await clusterKubeConfig()).makeApiClient(ApiextensionsV1Api);
-  for (const name of names) {
-    await applyYaml(await readFile(join(repoRoot, 'crds', `${name}.yaml`), 'utf8'));
+  for (const path of paths) {
+    // Under crds/, as <name>.yaml or <folder>/<name>.yaml.
+    const name = basename(path);
+    await applyYaml(await readFile(join(repoRoot, 'crds', `${path}.yaml`), 'utf8'));
     await waitFor(`${name} to be established`, async () => {
       const crd = await extensions.readCustomResourceDefinition({ name });
       return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');

@@ -208,4 +208,74 @@ describe('admit --cluster', () => {
       }
     }
   });
+
+  it('judges under the enforcement in force: the operator ConfigMap’s key, else its Deployment’s flag', async (t) => {
+    // A stand-in for the chart's Deployment (no replicas: only its flags are read).
+    const operatorNamespace = await testNamespace(t, 'enforcement');
+    const team = await testNamespace(t, 'team');
+    await kubectl(
+      ['apply', '-f', '-'],
+      `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: admission-operator
+  namespace: ${operatorNamespace}
+  labels: {app.kubernetes.io/name: admission-operator}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: stand-in}}
+  template:
+    metadata: {labels: {app: stand-in}}
+    spec:
+      containers:
+        - name: operator
+          image: registry.invalid/admission-operator:dev
+          args: [--namespace=${operatorNamespace}, "--enforcement=validate-pod=warn,"]
+`,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'admit-enforcement-'));
+    const file = join(dir, 'pod.yaml');
+    const wrongPriority = documents(team, 'koordinator-system').find((doc) => doc.name === 'wrong-priority');
+    await writeFile(file, wrongPriority?.yaml ?? '');
+    const cluster = ['-f', file, '--cluster', '--kubeconfig', kubeconfigPath];
+    const withOperator = [...cluster, '--operator-namespace', operatorNamespace];
+
+    const fromDeployment = await admit(withOperator);
+    assert.equal(fromDeployment.code, 0, fromDeployment.stderr);
+    assert.match(fromDeployment.stdout, /^WARN {5}Pod .*\/wrong-priority/m);
+    assert.match(
+      fromDeployment.stderr,
+      new RegExp(
+        `enforcement \\*=deny,validate-pod=warn \\(from --enforcement of Deployment ${operatorNamespace}/admission-operator\\)`,
+      ),
+    );
+
+    // The ConfigMap's key replaces the flag at run time, in the operator and so here.
+    await kubectl([
+      'create',
+      'configmap',
+      'admission-operator',
+      '-n',
+      operatorNamespace,
+      '--from-literal=enforcement=*=deny',
+    ]);
+    const fromConfigMap = await admit(withOperator);
+    assert.equal(fromConfigMap.code, 1, fromConfigMap.stderr);
+    assert.match(fromConfigMap.stdout, /^DENIED {3}Pod .*\/wrong-priority/m);
+
+    // --enforcement on the command line wins over the cluster's.
+    const explicit = await admit([...withOperator, '--enforcement', '*=warn', '--warn-exit-code', '4']);
+    assert.equal(explicit.code, 4, explicit.stderr);
+
+    // No operator Deployment to read: said so, and judged as deny.
+    const empty = await testNamespace(t, 'no-operator');
+    const elsewhere = await admit([...cluster, '--operator-namespace', empty]);
+    assert.equal(elsewhere.code, 1);
+    assert.match(
+      elsewhere.stderr,
+      new RegExp(
+        `cannot read the operator's --enforcement \\(no Deployment labelled app.kubernetes.io/name=admission-operator in namespace ${empty}\\): judging as deny`,
+      ),
+    );
+  });
 });

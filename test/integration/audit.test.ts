@@ -1,7 +1,8 @@
 /**
  * `admission-operator audit` against the real API server: objects created while their webhooks
  * were in dryrun (a pod past its quota, a Model Kthena refuses) are listed with the refusal they
- * would get now, and the command exits 1.
+ * would get now, and the command exits 1. The leader's periodic audit publishes the same as
+ * metrics, Events and (--audit-policy-reports) a PolicyReport.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,6 +11,7 @@ import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import type { AuditReport } from '../../operator/audit/audit.js';
+import type { PolicyReport } from '../../operator/audit/policy-report.js';
 import { clusterKubeConfig, installCrds, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
 import { freshOperator, httpGet } from '../harness/operator.js';
 
@@ -52,9 +54,15 @@ describe('audit of existing objects', () => {
       'models.registry.volcano.sh',
       'autoscalingpolicies.registry.volcano.sh',
       'autoscalingpolicybindings.registry.volcano.sh',
+      'policy-reports/policyreports.wgpolicyk8s.io',
+      'policy-reports/clusterpolicyreports.wgpolicyk8s.io',
     );
     const { operator, namespace: operatorNamespace } = await freshOperator(t, {
-      args: ['--enforcement=validate-pod=dryrun,validate-model=dryrun', '--audit-interval=2s'],
+      args: [
+        '--enforcement=validate-pod=dryrun,validate-model=dryrun',
+        '--audit-interval=2s',
+        '--audit-policy-reports=true',
+      ],
     });
     const namespace = await podReadyNamespace(t, 'audit');
     const quota = `small-${namespace}`;
@@ -145,5 +153,30 @@ describe('audit of existing objects', () => {
       return stdout.includes('exceeded quota') ? stdout : undefined;
     });
     assert.match(events, /validate-pod would refuse this object if it were created now: .*exceeded quota/);
+    const policyReport = await waitFor('the periodic audit’s PolicyReport', async () => {
+      const { stdout } = await kubectl([
+        'get',
+        'policyreports.wgpolicyk8s.io',
+        'admission-operator-audit',
+        '-n',
+        namespace,
+        '-o',
+        'json',
+      ]).catch(() => ({ stdout: '' }));
+      return stdout ? (JSON.parse(stdout) as PolicyReport) : undefined;
+    });
+    assert.deepEqual(
+      policyReport.results
+        .filter((result) => result.result === 'fail')
+        .map((result) => `${result.policy} ${result.resources[0]?.kind}/${result.resources[0]?.name}`)
+        .sort(),
+      // Each pod is judged against the others: with the other one there, neither fits the quota.
+      [
+        `quota-usage ElasticQuota/${quota}`,
+        'validate-model Model/bounds',
+        'validate-pod Pod/fits',
+        'validate-pod Pod/past-quota',
+      ],
+    );
   });
 });

@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { versionLine } from '../../operator/version.js';
 import { testNamespace, uniqueSuffix, waitFor } from '../harness/cluster.js';
 import { cleanConfigurationsAfter, httpsCall, waitForPublishedSecret } from '../harness/operator.js';
 
@@ -73,6 +74,17 @@ describe('container image', () => {
     assert.equal(stdout.trim(), '0', 'SIGTERM as PID 1 exits cleanly');
     const { stdout: user } = await podman(['image', 'inspect', TAG, '--format', '{{.Config.User}}']);
     assert.equal(user.trim(), '65532:65532');
+
+    // The build stage has no .git: build.sh passes the commit in, and the bundle carries it.
+    const { stdout: version } = await podman([
+      'run',
+      '--rm',
+      '--pull=never',
+      '--network=none',
+      TAG,
+      '--version',
+    ]);
+    assert.equal(version, `${versionLine()}\n`, 'the image names the version and commit of this checkout');
 
     // The image's first argument may name a subcommand: `admit` judges manifests from stdin, offline.
     const admit = execFileAsync(

@@ -179,3 +179,70 @@ describe('the chart, rendered', () => {
     assert.deepEqual(none, []);
   });
 });
+
+describe('the chart’s PolicyReport options, rendered', () => {
+  const policyReportCrds = ['clusterpolicyreports.wgpolicyk8s.io', 'policyreports.wgpolicyk8s.io'];
+  const grantsReports = (objects: Rendered[]): boolean =>
+    objects.some((object) =>
+      (object.rules ?? []).some((rule) => (rule.apiGroups ?? []).includes('wgpolicyk8s.io')),
+    );
+
+  it('renders neither the CRDs nor any wgpolicyk8s.io access by default', async () => {
+    const objects = await render();
+    const names = objects
+      .filter((object) => object.kind === 'CustomResourceDefinition')
+      .map((crd) => crd.metadata.name);
+    assert.ok(!names.some((name) => name.endsWith('.wgpolicyk8s.io')), names.join(', '));
+    assert.equal(grantsReports(objects), false);
+    const args = objects.find((object) => object.kind === 'Deployment')?.spec?.template?.spec?.containers?.[0]
+      ?.args;
+    assert.ok(args?.includes('--audit-policy-reports=false'));
+  });
+
+  it('with installCRDs, renders the project’s PolicyReport CRDs, kept on uninstall', async () => {
+    const crds = (await render('audit.policyReports.installCRDs=true')).filter(
+      (object) =>
+        object.kind === 'CustomResourceDefinition' && object.metadata.name.endsWith('.wgpolicyk8s.io'),
+    );
+    assert.deepEqual(crds.map((crd) => crd.metadata.name).sort(), policyReportCrds);
+    for (const crd of crds) {
+      assert.equal(crd.metadata.annotations?.['helm.sh/resource-policy'], 'keep');
+      const file = `${crd.metadata.name}.yaml`;
+      const source = await readFile(join(repoRoot, 'crds', 'policy-reports', file), 'utf8');
+      assert.equal(
+        await readFile(join(chart, 'files', 'policy-report-crds', file), 'utf8'),
+        source,
+        `charts/admission-operator/files/policy-report-crds/${file} differs from crds/policy-reports/${file}`,
+      );
+      assert.deepEqual(crd.spec, (parse(source) as Rendered).spec);
+    }
+  });
+
+  it('with enabled, grants the operator the reports and tells the periodic audit to write them', async () => {
+    const objects = await render('audit.policyReports.enabled=true');
+    const role = objects.find(
+      (object) => object.kind === 'ClusterRole' && object.metadata.name.endsWith('-policy-reports'),
+    );
+    assert.deepEqual(role?.rules, [
+      {
+        apiGroups: ['wgpolicyk8s.io'],
+        resources: ['policyreports', 'clusterpolicyreports'],
+        verbs: ['get', 'list', 'create', 'patch', 'delete'],
+      },
+    ]);
+    assert.ok(
+      objects.some(
+        (object) => object.kind === 'ClusterRoleBinding' && object.metadata.name === role?.metadata.name,
+      ),
+    );
+    const args = objects.find((object) => object.kind === 'Deployment')?.spec?.template?.spec?.containers?.[0]
+      ?.args;
+    assert.ok(args?.includes('--audit-policy-reports=true'));
+    // The operator reads the chart's flags as it means them (its environment fills the namespace).
+    const parsed = parseOptions(
+      (args ?? []).map((arg) => arg.replace('$(POD_NAMESPACE)', 'admission-system')),
+      {},
+    );
+    assert.equal(parsed.help ? undefined : parsed.options.auditPolicyReports, true);
+  });
+});

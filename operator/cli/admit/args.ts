@@ -5,8 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, type FeatureGates } from '../../../webhook/feature-gates.js';
+import { parseEnforcement, type Enforcement } from '../../../webhook/enforcement/enforcement.js';
 import type { Operation } from '../../../webhook/admission/types.js';
-import type { WebhookOverride } from '../../../webhook/table.js';
+import { webhookShortNames, type WebhookOverride } from '../../../webhook/table.js';
 import { parseWebhookOverrides } from '../../config/options.js';
 
 export type OutputFormat = 'text' | 'json' | 'yaml';
@@ -33,6 +34,10 @@ export interface AdmitOptions extends TableFlags {
   old: string[];
   output: OutputFormat;
   expandWorkloads: boolean;
+  /** --enforcement; undefined: the one in force (see enforcement-in-force.ts). */
+  enforcement: Enforcement | undefined;
+  /** The exit code when nothing is denied but something is admitted only by its enforcement. */
+  warnExitCode: number;
 }
 
 export class UsageError extends Error {
@@ -46,7 +51,9 @@ export function admitUsage(): string {
 Runs the operator's webhooks on manifests, offline: the same rules, paths and order as the API
 server (mutating webhooks with reinvocation, then validating), with the cluster state the rules
 read taken from --state files, from a live cluster (--cluster, read once, read-only), or both
-(files win). Exit 0: everything admitted; 1: something denied; 2: bad input or usage.
+(files win). Each webhook judges under its enforcement, as in the operator: a refusal under warn
+or dryrun is reported as WARN and admitted. Exit 0: everything admitted (WARN too, unless
+--warn-exit-code); 1: something denied; 2: bad input or usage.
 
 Flags:
   -f, --filename PATH          manifests: a file, a directory (recursively) or - (stdin); repeatable
@@ -62,20 +69,29 @@ Flags:
   -o, --output FORMAT          text (default), json or yaml: the admitted objects as a List, plus a report
       --expand-workloads       also judge the pod each Deployment, StatefulSet, DaemonSet, ReplicaSet, Job
                                and CronJob would create
+      --enforcement SPEC       as the operator's: deny, warn or dryrun per webhook, e.g. validate-pod=warn
+                               or *=warn. Default: the operator ConfigMap's enforcement key in the state,
+                               else (--cluster) the --enforcement of the operator's Deployment, else
+                               env ADMISSION_ENFORCEMENT, else deny
+      --warn-exit-code N       exit N when nothing is denied but something is WARN (default 0)
       --feature-gates GATES    as the operator's, e.g. NodeValidatingWebhook=false (env ADMISSION_FEATURE_GATES)
       --webhook-overrides JSON as the operator's (env ADMISSION_WEBHOOK_OVERRIDES)
       --operator-namespace NS  the operator's namespace (env ADMISSION_NAMESPACE, default admission-system)
       --slo-config-namespace NS  (env ADMISSION_SLO_CONFIG_NAMESPACE, default koordinator-system)
       --excluded-namespaces LIST (env ADMISSION_EXCLUDED_NAMESPACES)
       --max-amplification-ratio N (env ADMISSION_MAX_AMPLIFICATION_RATIO, default 10)
-  -h, --help                   show this help`;
+  -h, --help                   show this help
+      --version                print the version and the git commit of the build`;
 }
 
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'yaml'];
 
-/** Parses `argv` (after `admit`); throws UsageError naming the flag; undefined means --help. */
-export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv): AdmitOptions | undefined {
+/** Parses `argv` (after `admit`); throws UsageError naming the flag. */
+export function parseAdmitArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): AdmitOptions | 'help' | 'version' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -91,8 +107,11 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         old: { type: 'string', multiple: true },
         output: { type: 'string', short: 'o' },
         'expand-workloads': { type: 'boolean' },
+        enforcement: { type: 'string' },
+        'warn-exit-code': { type: 'string' },
         ...TABLE_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       allowPositionals: false,
       strict: true,
@@ -101,7 +120,8 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     throw new UsageError((error as Error).message);
   }
   const values = parsed.values;
-  if (values.help) return undefined;
+  if (values.help) return 'help';
+  if (values.version) return 'version';
   const files = values.filename ?? [];
   if (files.length === 0) throw new UsageError('-f: at least one manifest file, directory or - is required');
 
@@ -123,6 +143,19 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   if (!values.cluster && (values.kubeconfig !== undefined || values.context !== undefined)) {
     throw new UsageError('--kubeconfig and --context need --cluster');
   }
+  let enforcement: Enforcement | undefined;
+  if (values.enforcement !== undefined) {
+    const parsed = parseEnforcement(values.enforcement, webhookShortNames(), '--enforcement');
+    if (!parsed.ok) throw new UsageError(parsed.errors.join('; '));
+    enforcement = parsed.enforcement;
+  }
+  const warnExitText = values['warn-exit-code'] ?? '0';
+  const warnExitCode = Number(warnExitText);
+  if (!/^\d{1,3}$/.test(warnExitText) || warnExitCode > 255) {
+    throw new UsageError(
+      `--warn-exit-code: must be an exit code from 0 to 255 (got ${JSON.stringify(warnExitText)})`,
+    );
+  }
 
   return {
     files,
@@ -135,6 +168,8 @@ export function parseAdmitArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     old,
     output: output as OutputFormat,
     expandWorkloads: values['expand-workloads'] ?? false,
+    enforcement,
+    warnExitCode,
     ...tableFlagsOf(values, env),
   };
 }

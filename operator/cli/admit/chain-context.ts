@@ -5,6 +5,7 @@
  * `admit` and `audit`, so both judge exactly as the operator's table would.
  */
 import type { Logger } from 'pino';
+import type { Enforcement } from '../../../webhook/enforcement/enforcement.js';
 import type { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL, watchedConfigMaps } from '../../../webhook/names.js';
 import type { TierMapping } from '../../../webhook/rules/kubenexus/tier-mapping.js';
@@ -51,6 +52,7 @@ export function chainContextFactory(
   store: StateStore,
   logger: Logger,
   metrics: OperatorMetrics,
+  enforcement?: Enforcement,
 ): () => ChainContext {
   let tableFor: TierMapping | undefined;
   let webhooks: readonly WebhookEntry[] = [];
@@ -66,6 +68,7 @@ export function chainContextFactory(
       logger,
       metrics,
       namespaceLabels: (name) => store.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
+      ...(enforcement ? { enforcement } : {}),
     };
   };
 }

@@ -4,10 +4,12 @@
  * IfNeeded webhooks that ran before a later webhook changed the object (the API server's single
  * reinvocation round); then every validating webhook on the result. Each call goes through the
  * server's own code: the review is serialised and read back as the server reads a body (so the
- * same shape limits apply), judged by decide() and answered by admissionResponse(), whose patch is
- * then applied as the API server applies it.
+ * same shape limits apply), judged by decide(), softened to the webhook's enforcement as the
+ * server softens it, and answered by admissionResponse(), whose patch is then applied as the API
+ * server applies it.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import fastJsonPatch from 'fast-json-patch';
 import type { Logger } from 'pino';
 import type { JsonPatch } from '../../../webhook/admission/response.js';
 import { admissionResponse } from '../../../webhook/admission/response.js';
@@ -16,12 +18,18 @@ import type {
   GroupVersionKind,
   GroupVersionResource,
   JsonObject,
-  JsonValue,
   KubeObject,
   Operation,
 } from '../../../webhook/admission/types.js';
 import { readReview } from '../../../webhook/server/app.js';
 import { decide, unreadable } from '../../../webhook/server/decide.js';
+import { enforce } from '../../../webhook/enforcement/apply-enforcement.js';
+import {
+  actionFor,
+  DENY_ALL,
+  type Enforcement,
+  type EnforcementAction,
+} from '../../../webhook/enforcement/enforcement.js';
 import type { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import type { StateSnapshot } from '../../../webhook/state.js';
 import { shortName, type WebhookEntry } from '../../../webhook/table.js';
@@ -38,6 +46,12 @@ export interface WebhookCall {
   code?: number;
   warnings: string[];
   patch: JsonPatch;
+  /** warn or dryrun: the webhook's enforcement, when it is not deny. */
+  enforcement?: Exclude<EnforcementAction, 'deny'>;
+  /** The refusal the enforcement turned into an admission. */
+  wouldRefuse?: string;
+  /** dryrun: what the patch that was not returned would have changed (`op /path`). */
+  wouldChange?: string[];
 }
 
 /** A call and the object as the webhook read it: a fresh copy, so its patch can be applied in place. */
@@ -76,52 +90,19 @@ export interface ChainContext {
   metrics: OperatorMetrics;
   /** The labels the API server reads for a namespace's selectors. */
   namespaceLabels: (name: string) => Readonly<Record<string, string>>;
+  /** Each webhook's enforcement; deny everywhere when omitted (the audit's "if it were enforced"). */
+  enforcement?: Enforcement;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-/** RFC 6901 pointer segments. */
-function segments(pointer: string): string[] {
-  return pointer === ''
-    ? []
-    : pointer
-        .slice(1)
-        .split('/')
-        .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
-}
-
 /**
- * Applies our diff's add/replace/remove operations, as the API server applies a JSONPatch
- * response; `inPlace` when `object` is a copy of the caller's own.
+ * Applies a JSONPatch response as the API server does: fast-json-patch, validating each operation
+ * (a `test` that fails, or a path that does not resolve, throws); `inPlace` when `object` is a copy
+ * of the caller's own.
  */
 export function applyPatch(object: KubeObject, patch: JsonPatch, inPlace = false): KubeObject {
-  const root = (inPlace ? object : clone(object)) as JsonValue;
-  for (const operation of patch) {
-    const path = segments(operation.path);
-    const last = path.pop();
-    if (last === undefined) throw new Error('a patch may not replace the whole object');
-    let parent: JsonValue | undefined = root;
-    for (const part of path) {
-      parent = Array.isArray(parent)
-        ? parent[Number(part)]
-        : typeof parent === 'object' && parent !== null
-          ? parent[part]
-          : undefined;
-    }
-    if (typeof parent !== 'object' || parent === null)
-      throw new Error(`patch path ${operation.path} does not exist`);
-    if (Array.isArray(parent)) {
-      const index = last === '-' ? parent.length : Number(last);
-      if (operation.op === 'remove') parent.splice(index, 1);
-      else if (operation.op === 'add') parent.splice(index, 0, operation.value);
-      else parent[index] = operation.value;
-    } else if (operation.op === 'remove') {
-      Reflect.deleteProperty(parent, last);
-    } else {
-      parent[last] = operation.value;
-    }
-  }
-  return root as KubeObject;
+  return fastJsonPatch.applyPatch(inPlace ? object : clone(object), patch, true, true).newDocument;
 }
 
 /** The name the API server gives a `generateName` object, created after mutation and before validation. */
@@ -191,9 +172,11 @@ function call(
   context: ChainContext,
 ): CallResult {
   const { request, unread } = readReview(review(input, object, randomUUID()));
-  const judgement: ReturnType<typeof decide> = unread
+  const judged: ReturnType<typeof decide> = unread
     ? unreadable(entry, unread, context.metrics)
     : decide(entry, request, context.state, context.logger, context.metrics);
+  const action = actionFor(context.enforcement ?? DENY_ALL, shortName(entry.name));
+  const judgement = enforce(entry, judged, action);
   const response = admissionResponse(request, judgement.decision, judgement.patch).response;
   const patch = response.patch
     ? (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as JsonPatch)
@@ -206,6 +189,9 @@ function call(
     ...(response.status ? { message: response.status.message, code: response.status.code } : {}),
     warnings: response.warnings ?? [],
     patch,
+    ...(action === 'deny' ? {} : { enforcement: action }),
+    ...(judgement.wouldRefuse !== undefined ? { wouldRefuse: judgement.wouldRefuse } : {}),
+    ...(judgement.wouldChange ? { wouldChange: judgement.wouldChange } : {}),
   };
   return { call, reviewed: request.object };
 }

@@ -2,18 +2,21 @@
  * `admission-operator admit`: reads the arguments, the manifests and the state, sends every object
  * through the admission chain in input order (adding what is admitted to the state, as applying in
  * that order would), and prints the decisions. Returns the exit code: 0 when everything is
- * admitted, 1 when anything is denied, 2 on a usage or input error.
+ * admitted, 1 when anything is denied, 2 on a usage or input error; --warn-exit-code when nothing
+ * is denied but something is admitted only by its enforcement (warn, dryrun).
  */
 import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
 import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
+import { versionLine } from '../../version.js';
 import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
 import { chainContextFactory, configMapsOf, watchedGroupsOf } from './chain-context.js';
 import { runChain, type AdmissionInput } from './evaluate.js';
 import { lookupKind, splitApiVersion } from './kinds.js';
 import { apiVersionOf, InputError, kindOf, loadManifests, whereOf, type Manifest } from './manifests.js';
-import { formatMachine, formatText, type ObjectResult } from './output.js';
+import { formatMachine, formatText, outcomeOf, type ObjectResult } from './output.js';
+import { enforcementInForce, enforcementNote } from './enforcement-in-force.js';
 import { loadState, StateError, type LoadedState } from './state.js';
 import { isWorkload, podOfWorkload } from './workloads.js';
 
@@ -141,11 +144,21 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
     metrics,
   });
   for (const warning of state.warnings) io.stderr(`admit: warning: ${warning}\n`);
+  const inForce = await enforcementInForce({
+    flag: options.enforcement,
+    env: io.env,
+    state: state.store,
+    operatorNamespace: options.operatorNamespace,
+    cluster: options.cluster ? state.kubeConfig : undefined,
+  });
+  for (const warning of inForce.warnings) io.stderr(`admit: warning: ${truncate(warning, 1024)}\n`);
+  const note = enforcementNote(inForce);
+  if (note) io.stderr(`admit: ${note}\n`);
   const defaultNamespace = options.defaultNamespace ?? state.contextNamespace ?? 'default';
   const planned = plan(manifests, old, options, watchedGroups, defaultNamespace);
 
   // The GPU-class webhook's selectors follow the tier mapping in force, as in the operator.
-  const chainContext = chainContextFactory(options, state.store, logger, metrics);
+  const chainContext = chainContextFactory(options, state.store, logger, metrics, inForce.enforcement);
   const judge = (input: AdmissionInput): ObjectResult['verdict'] => {
     const verdict = runChain(input, chainContext());
     if (input.namespace && !state.store.namespace(input.namespace)) {
@@ -195,7 +208,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
 }
 
 export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<number> {
-  let options: AdmitOptions | undefined;
+  let options: ReturnType<typeof parseAdmitArgs>;
   try {
     options = parseAdmitArgs(argv, io.env);
   } catch (error) {
@@ -203,8 +216,8 @@ export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<n
     io.stderr(`admit: ${error.message}\n\n${admitUsage()}\n`);
     return 2;
   }
-  if (!options) {
-    io.stdout(`${admitUsage()}\n`);
+  if (options === 'help' || options === 'version') {
+    io.stdout(`${options === 'help' ? admitUsage() : versionLine()}\n`);
     return 0;
   }
   let results: ObjectResult[];
@@ -222,5 +235,6 @@ export async function admitMain(argv: readonly string[], io: AdmitIo): Promise<n
     return 2;
   }
   io.stdout(options.output === 'text' ? formatText(results) : formatMachine(results, options.output));
-  return results.some((result) => !result.verdict.allowed) ? 1 : 0;
+  if (results.some((result) => !result.verdict.allowed)) return 1;
+  return results.some((result) => outcomeOf(result.verdict) === 'WARN') ? options.warnExitCode : 0;
 }

@@ -1,6 +1,7 @@
 /**
- * What the command prints. `text`: a headline per object (ADMITTED, MUTATED or DENIED, the kind,
- * namespace and name, where it came from), the webhooks that ran, the refusal, warnings, and each
+ * What the command prints. `text`: a headline per object (ADMITTED, MUTATED, WARN or DENIED, the kind,
+ * namespace and name, where it came from; WARN: a refusal its webhook's enforcement, warn or dryrun,
+ * turned into an admission), the webhooks that ran, the refusal, warnings, and each
  * mutation as a readable diff (`+ spec.nodeSelector: {gpu.nvidia.com/class: h100}`). `json` and
  * `yaml`: a v1 List of the objects as they would be stored (mutated, denied ones left out), so the
  * output can go straight to `kubectl apply -f -`, with the decisions in its `report` field.
@@ -22,13 +23,14 @@ export interface ObjectResult {
   verdict: Verdict;
 }
 
-export type Outcome = 'ADMITTED' | 'MUTATED' | 'DENIED';
+export type Outcome = 'ADMITTED' | 'MUTATED' | 'WARN' | 'DENIED';
 
 /** How long one value of a diff line may be: the line stays readable, the rest is marked as cut. */
 const MAX_DIFF_VALUE_CHARS = 200;
 
 export function outcomeOf(verdict: Verdict): Outcome {
   if (!verdict.allowed) return 'DENIED';
+  if (verdict.calls.some((call) => call.wouldRefuse !== undefined)) return 'WARN';
   return verdict.calls.some((call) => call.patch.length > 0) ? 'MUTATED' : 'ADMITTED';
 }
 
@@ -70,7 +72,13 @@ function title(result: ObjectResult): string {
 }
 
 function callSummary(call: WebhookCall): string {
-  const what = !call.allowed ? 'denied' : call.patch.length > 0 ? 'patched' : 'allowed';
+  const what = !call.allowed
+    ? 'denied'
+    : call.wouldRefuse !== undefined
+      ? `would deny (${call.enforcement})`
+      : call.patch.length > 0
+        ? 'patched'
+        : 'allowed';
   return `${call.webhook}${call.round === 2 ? ' (reinvoked)' : ''}: ${what}`;
 }
 
@@ -89,6 +97,14 @@ export function formatText(results: readonly ObjectResult[]): string {
     }
     for (const call of verdict.calls) {
       for (const warning of call.warnings) lines.push(`  warning (${call.webhook}): ${warning}`);
+      // warn says it in a warning (above); dryrun answers nothing, so it is said here.
+      if (call.enforcement !== 'dryrun') continue;
+      if (call.wouldRefuse !== undefined)
+        lines.push(
+          `  dryrun (${call.webhook}): would refuse: ${call.wouldRefuse.replaceAll('\n', '\n    ')}`,
+        );
+      if (call.wouldChange)
+        lines.push(`  dryrun (${call.webhook}): would change: ${call.wouldChange.join(', ')}`);
     }
     for (const note of verdict.notes) lines.push(`  note: ${note}`);
     for (const call of verdict.calls) {
@@ -99,7 +115,12 @@ export function formatText(results: readonly ObjectResult[]): string {
     }
   }
   const denied = results.filter((result) => !result.verdict.allowed).length;
-  lines.push('', `${results.length} objects: ${results.length - denied} admitted, ${denied} denied`);
+  const warned = results.filter((result) => outcomeOf(result.verdict) === 'WARN').length;
+  const softened = warned > 0 ? `; ${warned} admitted only by their webhooks' enforcement (WARN)` : '';
+  lines.push(
+    '',
+    `${results.length} objects: ${results.length - denied} admitted, ${denied} denied${softened}`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -122,6 +143,9 @@ function reportOf(result: ObjectResult): Record<string, unknown> {
       ...(call.message !== undefined ? { message: call.message, code: call.code } : {}),
       ...(call.warnings.length > 0 ? { warnings: call.warnings } : {}),
       ...(call.patch.length > 0 ? { patch: call.patch } : {}),
+      ...(call.enforcement ? { enforcement: call.enforcement } : {}),
+      ...(call.wouldRefuse !== undefined ? { wouldRefuse: call.wouldRefuse } : {}),
+      ...(call.wouldChange ? { wouldChange: call.wouldChange } : {}),
     })),
     ...(verdict.notes.length > 0 ? { notes: verdict.notes } : {}),
   };

@@ -93,6 +93,14 @@ describe('operator options', () => {
     assert.match(usage(), /ADMISSION_FEATURE_GATES/);
   });
 
+  it('lists the subcommands in --help, one line each, and --version', () => {
+    assert.match(
+      usage(),
+      /^Commands:\n {2}admit {2,}run the webhooks on manifests offline.*\n {2}audit {2,}list a cluster's existing objects/m,
+    );
+    assert.match(usage(), /--version {2,}print the version and the git commit/);
+  });
+
   it('reads the enforcement per webhook from the flag or its environment twin, naming what is wrong', () => {
     assert.equal(options([]).enforcement.fallback, 'deny');
     const o = options([], { ADMISSION_ENFORCEMENT: 'validate-pod=warn,*=dryrun' });

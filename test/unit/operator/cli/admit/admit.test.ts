@@ -3,6 +3,8 @@
  * per rule family, the output formats and the exit codes.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -12,14 +14,18 @@ import { repoRoot } from '../../../../../scripts/cluster/layout.js';
 const fixture = (name: string): string => join(repoRoot, 'test', 'fixtures', 'admit', name);
 const STATE = ['--state', fixture('state.yaml')];
 
-async function admit(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+async function admit(
+  args: string[],
+  stdin = '',
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const code = await admitMain(args, {
     stdout: (text) => (stdout += text),
     stderr: (text) => (stderr += text),
     readStdin: () => Promise.resolve(stdin),
-    env: {},
+    env,
   });
   return { code, stdout, stderr };
 }
@@ -31,7 +37,7 @@ interface Report {
     outcome: string;
     expandedFrom?: string;
     denial?: { webhook: string; message: string };
-    webhooks: { name: string; patch?: unknown[] }[];
+    webhooks: { name: string; patch?: unknown[]; enforcement?: string; wouldRefuse?: string }[];
   }[];
 }
 
@@ -66,8 +72,6 @@ describe('admission-operator admit', () => {
   });
 
   it('counts the pods given as state against their quota, as the pod watch does', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'admit-state-'));
     await writeFile(
       join(dir, 'running.yaml'),
@@ -238,5 +242,114 @@ describe('admission-operator admit', () => {
       stderr,
       /deployment\.yaml#0: Deployment inference ignored: the rules read no state of this kind/,
     );
+  });
+
+  describe('enforcement', () => {
+    const QUOTA = ['-f', fixture('quota.yaml'), ...STATE];
+    const REFUSAL = /validate-pod would refuse this \(enforcement warn\): .*exceeded quota: default\/team-a/;
+
+    it('--enforcement validate-pod=warn turns a DENIED into a WARN and exits 0', async () => {
+      const denied = await admit(QUOTA);
+      assert.equal(denied.code, 1);
+      assert.match(denied.stdout, /^DENIED {3}Pod team-a\/too-big/m);
+
+      const { code, stdout, stderr } = await admit([...QUOTA, '--enforcement', 'validate-pod=warn']);
+      assert.equal(code, 0);
+      assert.match(stdout, /^WARN {5}Pod team-a\/too-big/m);
+      assert.match(stdout, /webhooks: mutate-pod: allowed, validate-pod: would deny \(warn\)$/m);
+      assert.match(stdout, REFUSAL);
+      assert.match(
+        stdout,
+        /2 objects: 2 admitted, 0 denied; 1 admitted only by their webhooks' enforcement \(WARN\)/,
+      );
+      assert.match(stderr, /admit: enforcement \*=deny,validate-pod=warn \(from --enforcement\)/);
+    });
+
+    it('reports WARN in the machine output, with the object among those applied', async () => {
+      const { code, stdout } = await admit([...QUOTA, '--enforcement', '*=warn', '-o', 'json']);
+      assert.equal(code, 0);
+      const list = JSON.parse(stdout) as Report;
+      assert.deepEqual(
+        list.items.map((item) => item.metadata.name),
+        ['fits', 'too-big'],
+      );
+      const warned = list.report.find((entry) => entry.name === 'too-big');
+      assert.equal(warned?.outcome, 'WARN');
+      const call = warned?.webhooks.find((webhook) => webhook.name === 'validate-pod');
+      assert.equal(call?.enforcement, 'warn');
+      assert.match(call?.wouldRefuse ?? '', /exceeded quota: default\/team-a/);
+    });
+
+    it('exits --warn-exit-code on a WARN, and 1 still when something is denied', async () => {
+      assert.equal(
+        (await admit([...QUOTA, '--enforcement', 'validate-pod=warn', '--warn-exit-code', '3'])).code,
+        3,
+      );
+      assert.equal((await admit([...QUOTA, '--warn-exit-code', '3'])).code, 1);
+      assert.equal((await admit(['-f', fixture('gpu-pod.yaml'), ...STATE, '--warn-exit-code', '3'])).code, 0);
+    });
+
+    it('under dryrun neither refuses nor patches, and says what it would have done', async () => {
+      const refused = await admit([...QUOTA, '--enforcement', 'validate-pod=dryrun']);
+      assert.equal(refused.code, 0);
+      assert.match(refused.stdout, /^WARN {5}Pod team-a\/too-big/m);
+      assert.match(refused.stdout, /dryrun \(validate-pod\): would refuse: .*exceeded quota/);
+
+      const { code, stdout } = await admit([
+        '-f',
+        fixture('gpu-pod.yaml'),
+        ...STATE,
+        '--enforcement',
+        'mutate-pod-gpu-class=dryrun',
+      ]);
+      assert.equal(code, 0);
+      assert.match(stdout, /^ADMITTED Pod team-a\/trainer/m);
+      assert.match(stdout, /dryrun \(mutate-pod-gpu-class\): would change: add \/spec\/nodeSelector/);
+      assert.doesNotMatch(stdout, /\+ spec\.nodeSelector/);
+    });
+
+    it('takes the operator ConfigMap’s enforcement from the state, as the operator does; --enforcement wins', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'admit-enforcement-'));
+      const config = join(dir, 'operator-config.yaml');
+      await writeFile(
+        config,
+        [
+          'apiVersion: v1',
+          'kind: ConfigMap',
+          'metadata: {name: admission-operator, namespace: admission-system}',
+          'data: {enforcement: "validate-pod=warn"}',
+          '',
+        ].join('\n'),
+      );
+      const fromState = await admit([...QUOTA, '--state', config]);
+      assert.equal(fromState.code, 0);
+      assert.match(fromState.stdout, REFUSAL);
+      assert.match(
+        fromState.stderr,
+        /enforcement \*=deny,validate-pod=warn \(from ConfigMap admission-system\/admission-operator data\.enforcement\)/,
+      );
+      const explicit = await admit([...QUOTA, '--state', config, '--enforcement', '*=deny']);
+      assert.equal(explicit.code, 1);
+    });
+
+    it('without the ConfigMap, reads ADMISSION_ENFORCEMENT as the operator reads its flag', async () => {
+      const { code, stderr } = await admit(QUOTA, '', { ADMISSION_ENFORCEMENT: 'validate-pod=warn' });
+      assert.equal(code, 0);
+      assert.match(stderr, /\(from ADMISSION_ENFORCEMENT\)/);
+    });
+
+    it('exits 2 naming what is wrong with --enforcement or --warn-exit-code', async () => {
+      const unknown = await admit([...QUOTA, '--enforcement', 'validate-nothing=warn']);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /--enforcement: unknown webhook "validate-nothing"; known: /);
+      const action = await admit([...QUOTA, '--enforcement', 'validate-pod=audit']);
+      assert.equal(action.code, 2);
+      assert.match(action.stderr, /--enforcement\.validate-pod: action must be one of deny, warn, dryrun/);
+      for (const bad of ['x', '-1', '256']) {
+        const code = await admit([...QUOTA, `--warn-exit-code=${bad}`]);
+        assert.equal(code.code, 2, bad);
+        assert.match(code.stderr, /--warn-exit-code: must be an exit code from 0 to 255/);
+      }
+    });
   });
 });

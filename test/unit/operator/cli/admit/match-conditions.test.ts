@@ -1,0 +1,153 @@
+/**
+ * Every match condition the webhook table can produce, evaluated over every input shape that
+ * decides it, against what the condition means (written here independently of its CEL); and an
+ * erring condition under each failure policy, through the chain's matcher, as the API server
+ * dispatches it.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../../../../../webhook/admission/types.js';
+import { CelError, compileCel } from '../../../../../operator/cli/admit/cel.js';
+import { matchWebhook } from '../../../../../operator/cli/admit/matching.js';
+import { webhookTable, type WebhookEntry } from '../../../../../webhook/table.js';
+import {
+  conditionInputs,
+  tableConditions,
+  type CelJson,
+  type ConditionVariables,
+  type TableCondition,
+} from '../../../../harness/match-conditions.js';
+import { admissionRequest } from '../../../../harness/requests.js';
+
+type Outcome = boolean | 'error';
+type JsonMap = { [key: string]: CelJson };
+
+const asMap = (value: CelJson | undefined): JsonMap | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+const field = (value: CelJson | undefined, ...path: string[]): CelJson | undefined =>
+  path.reduce<CelJson | undefined>((current, key) => asMap(current)?.[key], value);
+
+function requestsAny(container: CelJson, names: readonly string[]): boolean {
+  const resources = field(container, 'resources');
+  return ['requests', 'limits'].some((list) => {
+    const amounts = asMap(field(resources, list));
+    return amounts !== undefined && names.some((name) => Object.hasOwn(amounts, name));
+  });
+}
+
+/** What each condition means, as table.ts describes it. */
+function meaning(condition: TableCondition, { object, request }: ConditionVariables): Outcome {
+  const operation = field(request, 'operation');
+  switch (condition.name) {
+    case 'create-or-opted-in-update':
+      return (
+        operation === 'CREATE' ||
+        field(object, 'metadata', 'labels', 'pod.koordinator.sh/mutating-update') === 'true'
+      );
+    case 'managed-configmaps':
+      return (
+        operation !== 'DELETE' &&
+        condition.context.configMaps.some(
+          ({ namespace, name }) =>
+            field(request, 'namespace') === namespace && field(request, 'name') === name,
+        )
+      );
+    case 'requests-gpu': {
+      const containers = field(object, 'spec', 'containers');
+      if (!Array.isArray(containers)) return 'error';
+      const initContainers = field(object, 'spec', 'initContainers');
+      return [...containers, ...(Array.isArray(initContainers) ? initContainers : [])].some((container) =>
+        requestsAny(container, condition.context.gpuResourceNames),
+      );
+    }
+    default:
+      throw new Error(`no meaning written for match condition ${condition.name}`);
+  }
+}
+
+describe('the webhook table’s match conditions', () => {
+  const conditions = tableConditions();
+
+  it('are the three the table writes, under every context it is built with', () => {
+    assert.deepEqual([...new Set(conditions.map(({ name }) => name))].sort(), [
+      'create-or-opted-in-update',
+      'managed-configmaps',
+      'requests-gpu',
+    ]);
+    // An empty ConfigMap list and an empty GPU resource list are among them.
+    assert.ok(conditions.some(({ context }) => context.configMaps.length === 0));
+    assert.ok(conditions.some(({ context }) => context.gpuResourceNames.length === 0));
+  });
+
+  it('evaluate to what they mean on every input', () => {
+    let evaluated = 0;
+    const outcomes = new Set<string>();
+    for (const condition of conditions) {
+      const program = compileCel(condition.expression);
+      for (const variables of conditionInputs(condition)) {
+        const result = program.evaluate(variables);
+        const got = result instanceof CelError ? 'error' : result;
+        const expected = meaning(condition, variables);
+        assert.equal(
+          got,
+          expected,
+          `${condition.name} (${condition.expression}) on ${JSON.stringify(variables)}`,
+        );
+        outcomes.add(`${condition.name}=${String(expected)}`);
+        evaluated += 1;
+      }
+    }
+    assert.ok(evaluated > 2000, `${evaluated} evaluations`);
+    // Each condition is seen both true and false; requests-gpu also erring.
+    for (const name of ['create-or-opted-in-update', 'managed-configmaps', 'requests-gpu'])
+      for (const outcome of ['true', 'false'])
+        assert.ok(outcomes.has(`${name}=${outcome}`), `${name}=${outcome}`);
+    assert.ok(outcomes.has('requests-gpu=error'));
+  });
+
+  it('that err skip the webhook under failurePolicy Ignore and refuse the request under Fail', () => {
+    // The table of a context with one GPU resource name: the GPU-class webhook has failurePolicy Ignore.
+    const gpuCondition = conditions.find(
+      ({ name, context }) => name === 'requests-gpu' && context.gpuResourceNames.length === 1,
+    );
+    assert.ok(gpuCondition);
+    const { context } = gpuCondition;
+    const podWithoutContainers: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: {},
+    };
+    const request = admissionRequest({
+      kind: 'Pod',
+      resource: 'pods',
+      namespace: 'team-a',
+      name: 'p',
+      object: podWithoutContainers,
+    });
+    const match = { namespaceLabels: () => ({ 'tenant.kubenexus.io/tier': 'gold' }), namespaced: true };
+    const gpuClass = (overrides = {}): WebhookEntry => {
+      const entry = webhookTable({ ...context, overrides }).find(({ name }) =>
+        name.startsWith('mutate-pod-gpu-class.'),
+      );
+      assert.ok(entry);
+      return entry;
+    };
+    const ignoring = gpuClass();
+    assert.equal(ignoring.failurePolicy, 'Ignore');
+    const skipped = matchWebhook(ignoring, request, match);
+    assert.equal(skipped.call, false);
+    assert.match(
+      'reason' in skipped ? skipped.reason : '',
+      /matchCondition errors \(ignored\): requests-gpu: no such key: containers/,
+    );
+
+    const failing = gpuClass({ 'mutate-pod-gpu-class': { failurePolicy: 'Fail' } });
+    const refused = matchWebhook(failing, request, match);
+    assert.equal(refused.call, 'refuse');
+    assert.match(
+      'message' in refused ? refused.message : '',
+      /failed to evaluate match conditions of webhook mutate-pod-gpu-class\.admission-operator\.io: requests-gpu: no such key: containers/,
+    );
+  });
+});
