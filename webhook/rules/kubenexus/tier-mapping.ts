@@ -252,22 +252,37 @@ export function readTierMapping(data: Readonly<Record<string, string>>): Result<
   const nodeLabelKey = labelKey('nodeLabelKey', DEFAULT_TIER_MAPPING.nodeLabelKey);
   const workloadTypeLabel = labelKey('workloadTypeLabel', DEFAULT_TIER_MAPPING.workloadTypeLabel);
 
+  /** A list item that must be a string `problemOf` accepts; '' stands in for one that is no string. */
+  const stringItem = (
+    item: unknown,
+    path: FieldPath,
+    expected: { notString: string; allowEmpty: boolean; what: string },
+    problemOf: (text: string) => string | undefined,
+  ): string => {
+    if (typeof item !== 'string' || (!expected.allowEmpty && item === '')) {
+      errors.push(atField(path, expected.notString));
+      return '';
+    }
+    const problem = problemOf(item);
+    if (problem)
+      errors.push(atField(path, `${JSON.stringify(item)} is not a valid ${expected.what}: ${problem}`));
+    return item;
+  };
+  const RESOURCE_NAME = { notString: 'must be a string', allowEmpty: true, what: 'resource name' };
+  const GPU_CLASS = {
+    notString: 'a GPU class must be a non-empty string',
+    allowEmpty: false,
+    what: 'label value',
+  };
+
   let gpuResources = DEFAULT_TIER_MAPPING.gpuResources;
   if (content.gpuResources !== undefined && content.gpuResources !== null) {
     if (!Array.isArray(content.gpuResources) || content.gpuResources.length === 0) {
       errors.push(atField(root.child('gpuResources'), 'must be a non-empty list of resource names'));
     } else {
-      gpuResources = content.gpuResources.map((value: unknown, index) => {
-        const path = root.child('gpuResources').index(index);
-        if (typeof value !== 'string') {
-          errors.push(atField(path, 'must be a string'));
-          return '';
-        }
-        const problem = labelKeyProblem(value);
-        if (problem)
-          errors.push(atField(path, `${JSON.stringify(value)} is not a valid resource name: ${problem}`));
-        return value;
-      });
+      gpuResources = content.gpuResources.map((value: unknown, index) =>
+        stringItem(value, root.child('gpuResources').index(index), RESOURCE_NAME, labelKeyProblem),
+      );
     }
   }
 
@@ -277,17 +292,9 @@ export function readTierMapping(data: Readonly<Record<string, string>>): Result<
       errors.push(atField(path, 'needs at least one GPU class (a string or a list of strings)'));
       return [];
     }
-    return list.map((item: unknown, index) => {
-      const itemPath = typeof value === 'string' ? path : path.index(index);
-      if (typeof item !== 'string' || item === '') {
-        errors.push(atField(itemPath, 'a GPU class must be a non-empty string'));
-        return '';
-      }
-      const problem = labelValueProblem(item);
-      if (problem)
-        errors.push(atField(itemPath, `${JSON.stringify(item)} is not a valid label value: ${problem}`));
-      return item;
-    });
+    return list.map((item: unknown, index) =>
+      stringItem(item, typeof value === 'string' ? path : path.index(index), GPU_CLASS, labelValueProblem),
+    );
   };
 
   const tiers = new Map<string, string[]>();
