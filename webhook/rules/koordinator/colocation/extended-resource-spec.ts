@@ -8,7 +8,7 @@ import type { CopyOnWrite } from '../../../util/copy-on-write.js';
 import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
-import { asArray, asObject, parseJsonText } from '../../../util/json.js';
+import { asArray, asObject, readJsonText } from '../../../util/json.js';
 import type { StepSkip } from '../../shared/step-skip.js';
 
 export const EXTENDED_RESOURCE_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
@@ -94,9 +94,9 @@ export function applyExtendedResourceSpec(draft: CopyOnWrite<KubeObject>): StepS
   const currentText = asObject(pod.metadata.annotations)?.[EXTENDED_RESOURCE_SPEC_ANNOTATION];
   let current: unknown = {};
   if (typeof currentText === 'string') {
-    try {
-      current = parseJsonText(currentText);
-    } catch {
+    const read = readJsonText(currentText);
+    if (read.ok) current = read.value;
+    else {
       return {
         warning: `metadata.annotations[${EXTENDED_RESOURCE_SPEC_ANNOTATION}]: failed to get current extended resource spec: not valid JSON${skipped}`,
         reason: 'invalid-annotation',

@@ -13,7 +13,7 @@ import { success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { skipAudit, type StepSkip } from '../../shared/step-skip.js';
 import { AMPLIFICATION_RATIO_ANNOTATION, AMPLIFIED_RESOURCES, RAW_ALLOCATABLE_ANNOTATION } from './keys.js';
-import { asObject, parseJsonText } from '../../../util/json.js';
+import { asObject, readJsonText } from '../../../util/json.js';
 
 function amplified(node: JsonObject): Record<string, JsonValue> {
   const allocatable = asObject(asObject(node.status)?.allocatable) ?? {};
@@ -89,12 +89,8 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   if (!allocatable) return allow();
 
   const ratioPath = `metadata.annotations[${AMPLIFICATION_RATIO_ANNOTATION}]`;
-  let ratios: JsonObject | undefined;
-  try {
-    ratios = asObject(parseJsonText(ratioText) as JsonValue);
-  } catch {
-    ratios = undefined;
-  }
+  const ratioRead = readJsonText(ratioText);
+  const ratios: JsonObject | undefined = ratioRead.ok ? asObject(ratioRead.value) : undefined;
   if (!ratios)
     return skip(`${ratioPath}: must be a JSON object of ratios such as {"cpu": 1.5}`, 'invalid-annotation');
 
@@ -115,12 +111,8 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
     }
     if (Object.keys(original).length > 0) annotations[RAW_ALLOCATABLE_ANNOTATION] = JSON.stringify(original);
   } else {
-    let parsed: JsonObject | undefined;
-    try {
-      parsed = asObject(parseJsonText(rawText) as JsonValue);
-    } catch {
-      parsed = undefined;
-    }
+    const rawRead = readJsonText(rawText);
+    const parsed: JsonObject | undefined = rawRead.ok ? asObject(rawRead.value) : undefined;
     if (!parsed)
       return skip(
         `${rawPath.toString()}: must be a JSON object of quantities such as {"cpu": "1"}`,

@@ -9,7 +9,7 @@
 import type { AdmissionRequest, KubeObject } from '../../../admission/types.js';
 import { SLO_CONFIG_NAME } from '../../../names.js';
 import type { Rule, StateSnapshot } from '../../../state.js';
-import { asObject, labelsOf, parseJsonText } from '../../../util/json.js';
+import { asObject, labelsOf, readJsonText } from '../../../util/json.js';
 import { sloConfigStrategyConflicts } from '../slo-config/node-strategy-conflicts.js';
 import {
   decisionOf,
@@ -40,12 +40,9 @@ function ratioProblems(node: KubeObject, maxRatio: number): Findings {
   const text = asObject(node.metadata.annotations)?.[AMPLIFICATION_RATIO_ANNOTATION];
   if (text === undefined || text === '') return PASSED;
   if (typeof text !== 'string') return refused(`must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
-  let ratios: unknown;
-  try {
-    ratios = parseJsonText(text);
-  } catch {
-    return refused(`not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
-  }
+  const read = readJsonText(text);
+  if (!read.ok) return refused(`not valid JSON; must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
+  const ratios = read.value;
   if (typeof ratios !== 'object' || ratios === null || Array.isArray(ratios)) {
     return refused(`must be a JSON object of ratios, e.g. {"cpu": 1.5}`, RATIO);
   }

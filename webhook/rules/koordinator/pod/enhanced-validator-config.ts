@@ -9,7 +9,7 @@
  */
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../../names.js';
 import type { Rule } from '../../../state.js';
-import { stringsOf, parseJsonText } from '../../../util/json.js';
+import { stringsOf, readJsonText } from '../../../util/json.js';
 import { aggregate, decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
 import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { failure, success, type Result } from '../../../util/result.js';
@@ -28,12 +28,9 @@ const isStrings = (value: unknown): value is string[] =>
 /** The `rules` key; absent or blank means no rules. */
 export function parseLabelRules(text: string | undefined): Result<readonly LabelRule[], FieldError> {
   if (text === undefined || text.trim() === '') return success([]);
-  let parsed: unknown;
-  try {
-    parsed = parseJsonText(text);
-  } catch {
-    return failure(atField(RULES, 'not valid JSON; must be a JSON array of rules'));
-  }
+  const read = readJsonText(text);
+  if (!read.ok) return failure(atField(RULES, 'not valid JSON; must be a JSON array of rules'));
+  const parsed = read.value;
   if (!Array.isArray(parsed)) return failure(atField(RULES, 'must be a JSON array of rules'));
   const rules: LabelRule[] = [];
   for (const [index, item] of (parsed as unknown[]).entries()) {

@@ -10,7 +10,7 @@
 import { allow, mutate } from '../../../admission/decisions.js';
 import type { Decision, JsonValue } from '../../../admission/types.js';
 import type { Rule } from '../../../state.js';
-import { stringsOf, parseJsonText } from '../../../util/json.js';
+import { stringsOf, readJsonText } from '../../../util/json.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
 import { decisionOf, findings } from '../../shared/findings.js';
@@ -57,12 +57,8 @@ export const defaultElasticQuota: Rule = (request, state) => {
     // Koordinator writes "null" when max is absent; a weight of nothing is better left unset.
     if (hasMax) annotations[QUOTA_ANNOTATIONS.sharedWeight] = resourceListJson(quota.max);
   } else {
-    let parsed: JsonValue | undefined;
-    try {
-      parsed = parseJsonText(declared) as JsonValue;
-    } catch {
-      parsed = undefined;
-    }
+    const read = readJsonText(declared);
+    const parsed: JsonValue | undefined = read.ok ? read.value : undefined;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       // Koordinator follows its prefix with Go's JSON error; ours says what is expected instead.
       return refused(

@@ -5,7 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
-import { asObject, parseJsonText } from '../../../util/json.js';
+import { asObject, readJsonText } from '../../../util/json.js';
 
 export interface QuotaView {
   namespace: string;
@@ -37,28 +37,23 @@ function stringMap(value: JsonValue | undefined): Record<string, string> {
 
 function parseAdmissionAnnotation(value: string | undefined): Record<string, JsonValue> | undefined {
   if (!value) return undefined;
-  try {
-    const limits = asObject(parseJsonText(value) as JsonValue);
-    if (!limits || Object.keys(limits).length === 0) return undefined;
-    // A nested value is no quantity; an empty one of its kind says so without holding (and later
-    // walking) whatever depth the annotation's text built.
-    const shallow = (item: JsonValue): JsonValue =>
-      Array.isArray(item) ? [] : typeof item === 'object' && item !== null ? {} : item;
-    return Object.fromEntries(Object.entries(limits).map(([key, item]) => [key, shallow(item)]));
-  } catch {
-    // An unreadable limit falls back to max, as an absent one does.
-    return undefined;
-  }
+  const read = readJsonText(value);
+  // An unreadable limit falls back to max, as an absent one does.
+  if (!read.ok) return undefined;
+  const limits = asObject(read.value);
+  if (!limits || Object.keys(limits).length === 0) return undefined;
+  // A nested value is no quantity; an empty one of its kind says so without holding (and later
+  // walking) whatever depth the annotation's text built.
+  const shallow = (item: JsonValue): JsonValue =>
+    Array.isArray(item) ? [] : typeof item === 'object' && item !== null ? {} : item;
+  return Object.fromEntries(Object.entries(limits).map(([key, item]) => [key, shallow(item)]));
 }
 
 export function parseNamespacesAnnotation(value: string | undefined): string[] {
   if (!value) return [];
-  try {
-    const parsed: unknown = parseJsonText(value);
-    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
-  } catch {
-    return [];
-  }
+  const read = readJsonText(value);
+  const parsed = read.ok ? read.value : undefined;
+  return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
 }
 
 /** Reads a quota from its JSON form (as the API server sends it in a review or a watch event). */

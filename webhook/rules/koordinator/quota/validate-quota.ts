@@ -15,7 +15,7 @@
 import type { Decision, JsonObject, JsonValue } from '../../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
-import { asObject, parseJsonText } from '../../../util/json.js';
+import { asObject, readJsonText } from '../../../util/json.js';
 import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
@@ -93,16 +93,13 @@ function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Finding
   const annotations = annotationsOf(object);
   const weightText = annotations[QUOTA_ANNOTATIONS.sharedWeight];
   if (typeof weightText === 'string' && weightText !== '') {
-    let weight: unknown;
-    try {
-      weight = parseJsonText(weightText);
-    } catch {
-      // Koordinator returns Go's JSON error as it is; ours does not quote the parser either.
-      return refuse(SHARED_WEIGHT, 'not valid JSON');
-    }
+    const weightRead = readJsonText(weightText);
+    // Koordinator returns Go's JSON error as it is; ours does not quote the parser either.
+    if (!weightRead.ok) return refuse(SHARED_WEIGHT, 'not valid JSON');
+    const weight = weightRead.value;
     if (typeof weight !== 'object' || weight === null || Array.isArray(weight))
       return refuse(SHARED_WEIGHT, 'must be a JSON object');
-    const read = amounts(weight as Record<string, unknown>, SHARED_WEIGHT);
+    const read = amounts(weight, SHARED_WEIGHT);
     if (!read.ok) return failure(unreadable(read));
     const parsed = read.value;
     if (negativeKeys(parsed).length > 0) {
@@ -137,12 +134,9 @@ function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Finding
         STRICT_KEYS,
         `${quota.name} quota.Annotation[${QUOTA_ANNOTATIONS.maxStrictCheckResourceKeys}]'s value is invalid: ${why}`,
       );
-    let keys: unknown;
-    try {
-      keys = parseJsonText(strictText);
-    } catch {
-      return invalidKeys('not valid JSON');
-    }
+    const keysRead = readJsonText(strictText);
+    if (!keysRead.ok) return invalidKeys('not valid JSON');
+    const keys = keysRead.value;
     if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string'))
       return invalidKeys('must be a JSON array of resource names');
     const usedList = asObject(asObject(object.status)?.used) ?? {};
