@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
-import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
+import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
   mutateAutoscalingPolicy,
   mutateModel,
@@ -15,14 +15,14 @@ import {
   validateAutoscalingPolicyBinding,
   validateModel,
 } from './rules/kthena/index.js';
-import { configMapValidator } from './rules/configmap/validate-configmap.js';
-import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
-import { nodeValidator } from './rules/node/validate-node.js';
-import { reservationMutator } from './rules/reservation/mutate-reservation.js';
-import { podMutator } from './rules/pod/mutate-pod.js';
-import { podValidator } from './rules/pod/validate-pod.js';
-import { defaultElasticQuota } from './rules/quota/default-quota.js';
-import { elasticQuotaValidator } from './rules/quota/validate-quota.js';
+import { configMapValidator } from './rules/admission-operator/validate-configmap.js';
+import { amplifyNodeStatus } from './rules/koordinator/node/amplify-node-status.js';
+import { nodeValidator } from './rules/koordinator/node/validate-node.js';
+import { reservationMutator } from './rules/koordinator/reservation/mutate-reservation.js';
+import { podMutator } from './rules/koordinator/pod/mutate-pod.js';
+import { podValidator } from './rules/koordinator/pod/validate-pod.js';
+import { defaultElasticQuota } from './rules/koordinator/quota/default-quota.js';
+import { elasticQuotaValidator } from './rules/koordinator/quota/validate-quota.js';
 import type { Rule } from './state.js';
 
 export type WebhookType = 'mutating' | 'validating';
