@@ -1,7 +1,7 @@
 # admission-operator: build with dev dependencies; the runtime holds node and one bundled file
 # (scripts/bundle.ts), no node_modules.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,7 +13,7 @@ COPY scripts/bundle.ts scripts/build-info.ts ./scripts/
 ARG GIT_COMMIT=unknown
 RUN GIT_COMMIT="$GIT_COMMIT" npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /src/dist/admission-operator.mjs /src/dist/admission-operator.mjs.map ./

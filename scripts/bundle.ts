@@ -25,7 +25,7 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node24',
   // Identifiers are kept as written, so stack traces name our functions; esbuild's keepNames
   // would instead wrap every closure created per request in a defineProperty call (10-15 % of
   // the throughput, measured).

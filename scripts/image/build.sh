@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the operator image with podman on a machine without a registry or a Docker engine:
 # podman runs with runc and lowered ulimits, and the
-# node:20-bookworm-slim base is stood in for by a debootstrapped Debian with the host's Node 20,
-# tagged with the upstream name so the Dockerfile stays as it is. The stand-in is made once and
-# cached in podman's storage.
+# node:<major>-bookworm-slim base is stood in for by a debootstrapped Debian with the project's
+# Node (scripts/runtime/install-node.sh, the release binary in /usr/local/bin as in the upstream
+# image) and the host's npm, tagged with the upstream name so the Dockerfile stays as it is. The
+# stand-in is made once per Node version and cached in podman's storage.
 #
 #   scripts/image/build.sh [tag]      (default localhost/admission-operator:dev)
 #
@@ -95,19 +96,29 @@ export CONTAINERS_CONF="$conf_dir/containers.conf"
 printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=32768:32768"]\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' \
   "$(ulimit -Hn)" "$(ulimit -Hn)" > "$CONTAINERS_CONF"
 
-base=docker.io/library/node:20-bookworm-slim
-if ! podman image exists "$base"; then
-  echo "making a local stand-in for $base (debootstrap + the host's Node $(node --version))"
+node_bin=$(scripts/runtime/install-node.sh)
+node_version=$(scripts/runtime/install-node.sh --version)
+base="docker.io/library/node:${node_version%%.*}-bookworm-slim"
+# The label says which Node a stand-in holds, so a pinned version bump makes a new one.
+if [ "$(podman image inspect --format '{{index .Config.Labels "org.nodejs.version"}}' "$base" 2>/dev/null)" != "$node_version" ]; then
+  echo "making a local stand-in for $base (debootstrap + Node ${node_version} + the host's npm $("$node_bin/npm" --version))"
   mirror=$(debian_mirror bookworm)
   rootfs=$(mktemp -d)
   trap 'rm -rf "$rootfs"' EXIT
   debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >/dev/null
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  extra=()
-  [ -f /usr/etc/npmrc ] && extra+=(usr/etc/npmrc)
-  tar -C "$rootfs" -c . -C / usr/bin/node usr/bin/npm usr/bin/npx usr/lib/node_modules/npm \
-      etc/ssl/certs/ca-certificates.crt "${extra[@]}" \
-    | podman import -q --change 'CMD ["node"]' \
+  # The installation's npm and its global settings (the host's, linked by install-node.sh: a CA
+  # file, below) go where that npm finds them in /usr/local.
+  node_prefix=$(dirname "$node_bin")
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/lib/node_modules/npm" "$rootfs/usr/local/etc"
+  cp "$node_bin/node" "$rootfs/usr/local/bin/node"
+  cp -a "$node_prefix/lib/node_modules/npm/." "$rootfs/usr/local/lib/node_modules/npm/"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  [ -f "$node_prefix/etc/npmrc" ] && cp "$node_prefix/etc/npmrc" "$rootfs/usr/local/etc/npmrc"
+  tar -C "$rootfs" -c . -C / etc/ssl/certs/ca-certificates.crt \
+    | podman import -q --change 'CMD ["node"]' --change "LABEL org.nodejs.version=${node_version}" \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "$base" >/dev/null
 fi
 

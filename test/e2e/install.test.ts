@@ -128,6 +128,11 @@ function readyPods(count: number, timeoutMs = 180_000): Promise<V1Pod[]> {
   );
 }
 
+/** The containerd ID of the pod's operator container. */
+function containerIdOf(pod: V1Pod | undefined): string {
+  return (pod?.status?.containerStatuses?.[0]?.containerID ?? '').replace(/^containerd:\/\//, '');
+}
+
 async function podLogs(name: string): Promise<string> {
   return (await kubectl(['logs', '-n', releaseNamespace, name, '--tail=-1'])).stdout;
 }
@@ -158,6 +163,17 @@ describe('the chart on the local node', () => {
       assert.equal(pod.status?.containerStatuses?.[0]?.ready, true);
     }
     const names = pods.map((pod) => pod.metadata?.name ?? '');
+
+    // The image runs the project's Node: the entry point's own process, run with --version.
+    const pinnedNode = (
+      await execFileAsync(join(repoRoot, 'scripts/runtime/install-node.sh'), ['--version'])
+    ).stdout.trim();
+    const entryPid = await containerPid(containerIdOf(pods[0]));
+    const entryArgs = (await readFile(`/proc/${entryPid}/cmdline`, 'utf8')).split('\0');
+    assert.equal(entryArgs[0], 'node', `the entry point runs node (${entryArgs.join(' ')})`);
+    const imageNode = (await execFileAsync(`/proc/${entryPid}/exe`, ['--version'])).stdout.trim();
+    assert.equal(imageNode, `v${pinnedNode}`, 'the image runs the pinned Node');
+    log(`node in the image: ${imageNode}`);
 
     const coordination = kc.makeApiClient(CoordinationV1Api);
     const holder = await waitFor('a Lease holder', async () => {
@@ -346,11 +362,7 @@ describe('the chart on the local node', () => {
     // kill -9 of a replica's container: the API server keeps calling it until the endpoint goes.
     const [victim] = await settled(2);
     const victimIp = victim?.status?.podIP ?? '';
-    const containerId = (victim?.status?.containerStatuses?.[0]?.containerID ?? '').replace(
-      /^containerd:\/\//,
-      '',
-    );
-    const pid = await containerPid(containerId);
+    const pid = await containerPid(containerIdOf(victim));
     const discovery = kc.makeApiClient(DiscoveryV1Api);
     const killed = new PodStream(kc, loadNamespace);
     t.after(() => killed.stop());

@@ -103,7 +103,7 @@ export class FuzzServer {
       const timer = setTimeout(() => {
         reject(new Error('the fuzz server did not start within 60 s'));
       }, START_TIMEOUT_MS);
-      worker.once('error', (error) => {
+      worker.once('error', (error: Error) => {
         clearTimeout(timer);
         reject(error);
       });

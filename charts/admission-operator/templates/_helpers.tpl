@@ -35,22 +35,3 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{- define "admission-operator.sloNamespace" -}}{{ .Values.sloConfigNamespace | default "koordinator-system" }}{{- end -}}
-
-{{/*
-The V8 old-space limit in MiB, three quarters of resources.limits.memory ("" without a limit).
-Node sizes its heap from the cgroup's limit by itself, at about the whole limit, so the kernel
-would kill the container before V8 collected; the rest of the limit is the young generation,
-code, buffers and the TLS library.
-*/}}
-{{- define "admission-operator.heapMiB" -}}
-{{- $limit := toString (dig "limits" "memory" "" (.Values.resources | default dict)) -}}
-{{- if $limit -}}
-{{- $units := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 -}}
-{{- $number := regexFind "^[0-9]+" $limit -}}
-{{- $suffix := trimPrefix $number $limit -}}
-{{- if or (not $number) (not (hasKey $units $suffix)) -}}
-{{- fail (printf "resources.limits.memory: %q is not a whole number of bytes with an optional unit (Ki, Mi, Gi, Ti, k, M, G, T)" $limit) -}}
-{{- end -}}
-{{- div (mul (atoi $number) (get $units $suffix) 3) 4194304 -}}
-{{- end -}}
-{{- end -}}
