@@ -12,6 +12,7 @@
  * and deletes those of its earlier runs whose namespace has nothing left to report in the scope
  * it audited. Reports of any other name or manager, Kyverno's among them, are never touched.
  */
+import { retryWhenBusy } from '../kube/retry-when-busy.js';
 import {
   CustomObjectsApi,
   KubernetesObjectApi,
@@ -180,20 +181,22 @@ export async function publishPolicyReports(
       ['ClusterPolicyReport', 'clusterpolicyreports'],
     ] as const) {
       if (namespace !== undefined && kind === 'ClusterPolicyReport') continue;
-      const list = (await (namespace !== undefined
-        ? custom.listNamespacedCustomObject({
-            group: POLICY_REPORT_GROUP,
-            version: POLICY_REPORT_VERSION,
-            namespace,
-            plural,
-            labelSelector,
-          })
-        : custom.listClusterCustomObject({
-            group: POLICY_REPORT_GROUP,
-            version: POLICY_REPORT_VERSION,
-            plural,
-            labelSelector,
-          }))) as { items?: { metadata?: { name?: string; namespace?: string } }[] };
+      const list = (await retryWhenBusy(() =>
+        namespace !== undefined
+          ? custom.listNamespacedCustomObject({
+              group: POLICY_REPORT_GROUP,
+              version: POLICY_REPORT_VERSION,
+              namespace,
+              plural,
+              labelSelector,
+            })
+          : custom.listClusterCustomObject({
+              group: POLICY_REPORT_GROUP,
+              version: POLICY_REPORT_VERSION,
+              plural,
+              labelSelector,
+            }),
+      )) as { items?: { metadata?: { name?: string; namespace?: string } }[] };
       for (const item of list.items ?? [])
         if (item.metadata?.name === ADMISSION_POLICY_REPORT_NAME)
           existing.push({ kind, metadata: item.metadata });
@@ -206,7 +209,9 @@ export async function publishPolicyReports(
   const skipped: string[] = [];
   for (const report of reports) {
     try {
-      await objects.patch(report, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+      await retryWhenBusy(() =>
+        objects.patch(report, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply),
+      );
       written.push(describe(report));
     } catch (error) {
       if (report.kind !== 'PolicyReport' || !namespaceGone(error)) throw error;
@@ -218,11 +223,13 @@ export async function publishPolicyReports(
   for (const stale of existing) {
     if (kept.has(describe(stale))) continue;
     try {
-      await objects.delete({
-        apiVersion: `${POLICY_REPORT_GROUP}/${POLICY_REPORT_VERSION}`,
-        kind: stale.kind,
-        metadata: stale.metadata,
-      });
+      await retryWhenBusy(() =>
+        objects.delete({
+          apiVersion: `${POLICY_REPORT_GROUP}/${POLICY_REPORT_VERSION}`,
+          kind: stale.kind,
+          metadata: stale.metadata,
+        }),
+      );
       deleted.push(describe(stale));
     } catch (error) {
       if (!isNotFound(error)) throw error;
