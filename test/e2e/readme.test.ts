@@ -54,7 +54,7 @@ describe('the README on a real node', () => {
     assert.match(output, /pod\/big created/);
   });
 
-  it('deny, at run time: the next pod past the quota is refused with Koordinator's message', async () => {
+  it('deny, at run time: the next pod past the quota is refused with the message of Koordinator', async () => {
     const { code, output } = await runReadmeBlock('deny');
     assert.notEqual(code, 0, output);
     assert.match(
@@ -63,7 +63,7 @@ describe('the README on a real node', () => {
     );
   });
 
-  it('enforcement at run time: the ConfigMap's new setting is accepted', async () => {
+  it('enforcement at run time: a new setting in the ConfigMap is accepted', async () => {
     const { code, output } = await runReadmeBlock('enforcement');
     assert.equal(code, 0, output);
     assert.match(output, /configmap\/admission-operator configured/);
