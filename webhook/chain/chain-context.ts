@@ -1,55 +1,31 @@
 /**
- * The admission chain's context as the operator would have it: the webhook table built from the
- * table flags and the tier mapping in force (rebuilt when the mapping changes, as the operator
- * does), the state store, and the namespace labels the API server reads for selectors. Shared by
- * `admit` and `audit`, so both judge exactly as the operator's table would.
+ * What the chain judges with: the enabled webhooks of the table for the tier mapping in force
+ * (rebuilt when the mapping changes, as the operator does), the state, and the namespace labels
+ * the API server reads for selectors.
  */
 import type { Logger } from 'pino';
-import type { Enforcement } from '../../../webhook/enforcement/enforcement.js';
-import type { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
-import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL, watchedConfigMaps } from '../../../webhook/names.js';
-import type { TierMapping } from '../../../webhook/rules/gpu-class/tier-mapping.js';
-import {
-  enabledWebhooks,
-  webhookTable,
-  type TableContext,
-  type WebhookEntry,
-} from '../../../webhook/table.js';
-import type { StateStore } from '../../store/state-store.js';
-import type { TableFlags } from './args.js';
-import type { ChainContext } from './evaluate.js';
+import type { Enforcement } from '../enforcement/enforcement.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { NAMESPACE_NAME_LABEL } from '../names.js';
+import type { TierMapping } from '../rules/gpu-class/tier-mapping.js';
+import type { StateSnapshot } from '../state.js';
+import { enabledWebhooks, type TableContext, type WebhookEntry } from '../table.js';
 
-/** The operator's ConfigMaps under these flags: what its store watches and /validate-configmap checks. */
-export const configMapsOf = (flags: TableFlags): { namespace: string; name: string }[] =>
-  watchedConfigMaps(flags.operatorNamespace, flags.sloConfigNamespace, flags.featureGates);
-
-export function tableContextOf(flags: TableFlags, mapping: TierMapping | undefined): TableContext {
-  return {
-    namespace: flags.operatorNamespace,
-    excludedNamespaces: flags.excludedNamespaces,
-    tierLabelKey: mapping?.namespaceLabelKey ?? DEFAULT_TIER_LABEL_KEY,
-    gpuResourceNames: mapping?.gpuResources ?? [],
-    configMaps: configMapsOf(flags),
-    koordinatorNamespace: flags.sloConfigNamespace,
-    gates: flags.featureGates,
-    overrides: flags.webhookOverrides,
-    maxAmplificationRatio: flags.maxAmplificationRatio,
-  };
-}
-
-/** The API groups any webhook of the table (gated or not) is called for. */
-export function watchedGroupsOf(flags: TableFlags): Set<string> {
-  return new Set(
-    webhookTable(tableContextOf(flags, undefined)).flatMap((entry) =>
-      entry.resourceRules.flatMap((rule) => rule.apiGroups),
-    ),
-  );
+export interface ChainContext {
+  webhooks: readonly WebhookEntry[];
+  state: StateSnapshot;
+  logger: Logger;
+  metrics: OperatorMetrics;
+  /** The labels the API server reads for a namespace's selectors. */
+  namespaceLabels: (name: string) => Readonly<Record<string, string>>;
+  /** Each webhook's enforcement; deny everywhere when omitted (the audit's "if it were enforced"). */
+  enforcement?: Enforcement;
 }
 
 /** A function giving the chain's context for the state as it is at the time of the call. */
 export function chainContextFactory(
-  flags: TableFlags,
-  store: StateStore,
+  tableContextFor: (mapping: TierMapping) => TableContext,
+  state: StateSnapshot,
   logger: Logger,
   metrics: OperatorMetrics,
   enforcement?: Enforcement,
@@ -57,17 +33,17 @@ export function chainContextFactory(
   let tableFor: TierMapping | undefined;
   let webhooks: readonly WebhookEntry[] = [];
   return () => {
-    const mapping = store.gpuTierMapping();
+    const mapping = state.gpuTierMapping();
     if (mapping !== tableFor) {
       tableFor = mapping;
-      webhooks = enabledWebhooks(tableContextOf(flags, mapping));
+      webhooks = enabledWebhooks(tableContextFor(mapping));
     }
     return {
       webhooks,
-      state: store,
+      state,
       logger,
       metrics,
-      namespaceLabels: (name) => store.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
+      namespaceLabels: (name) => state.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
       ...(enforcement ? { enforcement } : {}),
     };
   };

@@ -6,14 +6,10 @@
  * the webhook under Ignore.
  */
 import type { V1LabelSelector } from '@kubernetes/client-node';
-import type { AdmissionRequest, JsonValue } from '../../../webhook/admission/types.js';
-import type { WebhookEntry } from '../../../webhook/table.js';
-import { labelsOf } from '../../../webhook/util/json.js';
-import {
-  parseLabelSelector,
-  selectorMatches,
-  type LabelSelector,
-} from '../../../webhook/util/label-selector.js';
+import type { AdmissionRequest, JsonValue } from '../admission/types.js';
+import type { WebhookEntry } from '../table.js';
+import { labelsOf } from '../util/json.js';
+import { parseLabelSelector, selectorMatches, type LabelSelector } from '../util/label-selector.js';
 import { CelError, compileCel, type CelProgram, type CelValue } from './cel.js';
 
 export type MatchResult =

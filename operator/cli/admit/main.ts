@@ -11,8 +11,10 @@ import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { versionLine } from '../../version.js';
 import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
-import { chainContextFactory, configMapsOf, watchedGroupsOf } from './chain-context.js';
-import { runChain, type AdmissionInput } from './evaluate.js';
+import type { AdmissionInput } from '../../../webhook/chain/call-webhook.js';
+import { chainContextFactory } from '../../../webhook/chain/chain-context.js';
+import { runChain } from '../../../webhook/chain/run-chain.js';
+import { configMapsOf, tableContextOf, watchedGroupsOf } from './table-context.js';
 import { lookupKind, splitApiVersion } from './kinds.js';
 import { apiVersionOf, InputError, kindOf, loadManifests, whereOf, type Manifest } from './manifests.js';
 import { formatMachine, formatText, outcomeOf, type ObjectResult } from './output.js';
@@ -158,7 +160,13 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
   const planned = plan(manifests, old, options, watchedGroups, defaultNamespace);
 
   // The GPU-class webhook's selectors follow the tier mapping in force, as in the operator.
-  const chainContext = chainContextFactory(options, state.store, logger, metrics, inForce.enforcement);
+  const chainContext = chainContextFactory(
+    (mapping) => tableContextOf(options, mapping),
+    state.store,
+    logger,
+    metrics,
+    inForce.enforcement,
+  );
   const judge = (input: AdmissionInput): ObjectResult['verdict'] => {
     const verdict = runChain(input, chainContext());
     if (input.namespace && !state.store.namespace(input.namespace)) {

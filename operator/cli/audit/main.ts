@@ -19,7 +19,8 @@ import {
 } from '../../audit/policy-report.js';
 import type { AuditReport } from '../../audit/audit.js';
 import { TABLE_FLAG_OPTIONS, tableFlagsOf, UsageError } from '../admit/args.js';
-import { chainContextFactory, configMapsOf } from '../admit/chain-context.js';
+import { chainContextFactory } from '../../../webhook/chain/chain-context.js';
+import { configMapsOf, tableContextOf } from '../admit/table-context.js';
 import type { AdmitIo } from '../admit/main.js';
 import { loadState, StateError } from '../admit/state.js';
 
@@ -134,7 +135,12 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
     const report = await runAudit({
       kubeConfig: state.kubeConfig,
       store: state.store,
-      chainContext: chainContextFactory(flags, state.store, logger, metrics),
+      chainContext: chainContextFactory(
+        (mapping) => tableContextOf(flags, mapping),
+        state.store,
+        logger,
+        metrics,
+      ),
       configMaps,
       scope: { namespace, labelSelector: values.selector },
       ...(collector ? { onJudged: collector.add } : {}),
