@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Enforcement } from '../enforcement/enforcement.js';
-import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import type { DecisionMetrics } from '../metrics/decision-metrics.js';
 import { NAMESPACE_NAME_LABEL } from '../names.js';
 import type { TierMapping } from '../rules/gpu-class/tier-mapping.js';
 import type { StateSnapshot } from '../state.js';
@@ -15,7 +15,7 @@ export interface ChainContext {
   webhooks: readonly WebhookEntry[];
   state: StateSnapshot;
   logger: Logger;
-  metrics: OperatorMetrics;
+  metrics: DecisionMetrics;
   /** The labels the API server reads for a namespace's selectors. */
   namespaceLabels: (name: string) => Readonly<Record<string, string>>;
   /** Each webhook's enforcement; deny everywhere when omitted (the audit's "if it were enforced"). */
@@ -27,7 +27,7 @@ export function chainContextFactory(
   tableContextFor: (mapping: TierMapping) => TableContext,
   state: StateSnapshot,
   logger: Logger,
-  metrics: OperatorMetrics,
+  metrics: DecisionMetrics,
   enforcement?: Enforcement,
 ): () => ChainContext {
   let tableFor: TierMapping | undefined;

@@ -7,13 +7,13 @@
  */
 import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { versionLine } from '../../version.js';
 import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
 import type { AdmissionInput } from '../../../webhook/chain/call-webhook.js';
 import { chainContextFactory } from '../../../webhook/chain/chain-context.js';
 import { runChain } from '../../../webhook/chain/run-chain.js';
+import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
 import { configMapsOf, tableContextOf, watchedGroupsOf } from './table-context.js';
 import { lookupKind, splitApiVersion } from './kinds.js';
 import { apiVersionOf, InputError, kindOf, loadManifests, whereOf, type Manifest } from './manifests.js';
@@ -136,14 +136,12 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
   const configMaps = configMapsOf(options);
   const watchedGroups = watchedGroupsOf(options);
 
-  const metrics = new OperatorMetrics();
   const state: LoadedState = await loadState({
     files: stateFiles,
     cluster: options.cluster ? { kubeconfig: options.kubeconfig, context: options.context } : undefined,
     configMaps,
     operatorNamespace: options.operatorNamespace,
     logger,
-    metrics,
   });
   for (const warning of state.warnings) io.stderr(`admit: warning: ${warning}\n`);
   const inForce = await enforcementInForce({
@@ -164,7 +162,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
     (mapping) => tableContextOf(options, mapping),
     state.store,
     logger,
-    metrics,
+    NO_DECISION_METRICS,
     inForce.enforcement,
   );
   const judge = (input: AdmissionInput): ObjectResult['verdict'] => {

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
-import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
+import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { runAudit } from '../../audit/audit.js';
 import { versionLine } from '../../version.js';
@@ -120,7 +120,6 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
     return 2;
   }
   const logger = quietLogger(io);
-  const metrics = new OperatorMetrics();
   try {
     const configMaps = configMapsOf(flags);
     const state = await loadState({
@@ -129,7 +128,6 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
       configMaps,
       operatorNamespace: flags.operatorNamespace,
       logger,
-      metrics,
     });
     const collector = values['policy-report'] ? new PolicyReportCollector() : undefined;
     const report = await runAudit({
@@ -139,7 +137,7 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
         (mapping) => tableContextOf(flags, mapping),
         state.store,
         logger,
-        metrics,
+        NO_DECISION_METRICS,
       ),
       configMaps,
       scope: { namespace, labelSelector: values.selector },

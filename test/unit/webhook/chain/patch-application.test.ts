@@ -19,7 +19,7 @@ import type {
   JsonValue,
   KubeObject,
 } from '../../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import { readReview } from '../../../../webhook/server/app.js';
 import { decide } from '../../../../webhook/server/decide.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
@@ -51,7 +51,7 @@ const mutating = new Map(
 );
 const state = fuzzState();
 const logger = pino({ level: 'silent' });
-const metrics = new OperatorMetrics();
+const metrics = admissionMetrics();
 
 function produce(entry: WebhookEntry, request: AdmissionRequest, source: string): Produced | undefined {
   const object = request.object;

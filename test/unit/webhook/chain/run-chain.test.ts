@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import type { KubeObject } from '../../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import type { Rule } from '../../../../webhook/state.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
 import { applyPatch } from '../../../../webhook/chain/apply-patch.js';
@@ -77,7 +77,7 @@ const input: AdmissionInput = {
 const base = {
   state: stateSnapshot(),
   logger: pino({ level: 'silent' }),
-  metrics: new OperatorMetrics(),
+  metrics: admissionMetrics(),
   namespaceLabels: (name: string) => ({ 'kubernetes.io/metadata.name': name }),
 };
 
