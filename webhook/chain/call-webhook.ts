@@ -46,7 +46,7 @@ export interface WebhookCall {
 }
 
 /** A call and the object as the webhook read it: a fresh copy, so its patch can be applied in place. */
-export interface CallResult {
+interface CallResult {
   call: WebhookCall;
   reviewed: KubeObject | null;
 }
