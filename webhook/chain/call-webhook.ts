@@ -51,6 +51,7 @@ interface CallResult {
   reviewed: KubeObject | null;
 }
 
+/** The object's name, when it has one yet (a `generateName` create has none until validation). */
 export const objectName = (object: KubeObject | null): string | undefined => {
   const name = object?.metadata.name;
   return typeof name === 'string' && name !== '' ? name : undefined;

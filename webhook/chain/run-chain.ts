@@ -2,11 +2,9 @@
  * One object through the admission chain, as the API server runs it: every mutating webhook of
  * the table in order, each seeing the object as the previous ones left it; once more for the
  * IfNeeded webhooks that ran before a later webhook changed the object (the API server's single
- * reinvocation round); then every validating webhook on the result. Each call goes through the
- * server's own code: the review is serialised and read back as the server reads a body (so the
- * same shape limits apply), judged by decide(), softened to the webhook's enforcement as the
- * server softens it, and answered by admissionResponse(), whose patch is then applied as the API
- * server applies it.
+ * reinvocation round); then every validating webhook on the result. Which webhooks are called is
+ * match-webhook.ts; each call goes through the admission server's own code (call-webhook.ts), and
+ * its patch is applied as the API server applies it (apply-patch.ts).
  */
 import { randomInt } from 'node:crypto';
 import type { AdmissionRequest, KubeObject } from '../admission/types.js';
