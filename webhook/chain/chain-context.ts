@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Enforcement } from '../enforcement/enforcement.js';
 import type { DecisionMetrics } from '../metrics/decision-metrics.js';
 import { NAMESPACE_NAME_LABEL } from '../names.js';
-import type { TierMapping } from '../rules/gpu-class/tier-mapping.js';
+import type { TierMapping } from '../rules/kubenexus/tier-mapping.js';
 import type { StateSnapshot } from '../state.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../table.js';
 

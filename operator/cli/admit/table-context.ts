@@ -4,7 +4,7 @@
  * `audit`, so both judge exactly as the operator's table would.
  */
 import { DEFAULT_TIER_LABEL_KEY, watchedConfigMaps } from '../../../webhook/names.js';
-import type { TierMapping } from '../../../webhook/rules/gpu-class/tier-mapping.js';
+import type { TierMapping } from '../../../webhook/rules/kubenexus/tier-mapping.js';
 import { webhookTable, type TableContext } from '../../../webhook/table.js';
 import type { TableFlags } from './args.js';
 
