@@ -10,7 +10,10 @@ import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
-import { OperatorMetrics } from '../webhook/metrics/operator-metrics.js';
+import { Registry } from 'prom-client';
+import { admissionMetrics } from '../webhook/metrics/admission-metrics.js';
+import { operatorMetrics, type OperatorMetrics } from './metrics/operator-metrics.js';
+import { registerProcessMetrics } from './metrics/process-metrics.js';
 import {
   enabledWebhooks,
   webhookShortNames,
@@ -81,8 +84,11 @@ export async function runOperator(
   logger: Logger,
   overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
-  const metrics = new OperatorMetrics();
-  if (options.memoryLimitBytes !== undefined) metrics.memoryLimit.set(options.memoryLimitBytes);
+  // One registry for the process's /metrics: its own, the operator's and the admission server's.
+  const registry = new Registry();
+  registerProcessMetrics(registry, options.memoryLimitBytes);
+  const metrics = operatorMetrics(registry);
+  const admission = admissionMetrics(registry);
   // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
   // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
@@ -242,7 +248,7 @@ export async function runOperator(
       return ca ? { ca, verifyName: handshakeTarget.verifyName } : undefined;
     },
     onResult: (result, error) => {
-      metrics.quotaForwards.inc({ result });
+      admission.quotaForwards.inc({ result });
       if (error) logger.debug({ err: error }, 'forwarding a quota admission to the leader failed');
     },
   });
@@ -280,7 +286,7 @@ export async function runOperator(
             : { ok: false, message: `not synced yet: ${unsynced.join(', ')}` };
         return { ready: Object.values(checks).every((check) => check.ok), checks };
       },
-      metrics,
+      metrics: admission,
       logger,
       enforcement: () => enforcement.enforcement,
       reserve: (reservation) => {
@@ -289,7 +295,7 @@ export async function runOperator(
       forward: (path, body, uid) => forwarder.forward(path, body, uid),
     }),
     logger,
-    metrics,
+    admission,
   );
   const port = await server.listen(options.port, options.bindAddress, {
     certificatePem: material.servingCertPem,
@@ -299,7 +305,7 @@ export async function runOperator(
   listening = true;
   configurations.request();
   const metricsServer = new MetricsServer({
-    metrics,
+    registry,
     logger,
     debug: { '/elasticQuota': () => store.quotaDebugView() },
   });

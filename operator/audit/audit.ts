@@ -19,7 +19,8 @@ import type { JsonObject, KubeObject } from '../../webhook/admission/types.js';
 import { formatQuantity, parseQuantity } from '../../webhook/util/quantity.js';
 import type { StateSnapshot } from '../../webhook/state.js';
 import { MAX_MESSAGE_CHARS, truncate } from '../../webhook/util/bounded-text.js';
-import { runChain, type ChainContext, type Verdict } from '../cli/admit/evaluate.js';
+import type { ChainContext } from '../../webhook/chain/chain-context.js';
+import { runChain, type Verdict } from '../../webhook/chain/run-chain.js';
 import type { StateStore } from '../store/state-store.js';
 import { auditedPages, type AuditedKind, type AuditScope } from './audited-objects.js';
 

@@ -9,11 +9,11 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { NO_DECISION_METRICS } from '../../webhook/metrics/decision-metrics.js';
 import { NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import type { WebhookEntry } from '../../webhook/table.js';
-import { OperatorMetrics as AuditMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type { EventRecorder } from '../kube/events.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { StateStore } from '../store/state-store.js';
 import { runAudit, type AuditReport } from './audit.js';
 import { PolicyReportCollector, PolicyReportCrdMissing, publishPolicyReports } from './policy-report.js';
@@ -39,8 +39,6 @@ export class PeriodicAudit {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  /** Rules judged by the audit count into metrics of their own, not the admission server's. */
-  private readonly ruleMetrics = new AuditMetrics();
 
   constructor(private readonly options: PeriodicAuditOptions) {}
 
@@ -104,7 +102,8 @@ export class PeriodicAudit {
           webhooks: this.options.webhooks(),
           state: store,
           logger,
-          metrics: this.ruleMetrics,
+          // What the audit judges is no admission: the server's fail-open count stays its own.
+          metrics: NO_DECISION_METRICS,
           namespaceLabels: (name) => store.namespace(name)?.labels ?? { [NAMESPACE_NAME_LABEL]: name },
         }),
       });

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { EventRecorder } from '../kube/events.js';

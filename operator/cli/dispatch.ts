@@ -5,43 +5,31 @@
  */
 import { text } from 'node:stream/consumers';
 import type { AdmitIo } from './admit/main.js';
+import { isSubcommand, type SubcommandName } from '../config/subcommands.js';
 import { versionLine } from '../version.js';
 
 type CommandMain = (argv: readonly string[], io: AdmitIo) => Promise<number>;
 
-interface Subcommand {
-  /** One line for the top-level --help. */
-  summary: string;
-  /** Loaded only when named: the operator never pays for the commands' code. */
-  load: () => Promise<CommandMain>;
-}
-
-const SUBCOMMANDS: Record<string, Subcommand> = {
-  admit: {
-    summary: 'run the webhooks on manifests offline, as the API server would (CI; also `kubectl admit`)',
-    load: async () => (await import('./admit/main.js')).admitMain,
-  },
-  audit: {
-    summary: "list a cluster's existing objects the rules would refuse or change (read-only)",
-    load: async () => (await import('./audit/main.js')).auditMain,
-  },
+/**
+ * Loaded only when named, so the operator's process never loads the commands' code (arguments,
+ * manifests, output): only this dispatcher reaches it; the admission chain the periodic audit
+ * shares with the commands lives in webhook/chain/.
+ */
+const LOADERS: Record<SubcommandName, () => Promise<CommandMain>> = {
+  admit: async () => (await import('./admit/main.js')).admitMain,
+  audit: async () => (await import('./audit/main.js')).auditMain,
 };
-
-/** The subcommands, one line each, for the operator's --help. */
-export function subcommandsHelp(): string[] {
-  return Object.entries(SUBCOMMANDS).map(([name, { summary }]) => `  ${name.padEnd(30)} ${summary}`);
-}
 
 /** Runs the subcommand `argv` names (or prints the version) and exits; resolves false when `argv` names none. */
 export async function runSubcommand(argv: readonly string[]): Promise<boolean> {
-  const subcommand = argv[0] === undefined ? undefined : SUBCOMMANDS[argv[0]];
+  const subcommand = argv[0] !== undefined && isSubcommand(argv[0]) ? LOADERS[argv[0]] : undefined;
   if (!subcommand) {
     // As --help, --version may stand anywhere among the operator's flags.
     if (!argv.includes('--version')) return false;
     process.stdout.write(`${versionLine()}\n`);
     process.exit(0);
   }
-  const main = await subcommand.load();
+  const main = await subcommand();
   const code = await main(argv.slice(1), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

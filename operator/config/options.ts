@@ -3,7 +3,7 @@
  * (ADMISSION_<FLAG_IN_CAPS>), which a Deployment finds easier to set; a flag wins.
  */
 import { parseArgs } from 'node:util';
-import { subcommandsHelp } from '../cli/dispatch.js';
+import { subcommandsHelp } from './subcommands.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
 import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';

@@ -13,7 +13,7 @@ import {
   parseEnforcement,
   type Enforcement,
 } from '../../webhook/enforcement/enforcement.js';
-import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { ENFORCEMENT_KEY } from '../../webhook/names.js';
 import type { ConfigMapView } from '../../webhook/state.js';
 import { configMapTarget, type EventRecorder } from '../kube/events.js';

@@ -13,7 +13,7 @@ import { quotaView, type QuotaView } from '../../webhook/rules/koordinator/quota
 import { QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
 import { quotaNameFor } from '../../webhook/rules/koordinator/quota/resolve-quota.js';
 import { formatQuantity } from '../../webhook/util/quantity.js';
-import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type {
   ColocationProfileView,
   ConfigMapView,

@@ -10,7 +10,7 @@ import {
   parseTierMapping,
   type TierMapping,
 } from '../../webhook/rules/kubenexus/tier-mapping.js';
-import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { ConfigMapView } from '../../webhook/state.js';
 import { configMapTarget, type EventRecorder } from '../kube/events.js';
 

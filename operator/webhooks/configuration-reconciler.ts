@@ -20,7 +20,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { WebhookEntry } from '../../webhook/table.js';
-import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { CoalescingRunner } from '../kube/coalescing-runner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';

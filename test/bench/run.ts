@@ -42,7 +42,7 @@ import { createCertificateAuthority, issueCertificate } from '../../operator/cer
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
 import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../webhook/metrics/admission-metrics.js';
 import { mutate } from '../../webhook/admission/decisions.js';
 import { enabledWebhooks } from '../../webhook/table.js';
 import { parseFeatureGates } from '../../webhook/feature-gates.js';
@@ -206,7 +206,7 @@ async function startBenchServer(): Promise<BenchServer> {
       return mutate(object);
     },
   };
-  const metrics = new OperatorMetrics();
+  const metrics = admissionMetrics();
   const logger = pino({ level: 'silent' });
   const app = createAdmissionApp({
     webhooks: () => [...table, mutating],

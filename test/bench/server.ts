@@ -9,7 +9,7 @@ import { DEFAULT_TIER_LABEL_KEY } from '../../webhook/names.js';
 import { parseFeatureGates } from '../../webhook/feature-gates.js';
 import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics, type AdmissionMetrics } from '../../webhook/metrics/admission-metrics.js';
 import type { StateSnapshot } from '../../webhook/state.js';
 import { enabledWebhooks, type WebhookEntry } from '../../webhook/table.js';
 import { measurePath, type DriveSettings, type PathFigures } from './drive.js';
@@ -86,7 +86,7 @@ export const POD_PATHS: readonly { path: string; label: string; body: string }[]
 export function buildOurApp(state: StateSnapshot): {
   app: Koa;
   table: readonly WebhookEntry[];
-  metrics: OperatorMetrics;
+  metrics: AdmissionMetrics;
   close: () => void;
 } {
   const table = enabledWebhooks({
@@ -98,7 +98,7 @@ export function buildOurApp(state: StateSnapshot): {
     koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
   });
-  const metrics = new OperatorMetrics();
+  const metrics = admissionMetrics();
   const logger = operatorLogger('info', '/dev/null');
   const app = createAdmissionApp({
     webhooks: () => table,

@@ -12,7 +12,7 @@ import { admissionResponse, serializeReview } from '../../webhook/admission/resp
 import type { AdmissionRequest } from '../../webhook/admission/types.js';
 import { enforce, type EnforcedJudgement } from '../../webhook/enforcement/apply-enforcement.js';
 import { actionFor, DENY_ALL } from '../../webhook/enforcement/enforcement.js';
-import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../webhook/metrics/admission-metrics.js';
 import {
   decisionLogFields,
   MAX_OBJECT_DEPTH,
@@ -57,7 +57,7 @@ export function measureSteps(entry: WebhookEntry, body: string, state: StateSnap
   const raw = Buffer.from(body);
   const text = body;
   const request: AdmissionRequest = parseAdmissionReview(JSON.parse(text));
-  const metrics = new OperatorMetrics();
+  const metrics = admissionMetrics();
   const logger = operatorLogger('info', '/dev/null');
   const judge = (): EnforcedJudgement =>
     enforce(

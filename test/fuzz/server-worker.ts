@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { createAdmissionApp } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../webhook/server/https-server.js';
-import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../webhook/metrics/admission-metrics.js';
 import type { WebhookEntry } from '../../webhook/table.js';
 import { logProcessWarnings } from '../../operator/process-warnings.js';
 import { collectGarbage } from './gc.js';
@@ -82,7 +82,7 @@ function forward(line: string): void {
 const logger = pino({ level: 'info' }, { write: forward });
 // As the operator does: a library's warning is a log line, not output on stderr.
 logProcessWarnings(logger);
-const metrics = new OperatorMetrics();
+const metrics = admissionMetrics();
 const state = fuzzState();
 
 const caseOf = (uid: string): number => {

@@ -4,7 +4,7 @@
  */
 import { pino } from 'pino';
 import { allow } from '../../webhook/admission/decisions.js';
-import { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics, type AdmissionMetrics } from '../../webhook/metrics/admission-metrics.js';
 import { createAdmissionApp, type AdmissionAppOptions } from '../../webhook/server/app.js';
 import { AdmissionHttpsServer, type TransportLimits } from '../../webhook/server/https-server.js';
 import { createCertificateAuthority, issueCertificate } from '../../operator/certificates/x509.js';
@@ -41,7 +41,7 @@ export interface AllowingServer {
   server: AdmissionHttpsServer;
   port: number;
   ca: string;
-  metrics: OperatorMetrics;
+  metrics: AdmissionMetrics;
 }
 
 /** A `/validate-pod` webhook (Fail, no selectors) answering with `handler`. */
@@ -74,7 +74,7 @@ export async function startAllowingServer(
   limits?: TransportLimits,
   options: AllowingServerOptions = {},
 ): Promise<AllowingServer> {
-  const metrics = new OperatorMetrics();
+  const metrics = admissionMetrics();
   const { ca, certificatePem, privateKeyPem } = await localServingCertificate();
   const { log } = options;
   const logger = log ? pino({ level: 'debug' }, { write: log }) : pino({ level: 'silent' });

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import type { AdmissionMetrics } from '../metrics/admission-metrics.js';
 
 export type AbortStage = 'body' | 'answer';
 
@@ -21,7 +21,7 @@ export function watchForAbandonedCall(
   req: IncomingMessage,
   res: ServerResponse,
   webhook: string,
-  metrics: OperatorMetrics,
+  metrics: AdmissionMetrics,
   logger: Logger,
   describe: () => Record<string, unknown>,
 ): void {

@@ -16,7 +16,7 @@ import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
 import { decide, unreadable } from './decide.js';
 import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
 import { enforce, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
-import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import type { AdmissionMetrics } from '../metrics/admission-metrics.js';
 import { BodyAbortedError, BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 import { answerBeforeBody } from './answer-before-body.js';
 import { watchForAbandonedCall } from './abandoned-calls.js';
@@ -48,7 +48,7 @@ export interface AdmissionAppOptions {
   webhooks: () => readonly WebhookEntry[];
   state: () => StateSnapshot;
   readiness: () => Promise<ReadinessReport>;
-  metrics: OperatorMetrics;
+  metrics: AdmissionMetrics;
   logger: Logger;
   /** Records a decision's quota reservation (see Decision.reserve). */
   reserve?: (reservation: NonNullable<Decision['reserve']>) => void;
@@ -105,7 +105,7 @@ export function decisionLogFields(
 
 /** Counts a decision, its time and its rule's outcome in the metrics. */
 export function recordDecision(
-  metrics: OperatorMetrics,
+  metrics: AdmissionMetrics,
   entry: WebhookEntry,
   { decision, outcome, enforcement }: EnforcedJudgement,
   seconds: number,

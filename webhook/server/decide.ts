@@ -12,7 +12,8 @@ import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
 import type { WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
-import type { DecisionOutcome, FailOpenCause, OperatorMetrics } from '../metrics/operator-metrics.js';
+import type { DecisionOutcome } from '../metrics/admission-metrics.js';
+import type { DecisionMetrics, FailOpenCause } from '../metrics/decision-metrics.js';
 
 export interface Judgement {
   decision: Decision;
@@ -28,10 +29,10 @@ function passUnchanged(
   entry: WebhookEntry,
   cause: FailOpenCause,
   message: string,
-  metrics: OperatorMetrics,
+  metrics: DecisionMetrics,
   warnings: readonly string[] = [],
 ): Judgement {
-  metrics.failOpen.inc({ webhook: entry.name, cause });
+  metrics.failedOpen(entry.name, cause);
   return {
     decision: allow([...warnings, `${entry.name} left the object unchanged: ${message}`]),
     outcome: cause === 'exception' ? 'error' : 'allowed',
@@ -43,7 +44,7 @@ function passUnchanged(
  * under failurePolicy Fail; under Ignore allowed with a warning, as the API server would have done
  * had we not answered.
  */
-export function unreadable(entry: WebhookEntry, message: string, metrics: OperatorMetrics): Judgement {
+export function unreadable(entry: WebhookEntry, message: string, metrics: DecisionMetrics): Judgement {
   if (failsOpen(entry)) return passUnchanged(entry, 'unreadable-object', message, metrics);
   if (entry.failurePolicy === 'Ignore') {
     return {
@@ -62,7 +63,7 @@ function internalError(
   request: AdmissionRequest,
   error: unknown,
   logger: Logger,
-  metrics: OperatorMetrics,
+  metrics: DecisionMetrics,
 ): Judgement {
   const err = error instanceof Error ? error : new Error(String(error));
   logger.error({ err, webhook: entry.name, uid: request.uid }, 'rule threw an exception');
@@ -90,7 +91,7 @@ export function decide(
   request: AdmissionRequest,
   state: StateSnapshot,
   logger: Logger,
-  metrics: OperatorMetrics,
+  metrics: DecisionMetrics,
 ): Judgement & { patch?: JsonPatch } {
   try {
     const decision = entry.handler(request, state);

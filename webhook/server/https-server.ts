@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import type { AdmissionMetrics } from '../metrics/admission-metrics.js';
 import { UNUSED_CONNECTION_IDLE_MS, UnusedConnections } from './unused-connections.js';
 
 export interface ServingCertificate {
@@ -50,7 +50,7 @@ export class AdmissionHttpsServer {
   constructor(
     private readonly app: Koa,
     private readonly logger: Logger,
-    private readonly metrics: OperatorMetrics,
+    private readonly metrics: AdmissionMetrics,
     private readonly limits: TransportLimits = DEFAULT_LIMITS,
   ) {}
 

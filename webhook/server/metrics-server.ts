@@ -6,10 +6,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import type { Registry } from 'prom-client';
 
 export interface MetricsServerOptions {
-  metrics: OperatorMetrics;
+  /** The process's one registry: the admission server's and the operator's metrics. */
+  registry: Registry;
   logger: Logger;
   /** JSON views of what the rules see, by path. */
   debug?: Readonly<Record<string, () => unknown>>;
@@ -25,7 +26,7 @@ export class MetricsServer {
 
   /** Starts serving; resolves with the bound port (useful when `port` is 0). */
   async listen(port: number, host: string): Promise<number> {
-    const { metrics, debug, logger } = this.options;
+    const { registry, debug, logger } = this.options;
     const server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const view = debug?.[path];
@@ -35,7 +36,7 @@ export class MetricsServer {
       }
       const answer = view
         ? Promise.resolve({ type: 'application/json', text: json(view()) })
-        : metrics.registry.metrics().then((text) => ({ type: metrics.registry.contentType, text }));
+        : registry.metrics().then((text) => ({ type: registry.contentType, text }));
       answer.then(
         ({ type, text }) => {
           res.writeHead(200, { 'Content-Type': type }).end(text);

@@ -7,12 +7,14 @@
  */
 import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { versionLine } from '../../version.js';
 import { admitUsage, parseAdmitArgs, UsageError, type AdmitOptions } from './args.js';
-import { chainContextFactory, configMapsOf, watchedGroupsOf } from './chain-context.js';
-import { runChain, type AdmissionInput } from './evaluate.js';
+import type { AdmissionInput } from '../../../webhook/chain/call-webhook.js';
+import { chainContextFactory } from '../../../webhook/chain/chain-context.js';
+import { runChain } from '../../../webhook/chain/run-chain.js';
+import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
+import { configMapsOf, tableContextOf, watchedGroupsOf } from './table-context.js';
 import { lookupKind, splitApiVersion } from './kinds.js';
 import { apiVersionOf, InputError, kindOf, loadManifests, whereOf, type Manifest } from './manifests.js';
 import { formatMachine, formatText, outcomeOf, type ObjectResult } from './output.js';
@@ -134,14 +136,12 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
   const configMaps = configMapsOf(options);
   const watchedGroups = watchedGroupsOf(options);
 
-  const metrics = new OperatorMetrics();
   const state: LoadedState = await loadState({
     files: stateFiles,
     cluster: options.cluster ? { kubeconfig: options.kubeconfig, context: options.context } : undefined,
     configMaps,
     operatorNamespace: options.operatorNamespace,
     logger,
-    metrics,
   });
   for (const warning of state.warnings) io.stderr(`admit: warning: ${warning}\n`);
   const inForce = await enforcementInForce({
@@ -158,7 +158,13 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
   const planned = plan(manifests, old, options, watchedGroups, defaultNamespace);
 
   // The GPU-class webhook's selectors follow the tier mapping in force, as in the operator.
-  const chainContext = chainContextFactory(options, state.store, logger, metrics, inForce.enforcement);
+  const chainContext = chainContextFactory(
+    (mapping) => tableContextOf(options, mapping),
+    state.store,
+    logger,
+    NO_DECISION_METRICS,
+    inForce.enforcement,
+  );
   const judge = (input: AdmissionInput): ObjectResult['verdict'] => {
     const verdict = runChain(input, chainContext());
     if (input.namespace && !state.store.namespace(input.namespace)) {

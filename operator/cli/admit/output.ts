@@ -10,7 +10,8 @@ import { stringify } from 'yaml';
 import type { JsonValue, KubeObject } from '../../../webhook/admission/types.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import type { OutputFormat } from './args.js';
-import type { Verdict, WebhookCall } from './evaluate.js';
+import type { WebhookCall } from '../../../webhook/chain/call-webhook.js';
+import type { Verdict } from '../../../webhook/chain/run-chain.js';
 
 export interface ObjectResult {
   /** file#document */

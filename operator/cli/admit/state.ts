@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../../webhook/admission/types.js';
 import { NAMESPACE_NAME_LABEL } from '../../../webhook/names.js';
-import type { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
+import { operatorMetrics } from '../../metrics/operator-metrics.js';
 import { EventRecorder, type EventTarget } from '../../kube/events.js';
 import { Reflector, type ReflectorSink, type ReflectorSpec } from '../../kube/reflector.js';
 import { StateStore, type StoreSource } from '../../store/state-store.js';
@@ -92,7 +92,6 @@ export interface StateOptions {
   configMaps: readonly { namespace: string; name: string }[];
   operatorNamespace: string;
   logger: Logger;
-  metrics: OperatorMetrics;
 }
 
 export interface LoadedState {
@@ -163,7 +162,8 @@ export async function loadState(options: StateOptions): Promise<LoadedState> {
     configMaps: options.configMaps,
     tierMappingNamespace: options.operatorNamespace,
     logger: options.logger,
-    metrics: options.metrics,
+    // Counted into a registry of its own that nothing serves: a command exports no metrics.
+    metrics: operatorMetrics(),
     events: new NoEvents(kubeConfig, options.logger),
     sources: (spec, sink) => {
       const live = options.cluster ? new Reflector(kubeConfig, spec, sink, options.logger) : undefined;

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
-import { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
+import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { runAudit } from '../../audit/audit.js';
 import { versionLine } from '../../version.js';
@@ -19,7 +19,8 @@ import {
 } from '../../audit/policy-report.js';
 import type { AuditReport } from '../../audit/audit.js';
 import { TABLE_FLAG_OPTIONS, tableFlagsOf, UsageError } from '../admit/args.js';
-import { chainContextFactory, configMapsOf } from '../admit/chain-context.js';
+import { chainContextFactory } from '../../../webhook/chain/chain-context.js';
+import { configMapsOf, tableContextOf } from '../admit/table-context.js';
 import type { AdmitIo } from '../admit/main.js';
 import { loadState, StateError } from '../admit/state.js';
 
@@ -119,7 +120,6 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
     return 2;
   }
   const logger = quietLogger(io);
-  const metrics = new OperatorMetrics();
   try {
     const configMaps = configMapsOf(flags);
     const state = await loadState({
@@ -128,13 +128,17 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
       configMaps,
       operatorNamespace: flags.operatorNamespace,
       logger,
-      metrics,
     });
     const collector = values['policy-report'] ? new PolicyReportCollector() : undefined;
     const report = await runAudit({
       kubeConfig: state.kubeConfig,
       store: state.store,
-      chainContext: chainContextFactory(flags, state.store, logger, metrics),
+      chainContext: chainContextFactory(
+        (mapping) => tableContextOf(flags, mapping),
+        state.store,
+        logger,
+        NO_DECISION_METRICS,
+      ),
       configMaps,
       scope: { namespace, labelSelector: values.selector },
       ...(collector ? { onJudged: collector.add } : {}),

@@ -7,7 +7,7 @@ import {
   parseEnforcement,
   type Enforcement,
 } from '../../../../webhook/enforcement/enforcement.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { operatorMetrics } from '../../../../operator/metrics/operator-metrics.js';
 import type { ConfigMapView } from '../../../../webhook/state.js';
 
 const names = ['validate-pod', 'mutate-pod'];
@@ -19,7 +19,7 @@ function fromFlag(text: string): Enforcement {
 }
 
 function tracker(flag: string) {
-  const metrics = new OperatorMetrics();
+  const metrics = operatorMetrics();
   const events: { reason: string; message: string }[] = [];
   const tracked = new EnforcementTracker(fromFlag(flag), names, pino({ level: 'silent' }), metrics, {
     warning: (_target, reason, message) => {

@@ -8,7 +8,7 @@ import { createAdmissionApp, MAX_BODY_BYTES, MAX_OBJECT_DEPTH } from '../../../.
 import { DENY_ALL, type Enforcement } from '../../../../webhook/enforcement/enforcement.js';
 import { BodyBudget } from '../../../../webhook/server/read-body.js';
 import { MetricsServer } from '../../../../webhook/server/metrics-server.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import type { StateSnapshot } from '../../../../webhook/state.js';
 import { stateSnapshot } from '../../../harness/state.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
@@ -137,7 +137,7 @@ describe('admission app', () => {
   let port = 0;
   let metricsServer: MetricsServer;
   let metricsPort = 0;
-  const metrics = new OperatorMetrics();
+  const metrics = admissionMetrics();
   const logLines: string[] = [];
   const budget = new BodyBudget(MAX_BODY_BYTES * 2);
   let enforcement: Enforcement = DENY_ALL;
@@ -185,7 +185,7 @@ describe('admission app', () => {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
     metricsServer = new MetricsServer({
-      metrics,
+      registry: metrics.registry,
       logger: pino({ level: 'silent' }),
       debug: { '/elasticQuota': () => ({ used: 5n }) },
     });

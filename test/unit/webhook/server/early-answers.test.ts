@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import { allow } from '../../../../webhook/admission/decisions.js';
 import type { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
-import type { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import type { AdmissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import { MAX_BODY_BYTES } from '../../../../webhook/server/read-body.js';
 import { startAllowingServer } from '../../../harness/allowing-server.js';
 import { closed, openTls, postHead, readResponse, written } from '../../../harness/raw-tls.js';
@@ -31,7 +31,7 @@ describe('answers before the body, and calls that end early', () => {
   let server: AdmissionHttpsServer;
   let port = 0;
   let ca = '';
-  let metrics: OperatorMetrics;
+  let metrics: AdmissionMetrics;
   const lines: string[] = [];
   /** Forwards of quota-reserving reviews wait here until a test answers them. */
   const forwards: { uid: string; answer: (body: Buffer) => void }[] = [];

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
 import type { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
-import type { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import type { AdmissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import { startAllowingServer } from '../../../harness/allowing-server.js';
 
 describe('admission HTTPS transport', () => {
-  let metrics: OperatorMetrics;
+  let metrics: AdmissionMetrics;
   let server: AdmissionHttpsServer;
   let port = 0;
   let ca = '';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import type { Decision } from '../../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../../webhook/metrics/operator-metrics.js';
+import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import { createAdmissionApp } from '../../../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
 import {
@@ -51,7 +51,7 @@ async function startReplica(
 ): Promise<Replica> {
   const reserved: Reservation[] = [];
   const forwards: ForwardResult[] = [];
-  const metrics = new OperatorMetrics();
+  const metrics = admissionMetrics();
   const quotaForwarder = forwarder?.(forwards);
   const app = createAdmissionApp({
     webhooks: () => [reservingEntry(who)],

@@ -6,18 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject } from '../../../../../webhook/admission/types.js';
-import { CelError, compileCel } from '../../../../../operator/cli/admit/cel.js';
-import { matchWebhook } from '../../../../../operator/cli/admit/matching.js';
-import { webhookTable, type WebhookEntry } from '../../../../../webhook/table.js';
+import type { KubeObject } from '../../../../webhook/admission/types.js';
+import { CelError, compileCel } from '../../../../webhook/chain/cel.js';
+import { matchWebhook } from '../../../../webhook/chain/match-webhook.js';
+import { webhookTable, type WebhookEntry } from '../../../../webhook/table.js';
 import {
   conditionInputs,
   tableConditions,
   type CelJson,
   type ConditionVariables,
   type TableCondition,
-} from '../../../../harness/match-conditions.js';
-import { admissionRequest } from '../../../../harness/requests.js';
+} from '../../../harness/match-conditions.js';
+import { admissionRequest } from '../../../harness/requests.js';
 
 type Outcome = boolean | 'error';
 type JsonMap = { [key: string]: CelJson };

@@ -5,13 +5,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import type { KubeObject } from '../../../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../../../webhook/metrics/operator-metrics.js';
-import type { Rule } from '../../../../../webhook/state.js';
-import type { WebhookEntry } from '../../../../../webhook/table.js';
-import { applyPatch, runChain, type AdmissionInput } from '../../../../../operator/cli/admit/evaluate.js';
-import { fieldPath } from '../../../../../operator/cli/admit/output.js';
-import { stateSnapshot } from '../../../../harness/state.js';
+import type { KubeObject } from '../../../../webhook/admission/types.js';
+import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
+import type { Rule } from '../../../../webhook/state.js';
+import type { WebhookEntry } from '../../../../webhook/table.js';
+import { applyPatch } from '../../../../webhook/chain/apply-patch.js';
+import type { AdmissionInput } from '../../../../webhook/chain/call-webhook.js';
+import { runChain } from '../../../../webhook/chain/run-chain.js';
+import { fieldPath } from '../../../../operator/cli/admit/output.js';
+import { stateSnapshot } from '../../../harness/state.js';
 
 function entry(
   name: string,
@@ -75,7 +77,7 @@ const input: AdmissionInput = {
 const base = {
   state: stateSnapshot(),
   logger: pino({ level: 'silent' }),
-  metrics: new OperatorMetrics(),
+  metrics: admissionMetrics(),
   namespaceLabels: (name: string) => ({ 'kubernetes.io/metadata.name': name }),
 };
 

@@ -23,7 +23,7 @@ export class CelError {
 
 type Result = CelValue | CelError;
 
-export class CelSyntaxError extends Error {
+class CelSyntaxError extends Error {
   override name = 'CelSyntaxError';
 }
 

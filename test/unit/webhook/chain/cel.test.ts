@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseFeatureGates } from '../../../../../webhook/feature-gates.js';
-import { webhookTable } from '../../../../../webhook/table.js';
-import { CelError, compileCel, type CelValue } from '../../../../../operator/cli/admit/cel.js';
+import { parseFeatureGates } from '../../../../webhook/feature-gates.js';
+import { webhookTable } from '../../../../webhook/table.js';
+import { CelError, compileCel, type CelValue } from '../../../../webhook/chain/cel.js';
 
 const run = (expression: string, variables: Record<string, CelValue> = {}): unknown =>
   compileCel(expression).evaluate(variables);

@@ -11,22 +11,22 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fastJsonPatch from 'fast-json-patch';
 import { pino } from 'pino';
-import { applyPatch } from '../../../../../operator/cli/admit/evaluate.js';
-import type { JsonPatch } from '../../../../../webhook/admission/response.js';
+import { applyPatch } from '../../../../webhook/chain/apply-patch.js';
+import type { JsonPatch } from '../../../../webhook/admission/response.js';
 import type {
   AdmissionRequest,
   JsonObject,
   JsonValue,
   KubeObject,
-} from '../../../../../webhook/admission/types.js';
-import { OperatorMetrics } from '../../../../../webhook/metrics/operator-metrics.js';
-import { readReview } from '../../../../../webhook/server/app.js';
-import { decide } from '../../../../../webhook/server/decide.js';
-import type { WebhookEntry } from '../../../../../webhook/table.js';
-import { generateCase } from '../../../../fuzz/generate.js';
-import { caseSeed, mulberry32, type Rng } from '../../../../fuzz/prng.js';
-import { seeds } from '../../../../fuzz/seeds.js';
-import { fuzzState, fuzzWebhooks } from '../../../../fuzz/world.js';
+} from '../../../../webhook/admission/types.js';
+import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
+import { readReview } from '../../../../webhook/server/app.js';
+import { decide } from '../../../../webhook/server/decide.js';
+import type { WebhookEntry } from '../../../../webhook/table.js';
+import { generateCase } from '../../../fuzz/generate.js';
+import { caseSeed, mulberry32, type Rng } from '../../../fuzz/prng.js';
+import { seeds } from '../../../fuzz/seeds.js';
+import { fuzzState, fuzzWebhooks } from '../../../fuzz/world.js';
 
 const SEED = 20_261_125;
 /** Fuzz cases generated; about a fifth reach a mutating rule that patches. */
@@ -51,7 +51,7 @@ const mutating = new Map(
 );
 const state = fuzzState();
 const logger = pino({ level: 'silent' });
-const metrics = new OperatorMetrics();
+const metrics = admissionMetrics();
 
 function produce(entry: WebhookEntry, request: AdmissionRequest, source: string): Produced | undefined {
   const object = request.object;

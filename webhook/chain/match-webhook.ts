@@ -6,17 +6,13 @@
  * the webhook under Ignore.
  */
 import type { V1LabelSelector } from '@kubernetes/client-node';
-import type { AdmissionRequest, JsonValue } from '../../../webhook/admission/types.js';
-import type { WebhookEntry } from '../../../webhook/table.js';
-import { labelsOf } from '../../../webhook/util/json.js';
-import {
-  parseLabelSelector,
-  selectorMatches,
-  type LabelSelector,
-} from '../../../webhook/util/label-selector.js';
+import type { AdmissionRequest, JsonValue } from '../admission/types.js';
+import type { WebhookEntry } from '../table.js';
+import { labelsOf } from '../util/json.js';
+import { parseLabelSelector, selectorMatches, type LabelSelector } from '../util/label-selector.js';
 import { CelError, compileCel, type CelProgram, type CelValue } from './cel.js';
 
-export type MatchResult =
+type MatchResult =
   | { call: true }
   | { call: false; reason: string }
   /** A match condition erred under failurePolicy Fail: the API server refuses the request. */
@@ -99,7 +95,7 @@ function requestVariable(request: AdmissionRequest): CelValue {
   };
 }
 
-export interface MatchContext {
+interface MatchContext {
   /** The labels of a namespace as the API server would read them. */
   namespaceLabels: (name: string) => Readonly<Record<string, string>>;
   namespaced: boolean;

@@ -1,0 +1,17 @@
+/**
+ * What the configuration reconciler counts: its writes of the webhook configurations.
+ */
+import { Counter, type Registry } from 'prom-client';
+
+export function configurationMetrics(registers: Registry[]) {
+  return {
+    configurationRepairs: new Counter({
+      name: 'admission_webhook_configuration_writes_total',
+      help: 'Writes of the webhook configurations (create or repair of drift), by kind.',
+      labelNames: ['configuration', 'action'] as const,
+      registers,
+    }),
+  };
+}
+
+export type ConfigurationMetrics = ReturnType<typeof configurationMetrics>;

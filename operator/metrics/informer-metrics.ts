@@ -1,0 +1,38 @@
+/**
+ * What the watches count: the state store's complete lists and the objects it keeps, and every
+ * informer's restarts (the store's, the certificate manager's, the configuration reconciler's).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** What the state store holds, by watched kind. */
+export type StoreSizes = () => Iterable<readonly [kind: string, objects: number]>;
+
+/** `sizes` is read at each scrape: the store sets it once it exists (see OperatorMetrics.storeSizes). */
+export function informerMetrics(registers: Registry[], sizes: StoreSizes) {
+  const storeObjects: Gauge<'kind'> = new Gauge({
+    name: 'admission_store_objects',
+    help: 'Objects the state store keeps, by watched kind (pods: the live pods counted against quotas).',
+    labelNames: ['kind'] as const,
+    registers,
+    collect: () => {
+      for (const [kind, objects] of sizes()) storeObjects.set({ kind }, objects);
+    },
+  });
+  return {
+    storeLists: new Counter({
+      name: 'admission_store_lists_total',
+      help: 'Complete lists of a watched kind into the state store: one at start, then one per relist (410 Gone, SIGHUP).',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    storeObjects,
+    informerRestarts: new Counter({
+      name: 'admission_informer_restarts_total',
+      help: 'Watch restarts after an error, by watched kind.',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+  };
+}
+
+export type InformerMetrics = ReturnType<typeof informerMetrics>;

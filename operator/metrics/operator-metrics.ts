@@ -1,0 +1,44 @@
+/**
+ * Everything the operator's loops count, one object for the parts that share it: the certificate
+ * manager, the state store and its trackers, the configuration reconciler, the periodic audit and
+ * leader election each read the fields of their own concern (one file each, beside this one).
+ * The admission server counts into webhook/metrics/admission-metrics.ts; both register into the
+ * one registry the operator's /metrics serves.
+ */
+import { Registry } from 'prom-client';
+import { auditMetrics, type AuditMetrics } from './audit-metrics.js';
+import { certificateMetrics, type CertificateMetrics } from './certificate-metrics.js';
+import { configMapMetrics, type ConfigMapMetrics } from './config-map-metrics.js';
+import { configurationMetrics, type ConfigurationMetrics } from './configuration-metrics.js';
+import { informerMetrics, type InformerMetrics, type StoreSizes } from './informer-metrics.js';
+import { leaderMetrics, type LeaderMetrics } from './leader-metrics.js';
+
+export type OperatorMetrics = AuditMetrics &
+  CertificateMetrics &
+  ConfigMapMetrics &
+  ConfigurationMetrics &
+  InformerMetrics &
+  LeaderMetrics & {
+    readonly registry: Registry;
+    /** What the state store holds, by watched kind; set by the store, read at each scrape. */
+    storeSizes: StoreSizes;
+  };
+
+/**
+ * The operator's metrics in `registry`. A command's state store gets its own registry, never
+ * served, so what it counts reaches no process's /metrics.
+ */
+export function operatorMetrics(registry: Registry = new Registry()): OperatorMetrics {
+  const registers = [registry];
+  const metrics: OperatorMetrics = {
+    registry,
+    storeSizes: () => [],
+    ...auditMetrics(registers),
+    ...certificateMetrics(registers),
+    ...configMapMetrics(registers),
+    ...configurationMetrics(registers),
+    ...informerMetrics(registers, () => metrics.storeSizes()),
+    ...leaderMetrics(registers),
+  };
+  return metrics;
+}
