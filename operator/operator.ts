@@ -18,6 +18,7 @@ import {
   type WebhookEntry,
 } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
+import { systemClock, withWallTime } from './kube/clock.js';
 import { EventRecorder } from './kube/events.js';
 import { leaderElected } from './kube/operator-events.js';
 import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/leader-election.js';
@@ -34,7 +35,7 @@ import type { Endpoint } from './webhooks/desired-configurations.js';
 /** The longest a certificate check may wait, so a renewal missed while suspended fires within a minute. */
 const MAX_CHECK_INTERVAL_MS = 60_000;
 
-/** What tests may replace: the clock (skew) and the webhooks served (entries of their own). */
+/** What tests may replace: the wall clock (skew) and the webhooks served (entries of their own). */
 export interface RunOverrides {
   clock?: () => Date;
   webhooks?: readonly WebhookEntry[];
@@ -81,6 +82,8 @@ export async function runOperator(
   logger: Logger,
   overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
+  // One clock for every loop and timer; a skewed wall clock moves certificate validity only.
+  const clock = overrides.clock ? withWallTime(overrides.clock) : systemClock;
   const metrics = new OperatorMetrics();
   if (options.memoryLimitBytes !== undefined) metrics.memoryLimit.set(options.memoryLimitBytes);
   // The ConfigMaps the store watches and /validate-configmap checks.
@@ -102,7 +105,7 @@ export async function runOperator(
   };
   let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
 
-  const events = new EventRecorder(kubeConfig, logger);
+  const events = new EventRecorder(kubeConfig, logger, { clock });
   const store = new StateStore({
     kubeConfig,
     configMaps,
@@ -137,6 +140,7 @@ export async function runOperator(
     onTransition: (leading) => {
       metrics.leader.set(leading ? 1 : 0);
     },
+    clock,
   });
   const isLeader = (): boolean => elector.isLeader();
   // Set once the admission server listens: until then nothing could answer a webhook.
@@ -168,6 +172,7 @@ export async function runOperator(
       if (unsynced.length > 0) return `not synced yet: ${unsynced.join(', ')}`;
       return verifyHandshake(handshakeTarget, caBundlePem);
     },
+    clock,
   });
   store.on('tierMappingChanged', (mapping) => {
     webhooks = buildWebhooks(mapping);
@@ -193,7 +198,7 @@ export async function runOperator(
     metrics,
     events,
     isLeader,
-    ...(overrides.clock ? { clock: overrides.clock } : {}),
+    clock,
   });
   elector.on('started', () => {
     leaderElected(events, { namespace: options.namespace, name: LEASE_NAME }, elector.identity);
@@ -218,6 +223,7 @@ export async function runOperator(
           events,
           metrics,
           logger,
+          clock,
         })
       : undefined;
   const storeStarted = store.start().then(() => {

@@ -8,14 +8,19 @@ export interface Clock {
   now(): Date;
   /** Monotonic milliseconds, for every duration measured (unaffected by wall-clock steps). */
   monotonic(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
+  /** `background`: the timer alone does not keep the process alive (held Events, the next audit). */
+  setTimeout(callback: () => void, ms: number, background?: boolean): unknown;
   clearTimeout(handle: unknown): void;
 }
 
 export const systemClock: Clock = {
   now: () => new Date(),
   monotonic: () => performance.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  setTimeout: (callback, ms, background = false) => {
+    const timer = setTimeout(callback, ms);
+    if (background) timer.unref();
+    return timer;
+  },
   clearTimeout: (handle) => {
     clearTimeout(handle as NodeJS.Timeout);
   },

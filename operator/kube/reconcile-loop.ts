@@ -36,6 +36,8 @@ export interface ReconcileLoopOptions {
   watches?: readonly WatchedSource[];
   clock?: Clock;
   backoff?: Backoff;
+  /** Its timers alone do not keep the process alive. */
+  background?: boolean;
 }
 
 /** The delay before retry number `failures` (1 for the first failure). */
@@ -111,6 +113,7 @@ export class ReconcileLoop {
         this.request();
       },
       Math.max(0, delayMs),
+      this.options.background ?? false,
     );
   }
 
