@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
-import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
+import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
@@ -25,7 +25,7 @@ import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/
 import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
-import { verifyHandshake, type HandshakeTarget } from './readiness.js';
+import { publishProblem, readinessReport, type HandshakeTarget, type ReadinessSources } from './readiness.js';
 import { PeriodicAudit } from './audit/periodic-audit.js';
 import { EnforcementTracker } from './store/enforcement-tracker.js';
 import { StateStore } from './store/state-store.js';
@@ -162,16 +162,7 @@ export async function runOperator(
     isLeader,
     // The first write of a failurePolicy=Fail configuration must find someone to answer it:
     // this replica, with its certificate verifying against the bundle written and its caches synced.
-    canPublish: async (caBundlePem: string): Promise<string | undefined> => {
-      if (!listening) return 'the admission server is not listening yet';
-      if (!server.certificate) return 'no serving certificate loaded';
-      const unsynced: string[] = [
-        ...store.unsynced(),
-        ...(certificates.synced ? [] : ['webhook-tls Secret']),
-      ];
-      if (unsynced.length > 0) return `not synced yet: ${unsynced.join(', ')}`;
-      return verifyHandshake(handshakeTarget, caBundlePem);
-    },
+    canPublish: (caBundlePem) => publishProblem(readiness, caBundlePem),
     clock,
   });
   store.on('tierMappingChanged', (mapping) => {
@@ -179,6 +170,21 @@ export async function runOperator(
     configurations.request();
   });
   const names = servingNames(options, endpoint);
+  const handshakeTarget: HandshakeTarget = {
+    host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
+    port: options.port,
+    verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
+  };
+  const readiness: ReadinessSources = {
+    handshakeTarget,
+    listening: () => listening,
+    draining: () => server.isDraining,
+    hasCertificate: () => server.certificate !== undefined,
+    publishedCaBundle: () => configurations.publishedCaBundle(),
+    storeUnsynced: () => store.unsynced(),
+    configurationsSynced: () => configurations.synced,
+    certificateSynced: () => certificates.synced,
+  };
   const certificates: CertificateManager = new CertificateManager({
     kubeConfig,
     namespace: options.namespace,
@@ -236,11 +242,6 @@ export async function runOperator(
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
 
-  const handshakeTarget: HandshakeTarget = {
-    host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
-    port: options.port,
-    verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
-  };
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
     tls: () => {
@@ -256,36 +257,7 @@ export async function runOperator(
     createAdmissionApp({
       webhooks: () => webhooks,
       state: () => store,
-      readiness: async (): Promise<ReadinessReport> => {
-        // Answered without the handshake, so the endpoint is dropped as soon as the drain starts.
-        if (server.isDraining) {
-          return {
-            ready: false,
-            checks: { shutdown: { ok: false, message: 'shutting down: draining requests' } },
-          };
-        }
-        const checks: ReadinessReport['checks'] = {};
-        checks.certificate = server.certificate
-          ? { ok: true, message: 'serving certificate loaded' }
-          : { ok: false, message: 'no serving certificate loaded' };
-        const published = configurations.publishedCaBundle();
-        const problem = published
-          ? await verifyHandshake(handshakeTarget, published)
-          : 'no caBundle published in the webhook configurations yet';
-        checks.handshake = problem
-          ? { ok: false, message: problem }
-          : { ok: true, message: 'a TLS handshake with this server verifies against the published caBundle' };
-        const unsynced = [
-          ...store.unsynced(),
-          ...(configurations.synced ? [] : ['webhook configurations']),
-          ...(certificates.synced ? [] : ['webhook-tls Secret']),
-        ];
-        checks.caches =
-          unsynced.length === 0
-            ? { ok: true, message: 'all watches have synced' }
-            : { ok: false, message: `not synced yet: ${unsynced.join(', ')}` };
-        return { ready: Object.values(checks).every((check) => check.ok), checks };
-      },
+      readiness: () => readinessReport(readiness),
       metrics,
       logger,
       enforcement: () => enforcement.enforcement,
