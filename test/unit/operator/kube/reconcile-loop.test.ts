@@ -21,6 +21,20 @@ function counting(): { calls: number[]; failing: boolean; reconcile: () => Promi
   return state;
 }
 
+/** A loop over a reconcile that fails until told otherwise, recording each retry's delay. */
+function failingLoop(): { state: ReturnType<typeof counting>; retries: number[]; loop: ReconcileLoop } {
+  const state = counting();
+  state.failing = true;
+  const retries: number[] = [];
+  const loop = new ReconcileLoop({
+    reconcile: state.reconcile,
+    onError: (_error, retryInMs) => retries.push(retryInMs),
+    clock: state.clock,
+    backoff: BACKOFF,
+  });
+  return { state, retries, loop };
+}
+
 class FakeWatch extends EventEmitter implements WatchedSource {
   started = false;
   stopped = false;
@@ -49,15 +63,7 @@ describe('backoffDelay', () => {
 
 describe('ReconcileLoop', () => {
   it('retries a failing reconcile with growing delays up to the cap', async () => {
-    const state = counting();
-    state.failing = true;
-    const retries: number[] = [];
-    const loop = new ReconcileLoop({
-      reconcile: state.reconcile,
-      onError: (_error, retryInMs) => retries.push(retryInMs),
-      clock: state.clock,
-      backoff: BACKOFF,
-    });
+    const { state, retries, loop } = failingLoop();
     const start = state.clock.monotonic();
     loop.request();
     await state.clock.advance(120_000);
@@ -68,15 +74,7 @@ describe('ReconcileLoop', () => {
   });
 
   it('starts again from the base delay after a success', async () => {
-    const state = counting();
-    state.failing = true;
-    const retries: number[] = [];
-    const loop = new ReconcileLoop({
-      reconcile: state.reconcile,
-      onError: (_error, retryInMs) => retries.push(retryInMs),
-      clock: state.clock,
-      backoff: BACKOFF,
-    });
+    const { state, retries, loop } = failingLoop();
     loop.request();
     await state.clock.advance(200 + 400);
     assert.deepEqual(retries, [200, 400, 800]);
