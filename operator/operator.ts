@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
-import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/gpu-class/tier-mapping.js';
+import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/kubenexus/tier-mapping.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';

@@ -5,7 +5,7 @@
  * an entry point that can start a local control plane (`npm start`) has somewhere to go, so the
  * production entry point never reaches into `scripts/`.
  */
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { exitWhenLogWritten, operatorLogger } from './logger.js';
 import { logProcessWarnings } from './process-warnings.js';
@@ -19,6 +19,12 @@ import {
   usage,
   type OperatorOptions,
 } from './config/options.js';
+import {
+  checkKubernetesVersion,
+  formatVersion,
+  MINIMUM_KUBERNETES,
+  type VersionCheck,
+} from './kubernetes-version.js';
 import { runOperator } from './operator.js';
 import type { Endpoint } from './webhooks/desired-configurations.js';
 
@@ -95,6 +101,50 @@ async function ensureNamespace(kubeConfig: KubeConfig, namespace: string, logger
   }
 }
 
+/** Waits between reads of /version: a pod that starts while the API server is briefly away still starts. */
+const VERSION_READ_RETRIES_MS = [1000, 2000, 4000, 8000];
+
+/** The API server's /version against the oldest Kubernetes the operator supports. */
+async function checkServerVersion(kubeConfig: KubeConfig, logger: Logger): Promise<VersionCheck> {
+  const api = kubeConfig.makeApiClient(VersionApi);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return checkKubernetesVersion(await api.getCode());
+    } catch (error) {
+      const wait = VERSION_READ_RETRIES_MS[attempt];
+      if (wait === undefined) throw error;
+      logger.warn({ err: error, retryInMs: wait }, 'cannot read the Kubernetes version (/version); retrying');
+      await setTimeout(wait);
+    }
+  }
+}
+
+/** Logs the server's version; false (logged fatal, naming both versions) when it is too old or unreadable. */
+async function runsOnSupportedKubernetes(kubeConfig: KubeConfig, logger: Logger): Promise<boolean> {
+  const minimum = formatVersion(MINIMUM_KUBERNETES);
+  let version: VersionCheck;
+  try {
+    version = await checkServerVersion(kubeConfig, logger);
+  } catch (error) {
+    logger.fatal({ err: error, minimum }, 'cannot read the Kubernetes version (/version) of the API server');
+    return false;
+  }
+  switch (version.verdict) {
+    case 'too-old':
+      logger.fatal({ minimum }, version.message);
+      return false;
+    case 'unknown':
+      logger.warn(
+        { kubernetes: version.shown, minimum },
+        'cannot tell the Kubernetes version; running anyway',
+      );
+      return true;
+    case 'supported':
+      logger.info({ kubernetes: version.shown, minimum }, 'Kubernetes version supported');
+      return true;
+  }
+}
+
 /** What the process start-up depends on, so a test can run the same start-up with its own clock. */
 export interface StartupDependencies {
   /** The command-line arguments, without the node executable and script. */
@@ -147,6 +197,12 @@ export async function startOperatorProcess({
     if (!(error instanceof NoClusterError)) throw error;
     logger.fatal(error.message);
     process.exitCode = 2;
+    return;
+  }
+  // Refused before anything is written: an API server too old for the configurations' fields would
+  // silently drop them.
+  if (!(await runsOnSupportedKubernetes(connection.kubeConfig, logger))) {
+    exitWhenLogWritten(logger, 1);
     return;
   }
   // Out of a cluster nobody else creates our namespace; in a cluster the chart does.

@@ -3,8 +3,8 @@
  * every answer comes from memory (O(1) or O(log n) from an index), never from the API server.
  */
 import type { AdmissionRequest, Decision, JsonObject } from './admission/types.js';
-import type { TierMapping } from './rules/gpu-class/tier-mapping.js';
-import type { QuotaView } from './rules/quota/quota-view.js';
+import type { TierMapping } from './rules/kubenexus/tier-mapping.js';
+import type { QuotaView } from './rules/koordinator/quota/quota-view.js';
 
 export interface NamespaceView {
   name: string;

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
-import { assignGpuClass } from './rules/gpu-class/assign-gpu-class.js';
+import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
   mutateAutoscalingPolicy,
   mutateModel,
@@ -15,14 +15,14 @@ import {
   validateAutoscalingPolicyBinding,
   validateModel,
 } from './rules/kthena/index.js';
-import { configMapValidator } from './rules/configmap/validate-configmap.js';
-import { amplifyNodeStatus } from './rules/node/amplify-node-status.js';
-import { nodeValidator } from './rules/node/validate-node.js';
-import { reservationMutator } from './rules/reservation/mutate-reservation.js';
-import { podMutator } from './rules/pod/mutate-pod.js';
-import { podValidator } from './rules/pod/validate-pod.js';
-import { defaultElasticQuota } from './rules/quota/default-quota.js';
-import { elasticQuotaValidator } from './rules/quota/validate-quota.js';
+import { configMapValidator } from './rules/admission-operator/validate-configmap.js';
+import { amplifyNodeStatus } from './rules/koordinator/node/amplify-node-status.js';
+import { nodeValidator } from './rules/koordinator/node/validate-node.js';
+import { reservationMutator } from './rules/koordinator/reservation/mutate-reservation.js';
+import { podMutator } from './rules/koordinator/pod/mutate-pod.js';
+import { podValidator } from './rules/koordinator/pod/validate-pod.js';
+import { defaultElasticQuota } from './rules/koordinator/quota/default-quota.js';
+import { elasticQuotaValidator } from './rules/koordinator/quota/validate-quota.js';
 import type { Rule } from './state.js';
 
 export type WebhookType = 'mutating' | 'validating';
@@ -349,11 +349,19 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
   return drafts.map((draft) => finish({ ...draft, ...overrides[shortName(draft.name)] }, context));
 }
 
-let shortNames: string[] | undefined;
+/** A webhook as the chart and its documentation name it. */
+export interface WebhookSummary {
+  shortName: string;
+  type: WebhookType;
+  featureGate: FeatureGate;
+}
 
-/** The names overrides and enforcement may use (every webhook, gated or not). */
-export function webhookShortNames(): readonly string[] {
-  shortNames ??= webhookTable({
+let catalogue: readonly WebhookSummary[] | undefined;
+let shortNames: readonly string[] | undefined;
+
+/** Every webhook (gated or not) with its type and the gate that serves it. */
+export function webhookCatalogue(): readonly WebhookSummary[] {
+  catalogue ??= webhookTable({
     namespace: 'admission-system',
     excludedNamespaces: [],
     tierLabelKey: 'tier',
@@ -361,7 +369,13 @@ export function webhookShortNames(): readonly string[] {
     configMaps: [],
     koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
-  }).map((entry) => shortName(entry.name));
+  }).map((entry) => ({ shortName: shortName(entry.name), type: entry.type, featureGate: entry.featureGate }));
+  return catalogue;
+}
+
+/** The names overrides and enforcement may use (every webhook, gated or not). */
+export function webhookShortNames(): readonly string[] {
+  shortNames ??= webhookCatalogue().map((entry) => entry.shortName);
   return shortNames;
 }
 

@@ -6,8 +6,8 @@
  * arrives, and dropped.
  */
 import type { JsonObject } from '../../webhook/admission/types.js';
-import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
-import { podIsDone, podRequests, type Amounts } from '../../webhook/rules/quota/pod-requests.js';
+import { QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
+import { podIsDone, podRequests, type Amounts } from '../../webhook/rules/koordinator/quota/pod-requests.js';
 import { asObject } from '../../webhook/util/json.js';
 import { Interner, StringInterner } from './interner.js';
 

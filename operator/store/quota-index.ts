@@ -3,7 +3,7 @@
  * quota each namespace is bound to (the namespaces annotation). Map-shaped (set/delete) so the
  * store's watch helper feeds it like any other index.
  */
-import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
+import type { QuotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 
 export class QuotaIndex {
   private readonly byName = new Map<string, QuotaView>();

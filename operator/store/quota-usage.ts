@@ -7,7 +7,7 @@
  * pods until the watch catches up (milliseconds), so across replicas the bound can be exceeded
  * by the pods admitted within that window.
  */
-import type { Amounts } from '../../webhook/rules/quota/pod-requests.js';
+import type { Amounts } from '../../webhook/rules/koordinator/quota/pod-requests.js';
 import { systemClock, type Clock } from '../kube/clock.js';
 import { amountsOf, type PodRecord, type PodRequests } from './pod-record.js';
 

@@ -8,10 +8,10 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
-import type { TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
-import { quotaView, type QuotaView } from '../../webhook/rules/quota/quota-view.js';
-import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
-import { quotaNameFor } from '../../webhook/rules/quota/resolve-quota.js';
+import type { TierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
+import { quotaView, type QuotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
+import { QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
+import { quotaNameFor } from '../../webhook/rules/koordinator/quota/resolve-quota.js';
 import { formatQuantity } from '../../webhook/util/quantity.js';
 import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type {

@@ -9,7 +9,7 @@ import {
   DEFAULT_TIER_MAPPING,
   parseTierMapping,
   type TierMapping,
-} from '../../webhook/rules/gpu-class/tier-mapping.js';
+} from '../../webhook/rules/kubenexus/tier-mapping.js';
 import type { OperatorMetrics } from '../../webhook/metrics/operator-metrics.js';
 import type { ConfigMapView } from '../../webhook/state.js';
 import { configMapTarget, type EventRecorder } from '../kube/events.js';

@@ -16,7 +16,9 @@ import {
   containerdVersion,
   cniPluginsVersion,
   helmBinDir,
+  helmClientGoVersion,
   helmModuleDir,
+  helmVersion,
   kubernetesNodeBinDir,
   kubernetesVersion,
   nodeModuleDir,
@@ -55,6 +57,24 @@ function kubernetesVersionLdflags(): string[] {
   );
 }
 
+/**
+ * As helm's own release build (its Makefile) stamps them: the Kubernetes version `helm template` and
+ * `helm lint` assume without a cluster is client-go's (v0.37 -> 1.37), not the 1.20 a plain `go build`
+ * leaves, which no chart with a kubeVersion floor would render on; and the version `helm version` shows.
+ */
+function helmLdflags(): string[] {
+  const match = /^v0\.(\d+)\./.exec(helmClientGoVersion);
+  if (!match?.[1]) throw new Error(`cannot parse helm's client-go version ${helmClientGoVersion}`);
+  const minor = match[1];
+  return [
+    ...['pkg/lint/rules', 'pkg/chartutil'].flatMap((pkg) => [
+      `-X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1`,
+      `-X helm.sh/helm/v3/${pkg}.k8sVersionMinor=${minor}`,
+    ]),
+    `-X helm.sh/helm/v3/internal/version.version=${helmVersion}`,
+  ];
+}
+
 const groups: BinaryGroup[] = [
   {
     name: `control plane ${kubernetesVersion}`,
@@ -75,7 +95,7 @@ const groups: BinaryGroup[] = [
     binDir: helmBinDir,
     packages: ['helm.sh/helm/v3/cmd/helm'],
     outputs: [binaries.helm],
-    ldflags: [],
+    ldflags: helmLdflags(),
   },
 ];
 

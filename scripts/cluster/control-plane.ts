@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureBinaries } from './binaries.js';
 import {
+  admissionConfigurationPath,
   binaries,
   clusterDir,
   controllerManagerKubeconfigPath,
@@ -232,6 +233,26 @@ async function writeKubeconfigs(server: string, pki: ClusterPki): Promise<void> 
   );
 }
 
+/**
+ * The critical priority classes limited as hardened clusters limit them (some managed clusters do,
+ * and Kubernetes' documentation gives this configuration): a pod of either class is admitted only in
+ * a namespace whose ResourceQuota covers the class. The chart's quota is then tested for real.
+ */
+const ADMISSION_CONFIGURATION = `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+  - name: ResourceQuota
+    configuration:
+      apiVersion: apiserver.config.k8s.io/v1
+      kind: ResourceQuotaConfiguration
+      limitedResources:
+        - resource: pods
+          matchScopes:
+            - scopeName: PriorityClass
+              operator: In
+              values: [system-node-critical, system-cluster-critical]
+`;
+
 async function launch(log: Log, { node = false }: ClusterOptions): Promise<ClusterState> {
   await rm(clusterDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   await mkdir(logsDir, { recursive: true });
@@ -280,9 +301,11 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
     );
     log(`etcd ready on ${etcdUrl}`);
 
+    await writeFile(admissionConfigurationPath, ADMISSION_CONFIGURATION);
     started.push(
       startProcess('kube-apiserver', binaries.kubeApiserver, [
         `--etcd-servers=${etcdUrl}`,
+        `--admission-control-config-file=${admissionConfigurationPath}`,
         `--secure-port=${apiserverPort}`,
         `--bind-address=${apiserverAddress}`,
         `--advertise-address=${apiserverAddress}`,

@@ -29,6 +29,8 @@ export const stateFile = join(clusterDir, 'state.json');
 export const lockFile = join(cacheDir, 'cluster.lock');
 export const kubeconfigPath = join(clusterDir, 'kubeconfig');
 export const controllerManagerKubeconfigPath = join(clusterDir, 'controller-manager.kubeconfig');
+/** The API server's admission plugin configuration (see control-plane.ts). */
+export const admissionConfigurationPath = join(clusterDir, 'admission-configuration.yaml');
 /** The node's own files (kubelet, kube-proxy and scheduler configuration, the kubelet's root). */
 export const nodeDir = join(clusterDir, 'node');
 /**
@@ -60,7 +62,9 @@ export const controlPlaneBinDir = join(
   'bin',
   `kubernetes-${kubernetesVersion}-etcd-${etcdVersion}`,
 );
-export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}`);
+/** The client-go helm is built with: its default Kubernetes version without a cluster (see binaries.ts). */
+export const helmClientGoVersion = requiredVersion(join(helmModuleDir, 'go.mod'), 'k8s.io/client-go');
+export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}-client-go-${helmClientGoVersion}`);
 export const promtoolBinDir = join(cacheDir, 'bin', `promtool-${prometheusVersion}`);
 export const containerdVersion = requiredVersion(
   join(nodeModuleDir, 'go.mod'),

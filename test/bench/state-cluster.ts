@@ -13,7 +13,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
-import { QUOTA_LABELS } from '../../webhook/rules/quota/keys.js';
+import { QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
 import { clusterKubeConfig, installCrds, waitFor } from '../harness/cluster.js';
 import { inPool } from '../harness/scale-objects.js';
 import { deleteConfigurations, readSecret, secretValue } from '../harness/operator.js';

@@ -3,7 +3,7 @@
  * hold it), each as a share of its own rate on the empty state measured in the same run.
  */
 import type { JsonObject } from '../../webhook/admission/types.js';
-import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
+import type { QuotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import type { ColocationProfileView, NamespaceView, StateSnapshot } from '../../webhook/state.js';
 import { stateSnapshot } from '../harness/state.js';

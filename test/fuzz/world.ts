@@ -4,8 +4,8 @@
  * interesting branches instead of stopping at "not found".
  */
 import { parseFeatureGates, FEATURE_GATE_DEFAULTS, type FeatureGate } from '../../webhook/feature-gates.js';
-import { parseTierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
-import { quotaView } from '../../webhook/rules/quota/quota-view.js';
+import { parseTierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
+import { quotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 import { parseQuantity } from '../../webhook/util/quantity.js';
 import type { StateSnapshot } from '../../webhook/state.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../../webhook/table.js';

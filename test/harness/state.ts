@@ -1,7 +1,7 @@
 /** An in-memory StateSnapshot for rule unit tests. */
 import { profileCandidates } from '../../operator/store/indexes.js';
-import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/gpu-class/tier-mapping.js';
-import type { QuotaView } from '../../webhook/rules/quota/quota-view.js';
+import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
+import type { QuotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 import type {
   ColocationProfileView,
   ConfigMapView,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import { ApiextensionsV1Api, AppsV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import {
   clusterKubeConfig,
@@ -18,11 +18,16 @@ import {
   kubectl,
   podReadyNamespace,
   statusCode,
+  testNamespace,
   uniqueSuffix,
   waitFor,
 } from '../harness/cluster.js';
+import { ENFORCEMENT_ACTIONS } from '../../webhook/enforcement/enforcement.js';
+import { FEATURE_GATE_DEFAULTS } from '../../webhook/feature-gates.js';
+import { webhookShortNames } from '../../webhook/table.js';
 import {
   cleanConfigurationsAfter,
+  deleteConfigurations,
   publishedBundles,
   readSecret,
   secretValue,
@@ -125,6 +130,40 @@ describe('Helm chart', () => {
         `charts/admission-operator/files/crds/${file} differs from crds/${file}`,
       );
     }
+  });
+
+  it('refuses an unknown gate, webhook or enforcement action at helm install --dry-run with the schema’s message, and takes good values', async () => {
+    const release = `dry-${uniqueSuffix()}`;
+    const install = (dryRun: string, set: string): Promise<{ stdout: string; stderr: string }> =>
+      helm(['install', release, chart, '-n', `${release}-system`, dryRun, '--set', set]);
+    const gate = Object.keys(FEATURE_GATE_DEFAULTS)[0]!;
+    const webhook = webhookShortNames()[0]!;
+    const refusals = [
+      {
+        set: `featureGates.${gate}x=true`,
+        message: `at '/featureGates': additional properties '${gate}x' not allowed`,
+      },
+      {
+        set: `webhooks.enforcement.${webhook}x=warn`,
+        message: `at '/webhooks/enforcement': additional properties '${webhook}x' not allowed`,
+      },
+      {
+        set: `webhooks.enforcement.${webhook}=block`,
+        message: `at '/webhooks/enforcement/${webhook}': value must be one of ${ENFORCEMENT_ACTIONS.map((a) => `'${a}'`).join(', ')}`,
+      },
+    ];
+    for (const dryRun of ['--dry-run', '--dry-run=server']) {
+      for (const { set, message } of refusals) {
+        await assert.rejects(install(dryRun, set), (error: { stderr?: string }) => {
+          assert.ok(error.stderr?.includes(message), `${dryRun} --set ${set}: ${error.stderr}`);
+          return true;
+        });
+      }
+    }
+    // The server's own version (1.35 here) satisfies kubeVersion, and it accepts every object.
+    const { stdout } = await install('--dry-run=server', `webhooks.enforcement.${webhook}=warn`);
+    assert.match(stdout, /STATUS: pending-install/);
+    assert.match(stdout, /kind: ResourceQuota/);
   });
 
   it('installs next to CRDs another project already installed, leaving them exactly as they are', async (t) => {
@@ -331,5 +370,82 @@ describe('Helm chart', () => {
       },
       { timeoutMs: 60_000 },
     );
+  });
+
+  it('gets its critical pods created where the cluster limits critical classes: with its ResourceQuota, and not without', async (t) => {
+    const kubeConfig = await clusterKubeConfig();
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const apps = kubeConfig.makeApiClient(AppsV1Api);
+    // No operator runs here: a configuration an earlier test left behind must not call one.
+    await deleteConfigurations();
+    // The local control plane limits the critical classes (scripts/cluster/control-plane.ts), as a
+    // hardened cluster does: a critical pod in a namespace without a covering quota is refused.
+    const bare = await testNamespace(t, 'critical');
+    await assert.rejects(
+      kubectl([
+        'run',
+        'critical',
+        '-n',
+        bare,
+        '--image=registry.invalid/pause:1',
+        '--overrides={"spec":{"priorityClassName":"system-cluster-critical"}}',
+        '--dry-run=server',
+      ]),
+      (error: { stderr?: string }) => {
+        assert.match(
+          error.stderr ?? '',
+          /insufficient quota to match these scopes/,
+          'the cluster limits critical classes: restart it (npm run cluster:down && npm run cluster:up) if it predates that',
+        );
+        return true;
+      },
+    );
+
+    const install = async (release: string, ...sets: string[]): Promise<string> => {
+      const namespace = `${release}-system`;
+      t.after(async () => {
+        await helm(['uninstall', release, '-n', namespace]).catch(() => undefined);
+        await kubectl(['delete', 'namespace', namespace, '--wait=false']).catch(() => undefined);
+      });
+      await helm([
+        'install',
+        release,
+        chart,
+        '-n',
+        namespace,
+        '--create-namespace',
+        // The CRDs stay after an uninstall (crds.keep: true); the pods need none.
+        '--set',
+        'crds.enabled=false',
+        ...sets.flatMap((set) => ['--set', set]),
+      ]);
+      return namespace;
+    };
+    // No node runs them: the controller-manager creates the pods, which stay Pending.
+    const quoted = await install(`pq-${uniqueSuffix()}`);
+    const pods = await waitFor('the ReplicaSet to create both pods', async () => {
+      const list = await core.listNamespacedPod({ namespace: quoted });
+      return list.items.length === 2 ? list.items : undefined;
+    });
+    assert.deepEqual(
+      pods.map((pod) => pod.spec?.priorityClassName),
+      ['system-cluster-critical', 'system-cluster-critical'],
+    );
+    const [quota] = (await core.listNamespacedResourceQuota({ namespace: quoted })).items;
+    await waitFor('the quota to count the pods', async () => {
+      const current = await core.readNamespacedResourceQuota({
+        namespace: quoted,
+        name: quota!.metadata!.name!,
+      });
+      return current.status?.used?.pods === '2';
+    });
+
+    const unquoted = await install(`pn-${uniqueSuffix()}`, 'resourceQuota=false');
+    const failure = await waitFor('the ReplicaSet to report its refused pods', async () => {
+      const [replicaSet] = (await apps.listNamespacedReplicaSet({ namespace: unquoted })).items;
+      return replicaSet?.status?.conditions?.find((condition) => condition.type === 'ReplicaFailure');
+    });
+    assert.match(failure.message ?? '', /insufficient quota to match these scopes/);
+    assert.deepEqual((await core.listNamespacedPod({ namespace: unquoted })).items, []);
   });
 });

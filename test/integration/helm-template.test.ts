@@ -11,6 +11,9 @@ import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
 import { AUDITED_KINDS } from '../../operator/audit/audited-objects.js';
 import { parseOptions } from '../../operator/config/options.js';
+import { ENFORCEMENT_ACTIONS } from '../../webhook/enforcement/enforcement.js';
+import { FEATURE_GATE_DEFAULTS } from '../../webhook/feature-gates.js';
+import { webhookShortNames } from '../../webhook/table.js';
 import { ensureBinaries } from '../../scripts/cluster/binaries.js';
 import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
 
@@ -26,28 +29,45 @@ interface Rendered {
     annotations?: Record<string, string>;
   };
   spec?: Record<string, unknown> & {
-    template?: { spec?: { containers?: { args?: string[] }[] } };
+    template?: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec?: Record<string, unknown> & {
+        serviceAccountName?: string;
+        priorityClassName?: string;
+        containers?: { image?: string; args?: string[]; env?: { name: string; value?: string }[] }[];
+      };
+    };
     ports?: { name: string; port: number }[];
     selector?: { matchLabels?: Record<string, string> };
     groups?: { rules: { expr: string }[] }[];
   };
   rules?: { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] }[];
+  subjects?: { kind: string; name: string; namespace?: string }[];
 }
 
-/** The chart's objects for `helm template` with `--set` values. */
-async function render(...sets: string[]): Promise<Rendered[]> {
+/** `helm <command> <chart> <args>` (template also takes the release name); rejects with helm's stderr. */
+async function helm(command: 'template' | 'lint', args: string[]): Promise<string> {
   await ensureBinaries(() => undefined);
   const { stdout } = await execFileAsync(
     binaries.helm,
     [
-      'template',
-      'admission-operator',
+      command,
+      ...(command === 'template' ? ['admission-operator'] : []),
       chart,
       '-n',
       'admission-system',
-      ...sets.flatMap((set) => ['--set', set]),
+      ...args,
     ],
     { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return stdout;
+}
+
+/** The chart's objects for `helm template` with `--set` values. */
+async function render(...sets: string[]): Promise<Rendered[]> {
+  const stdout = await helm(
+    'template',
+    sets.flatMap((set) => ['--set', set]),
   );
   return parseAllDocuments(stdout)
     .map((doc) => doc.toJS() as Rendered | null)
@@ -177,6 +197,235 @@ describe('the chart, rendered', () => {
       (object) => object.kind === 'CustomResourceDefinition',
     );
     assert.deepEqual(none, []);
+  });
+});
+
+/** Helm's error output (stdout and stderr) for a command that must fail. */
+async function failure(run: Promise<unknown>): Promise<string> {
+  try {
+    await run;
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    return `${stdout}\n${stderr}`;
+  }
+  assert.fail('helm succeeded');
+}
+
+const deploymentOf = (objects: Rendered[]): Rendered => {
+  const deployment = objects.find((object) => object.kind === 'Deployment');
+  assert.ok(deployment, 'a Deployment is rendered');
+  return deployment;
+};
+
+describe('the chart’s conventional values', () => {
+  it('runs the replicas system-cluster-critical with a ResourceQuota admitting that class, and neither when turned off', async () => {
+    const objects = await render();
+    assert.equal(deploymentOf(objects).spec?.template?.spec?.priorityClassName, 'system-cluster-critical');
+    const quotas = objects.filter((object) => object.kind === 'ResourceQuota');
+    assert.equal(quotas.length, 1);
+    assert.equal(quotas[0]?.metadata.namespace, 'admission-system');
+    assert.deepEqual(quotas[0]?.spec?.scopeSelector, {
+      matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['system-cluster-critical'] }],
+    });
+    const hard = (quotas[0]?.spec?.hard ?? {}) as { pods?: string };
+    assert.ok(Number(hard.pods) >= 4 * 2, `room for a rolling update and terminating pods: ${hard.pods}`);
+
+    const custom = await render('priorityClassName=platform-critical', 'replicaCount=30');
+    const quota = custom.find((object) => object.kind === 'ResourceQuota');
+    assert.deepEqual(quota?.spec?.scopeSelector, {
+      matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['platform-critical'] }],
+    });
+    assert.equal(
+      (quota?.spec?.hard as { pods?: string }).pods,
+      '120',
+      'four pods per replica above 25 replicas',
+    );
+
+    const noQuota = await render('resourceQuota=false');
+    assert.equal(noQuota.filter((object) => object.kind === 'ResourceQuota').length, 0);
+    assert.equal(deploymentOf(noQuota).spec?.template?.spec?.priorityClassName, 'system-cluster-critical');
+    const noClass = await render('priorityClassName=');
+    assert.equal(noClass.filter((object) => object.kind === 'ResourceQuota').length, 0);
+    assert.equal(deploymentOf(noClass).spec?.template?.spec?.priorityClassName, undefined);
+  });
+
+  it('binds every RBAC object to the ServiceAccount it runs as: its own, annotated, or an existing one by name', async () => {
+    const subjectsOf = (objects: Rendered[]): string[] =>
+      objects.flatMap((object) =>
+        (object.subjects ?? []).map((subject) => `${subject.kind}/${subject.name}`),
+      );
+    const own = await render('serviceAccount.annotations.iam\\.example\\.com/role=operator');
+    const account = own.find((object) => object.kind === 'ServiceAccount');
+    assert.equal(account?.metadata.name, 'admission-operator');
+    assert.deepEqual(account?.metadata.annotations, { 'iam.example.com/role': 'operator' });
+    assert.equal(deploymentOf(own).spec?.template?.spec?.serviceAccountName, 'admission-operator');
+    const bindings = own.filter((object) => object.subjects !== undefined);
+    assert.equal(bindings.length, 3, 'ClusterRoleBinding, RoleBinding and the events RoleBinding');
+    assert.ok(subjectsOf(own).every((subject) => subject === 'ServiceAccount/admission-operator'));
+
+    // With every optional binding rendered too (the PolicyReport writer's).
+    const existing = await render(
+      'serviceAccount.create=false',
+      'serviceAccount.name=platform-operator',
+      'audit.policyReports.enabled=true',
+    );
+    assert.equal(existing.filter((object) => object.kind === 'ServiceAccount').length, 0);
+    assert.equal(deploymentOf(existing).spec?.template?.spec?.serviceAccountName, 'platform-operator');
+    assert.deepEqual(new Set(subjectsOf(existing)), new Set(['ServiceAccount/platform-operator']));
+    assert.equal(subjectsOf(existing).length, 4);
+  });
+
+  it('names objects by nameOverride or fullnameOverride, and keeps its selector labels over podLabels', async () => {
+    const named = await render('nameOverride=admission');
+    const deployment = deploymentOf(named);
+    assert.equal(deployment.metadata.name, 'admission-operator-admission');
+    assert.equal(deployment.metadata.labels?.['app.kubernetes.io/name'], 'admission');
+    assert.deepEqual(deployment.spec?.selector?.matchLabels, {
+      'app.kubernetes.io/name': 'admission',
+      'app.kubernetes.io/instance': 'admission-operator',
+    });
+    const full = await render('fullnameOverride=webhooks');
+    for (const kind of ['Deployment', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']) {
+      assert.equal(full.find((object) => object.kind === kind)?.metadata.name, 'webhooks', kind);
+    }
+    assert.deepEqual(
+      full
+        .filter((object) => object.kind === 'Service')
+        .map((service) => service.metadata.name)
+        .sort(),
+      ['webhooks', 'webhooks-metrics'],
+    );
+    const args = deploymentOf(full).spec?.template?.spec?.containers?.[0]?.args ?? [];
+    assert.ok(args.includes('--service-name=webhooks') && args.includes('--owner-cluster-role=webhooks'));
+
+    const labelled = deploymentOf(
+      await render(
+        'podLabels.team=platform',
+        'podLabels.app\\.kubernetes\\.io/name=other',
+        'podAnnotations.a=b',
+      ),
+    );
+    assert.deepEqual(labelled.spec?.template?.metadata?.labels, {
+      'app.kubernetes.io/name': 'admission-operator',
+      'app.kubernetes.io/instance': 'admission-operator',
+      team: 'platform',
+    });
+    assert.deepEqual(labelled.spec?.template?.metadata?.annotations, { a: 'b' });
+  });
+
+  it('adds affinity and extra env, pulls by digest, and passes extra args last, so the operator takes their value', async () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const deployment = deploymentOf(
+      await render(
+        'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool',
+        'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+        'extraEnv[0].name=HTTPS_PROXY',
+        'extraEnv[0].value=http://proxy:3128',
+        'extraArgs[0]=--log-level=debug',
+        'extraArgs[1]=--max-amplification-ratio=20',
+        `image.digest=${digest}`,
+        'image.tag=ignored',
+      ),
+    );
+    const pod = deployment.spec?.template?.spec;
+    assert.deepEqual(pod?.affinity, {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'Exists' }] }],
+        },
+      },
+    });
+    const container = pod?.containers?.[0];
+    assert.equal(container?.image, `ghcr.io/admission-operator/admission-operator@${digest}`);
+    assert.deepEqual(container?.env?.at(-1), { name: 'HTTPS_PROXY', value: 'http://proxy:3128' });
+    const args = (container?.args ?? []).map((arg) => arg.replace('$(POD_NAMESPACE)', 'admission-system'));
+    assert.ok(args.includes('--log-level=info'), 'the chart sets its own log level first');
+    const parsed = parseOptions(args, {});
+    assert.equal(parsed.help, false);
+    assert.equal(parsed.help ? '' : parsed.options.logLevel, 'debug');
+    assert.equal(parsed.help ? 0 : parsed.options.maxAmplificationRatio, 20);
+
+    const tagged = deploymentOf(await render('image.tag=1.2.3')).spec?.template?.spec?.containers?.[0];
+    assert.equal(tagged?.image, 'ghcr.io/admission-operator/admission-operator:1.2.3');
+  });
+
+  it('installs on Kubernetes 1.30 and later, vendor builds included, and refuses 1.29 naming its kubeVersion', async () => {
+    for (const version of ['v1.30.0', 'v1.30.0-gke.1', 'v1.35.4']) {
+      assert.match(await helm('template', ['--kube-version', version]), /kind: Deployment/, version);
+    }
+    assert.match(
+      await failure(helm('template', ['--kube-version', 'v1.29.9'])),
+      /chart requires kubeVersion: >=1\.30\.0-0 which is incompatible with Kubernetes v1\.29\.9/,
+    );
+  });
+});
+
+describe('the values schema', () => {
+  const gate = Object.keys(FEATURE_GATE_DEFAULTS)[0]!;
+  const webhook = webhookShortNames()[0]!;
+  const quoted = ENFORCEMENT_ACTIONS.map((action) => `'${action}'`).join(', ');
+  const bad: { what: string; set: string; message: RegExp }[] = [
+    {
+      what: 'an unknown feature gate',
+      set: `featureGates.${gate}x=true`,
+      message: new RegExp(`at '/featureGates': additional properties '${gate}x' not allowed`),
+    },
+    {
+      what: 'an unknown webhook in enforcement',
+      set: `webhooks.enforcement.${webhook}x=warn`,
+      message: new RegExp(`at '/webhooks/enforcement': additional properties '${webhook}x' not allowed`),
+    },
+    {
+      what: 'an unknown webhook in overrides',
+      set: `webhooks.overrides.${webhook}x.timeoutSeconds=3`,
+      message: new RegExp(`at '/webhooks/overrides': additional properties '${webhook}x' not allowed`),
+    },
+    {
+      what: 'an unknown enforcement action',
+      set: `webhooks.enforcement.${webhook}=block`,
+      message: new RegExp(`at '/webhooks/enforcement/${webhook}': value must be one of ${quoted}`),
+    },
+    {
+      what: 'a gate that is not a boolean',
+      set: `featureGates.${gate}=yes`,
+      message: new RegExp(`at '/featureGates/${gate}': got string, want boolean`),
+    },
+    {
+      what: 'an unknown root key',
+      set: 'replicaCountt=2',
+      message: /at '': additional properties 'replicaCountt' not allowed/,
+    },
+    {
+      what: 'serviceAccount.create=false without a name',
+      set: 'serviceAccount.create=false',
+      message: /at '\/serviceAccount\/name': minLength: got 0, want 1/,
+    },
+  ];
+  for (const { what, set, message } of bad) {
+    it(`fails helm lint and helm template on ${what}, with the schema’s message`, async () => {
+      assert.match(await failure(helm('lint', ['--set', set])), message);
+      assert.match(await failure(helm('template', ['--set', set])), message);
+    });
+  }
+
+  it('accepts every gate, every webhook and * in enforcement, and a parent chart’s global values', async () => {
+    const sets = [
+      ...Object.keys(FEATURE_GATE_DEFAULTS).map((name) => `featureGates.${name}=true`),
+      ...webhookShortNames().map((name) => `webhooks.enforcement.${name}=warn`),
+      'webhooks.enforcement.*=dryrun',
+      'global.imageRegistry=registry.example.com',
+    ];
+    const lint = await helm(
+      'lint',
+      sets.flatMap((set) => ['--set', set]),
+    );
+    assert.match(lint, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    const args = deploymentOf(await render(...sets)).spec?.template?.spec?.containers?.[0]?.args ?? [];
+    const parsed = parseOptions(
+      args.map((arg) => arg.replace('$(POD_NAMESPACE)', 'admission-system')),
+      {},
+    );
+    assert.equal(parsed.help, false, 'the operator takes every value the schema lets through');
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The decisions a rule returns, built only through these: allow (with warnings, if any), mutate,
  * deny with a code, and badRequest (400). A rule's refusal reaches deny through `decisionOf`
- * (webhook/rules/field-error-aggregate.ts), from the Findings its checks report; the server
+ * (webhook/rules/shared/findings.ts), from the Findings its checks report; the server
  * answers its own refusals (an unreadable review, a rule that threw) here directly.
  */
 import type { Decision, KubeObject } from './types.js';

@@ -11,7 +11,9 @@
  * short name; `*` sets every webhook not named otherwise. The flag --enforcement and the
  * `enforcement` key of the operator's ConfigMap use the same text.
  */
+import { atField, FieldPath, type FieldError } from '../rules/shared/field-errors.js';
 import { MAX_SHOWN_VALUE_CHARS, showValue, truncate } from '../util/bounded-text.js';
+import { failure, success, type Result } from '../util/result.js';
 
 export const ENFORCEMENT_ACTIONS = ['deny', 'warn', 'dryrun'] as const;
 export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
@@ -36,17 +38,27 @@ function isAction(value: string): value is EnforcementAction {
 
 /**
  * Reads an enforcement text against the webhooks that exist; every problem is named, with the
- * entry it is in (`where` prefixes each, e.g. `--enforcement` or `data.enforcement`).
+ * entry it is in (`where` prefixes each, e.g. `--enforcement` or `data.enforcement`), as text.
  */
 export function parseEnforcement(
   text: string,
   knownWebhooks: readonly string[],
   where: string,
 ): EnforcementParse {
+  const read = readEnforcement(text, knownWebhooks, FieldPath.of(where));
+  return read.ok ? { ok: true, enforcement: read.value } : { ok: false, errors: read.error.map(String) };
+}
+
+/** parseEnforcement for a field of an object: each problem is an error at `where` or below it. */
+export function readEnforcement(
+  text: string,
+  knownWebhooks: readonly string[],
+  where: FieldPath,
+): Result<Enforcement, FieldError[]> {
   if (text.length > MAX_ENFORCEMENT_CHARS) {
-    return { ok: false, errors: [`${where}: longer than ${MAX_ENFORCEMENT_CHARS} characters`] };
+    return failure([atField(where, `longer than ${MAX_ENFORCEMENT_CHARS} characters`)]);
   }
-  const errors: string[] = [];
+  const errors: FieldError[] = [];
   const byWebhook = new Map<string, EnforcementAction>();
   let fallback: EnforcementAction = 'deny';
   let fallbackSet = false;
@@ -61,34 +73,37 @@ export function parseEnforcement(
     const action = equals < 0 ? '' : entry.slice(equals + 1).trim();
     const shown = showValue(entry);
     if (equals < 0) {
-      errors.push(`${where}: entry ${shown} is not webhook=action`);
+      errors.push(atField(where, `entry ${shown} is not webhook=action`));
       continue;
     }
     if (!isAction(action)) {
       errors.push(
-        `${where}.${truncate(name, MAX_SHOWN_VALUE_CHARS)}: action must be one of ${ENFORCEMENT_ACTIONS.join(', ')}, got ${showValue(action)}`,
+        atField(
+          where.child(truncate(name, MAX_SHOWN_VALUE_CHARS)),
+          `action must be one of ${ENFORCEMENT_ACTIONS.join(', ')}, got ${showValue(action)}`,
+        ),
       );
       continue;
     }
     if (name === '*') {
-      if (fallbackSet) errors.push(`${where}: * is named twice`);
+      if (fallbackSet) errors.push(atField(where, '* is named twice'));
       fallback = action;
       fallbackSet = true;
       continue;
     }
     if (!knownWebhooks.includes(name)) {
       errors.push(
-        `${where}: unknown webhook ${showValue(name)}; known: ${[...knownWebhooks].sort().join(', ')}`,
+        atField(where, `unknown webhook ${showValue(name)}; known: ${[...knownWebhooks].sort().join(', ')}`),
       );
       continue;
     }
     if (byWebhook.has(name)) {
-      errors.push(`${where}.${name}: named twice`);
+      errors.push(atField(where.child(name), 'named twice'));
       continue;
     }
     byWebhook.set(name, action);
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, enforcement: { byWebhook, fallback } };
+  return errors.length > 0 ? failure(errors) : success({ byWebhook, fallback });
 }
 
 export function actionFor(enforcement: Enforcement, shortName: string): EnforcementAction {

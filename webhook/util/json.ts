@@ -1,22 +1,30 @@
 /** Narrowing helpers for reading objects under review, which arrive as untyped JSON. */
 import { pruneDeepJson } from '../admission/json-depth.js';
 import type { JsonObject, JsonValue } from '../admission/types.js';
+import { failure, success, type Result } from './result.js';
+import { FieldPath } from '../rules/shared/field-errors.js';
 
 /** How deep JSON written into an annotation or a ConfigMap key may nest: far above any real value. */
 export const MAX_JSON_TEXT_DEPTH = 64;
 
 /**
- * JSON.parse for JSON that users write into strings (annotations, ConfigMap keys). Throws a
- * SyntaxError, as JSON.parse does, for text that is not JSON and for text nested deeper than
- * MAX_JSON_TEXT_DEPTH: JSON.parse would build such a value, but every walk over it afterwards
- * (comparing, cloning, printing) would recurse past the stack.
+ * JSON.parse for JSON that users write into strings (annotations, ConfigMap keys); the failure is
+ * why the text is not read: not JSON, or nested deeper than MAX_JSON_TEXT_DEPTH (JSON.parse would
+ * build such a value, but every walk over it afterwards, comparing, cloning, printing, would
+ * recurse past the stack).
  */
-export function parseJsonText(text: string): unknown {
+export function readJsonText(text: string): Result<JsonValue> {
   const bytes = Buffer.from(text);
   if (pruneDeepJson(bytes, MAX_JSON_TEXT_DEPTH).pruned > 0) {
-    throw new SyntaxError(`nested deeper than ${MAX_JSON_TEXT_DEPTH} levels`);
+    return failure(`nested deeper than ${MAX_JSON_TEXT_DEPTH} levels`);
   }
-  return JSON.parse(text) as unknown;
+  try {
+    return success(JSON.parse(text) as JsonValue);
+  } catch (error) {
+    // JSON.parse refuses only by throwing; its SyntaxError is the one refusal it has.
+    if (!(error instanceof SyntaxError)) throw error;
+    return failure(error.message);
+  }
 }
 
 /** The value when it is a JSON object (not null, not an array). */
@@ -43,16 +51,16 @@ export function labelsOf(object: JsonObject | null): Record<string, string> {
 }
 
 /** A pod's containers, then its init containers, each with the field path messages name it by. */
-export function podContainers(pod: JsonObject): { container: JsonValue; path: string }[] {
+export function podContainers(pod: JsonObject): { container: JsonValue; path: FieldPath }[] {
   const spec = asObject(pod.spec);
   return [
     ...asArray(spec?.containers).map((container, index) => ({
       container,
-      path: `spec.containers[${index}]`,
+      path: FieldPath.of('spec', 'containers').index(index),
     })),
     ...asArray(spec?.initContainers).map((container, index) => ({
       container,
-      path: `spec.initContainers[${index}]`,
+      path: FieldPath.of('spec', 'initContainers').index(index),
     })),
   ];
 }

@@ -11,12 +11,14 @@
  * saturates at int64, so nothing in a cluster holds more than 2^63-1 whole units of anything;
  * a larger quantity is refused as too large instead of being computed.
  */
+import { atField, type FieldError, type FieldPath } from '../rules/shared/field-errors.js';
 import { showValue } from './bounded-text.js';
+import { failure, success, type Result } from './result.js';
 
 const NANO = 1_000_000_000n;
 
 /** The largest magnitude, in whole units, a quantity may have: Go's int64 maximum. */
-export const MAX_QUANTITY_UNITS = 2n ** 63n - 1n;
+const MAX_QUANTITY_UNITS = 2n ** 63n - 1n;
 const MAX_NANOS = MAX_QUANTITY_UNITS * NANO;
 /** MAX_NANOS has 28 digits: a value whose integer part in nanos has more is too large. */
 const MAX_NANO_DIGITS = MAX_NANOS.toString().length;
@@ -34,7 +36,7 @@ const DECIMAL_SUFFIX: Record<string, bigint> = {
   E: 1_000_000_000_000_000_000n * NANO,
 };
 /** The decimal SI suffixes and the power of ten each stands for. */
-export const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
+const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,
@@ -56,22 +58,22 @@ const BINARY_SUFFIX: Record<string, bigint> = {
 /** Powers of two of the binary suffixes: Ki is 2^10, Ei 2^60. */
 const BINARY_POWER: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 
-export type QuantityErrorKind = 'invalid' | 'too-large';
+export type QuantityProblemKind = 'invalid' | 'too-large';
 
-/** A quantity that is not one, or is larger than anything a cluster can hold. */
-export class QuantityError extends Error {
-  constructor(
-    readonly kind: QuantityErrorKind,
-    /** The text as given (possibly huge: quote it only through showValue). */
-    readonly text: string,
-  ) {
-    super(
+/** Why a text is no quantity, or one larger than anything a cluster can hold. */
+export interface QuantityProblem {
+  readonly kind: QuantityProblemKind;
+  readonly message: string;
+}
+
+function problem(kind: QuantityProblemKind, text: string): QuantityProblem {
+  return {
+    kind,
+    message:
       kind === 'invalid'
         ? `${showValue(text)} is not a quantity (e.g. 500m, 2, 1.5Gi, 1e3)`
         : `${showValue(text)} is too large: quantities are bounded by 2^63-1 (${MAX_QUANTITY_UNITS.toString()}) units`,
-    );
-    this.name = 'QuantityError';
-  }
+  };
 }
 
 const isDigit = (code: number): boolean => code >= 48 && code <= 57;
@@ -94,33 +96,27 @@ function firstNonZero(text: string, from: number, to: number): number {
 const anyNonZero = (text: string, from: number, to: number): boolean => firstNonZero(text, from, to) < to;
 
 /**
- * Quantities repeat: a pod's containers, and the pods of a cluster, ask for the same few amounts
- * ("100m", "128Mi"), so a review with thousands of containers parses a handful of distinct texts.
- * Short texts only, and the cache is cleared when full: its memory is bounded by both.
+ * A quantity's text split by the grammar of the Kubernetes OpenAPI schema's Quantity pattern:
+ * `[+-]? (digits[.digits?] | .digits) (binary suffix | decimal suffix | [eE][+-]?digits)?`.
+ * Offsets index the text; the exponent is kept as written (sign apart, leading zeros dropped).
  */
-const PARSED = new Map<string, bigint>();
-const MAX_CACHED_TEXT = 32;
-const MAX_CACHED = 4096;
-
-/**
- * Parses a quantity into nano-units. Throws a QuantityError (kind 'invalid') on anything that
- * is not a Kubernetes quantity, and (kind 'too-large') on one whose magnitude exceeds 2^63-1
- * whole units.
- */
-export function parseQuantity(input: string): bigint {
-  const cached = PARSED.get(input);
-  if (cached !== undefined) return cached;
-  const value = parseUncached(input);
-  if (input.length <= MAX_CACHED_TEXT) {
-    if (PARSED.size >= MAX_CACHED) PARSED.clear();
-    PARSED.set(input, value);
-  }
-  return value;
+interface QuantityParts {
+  negative: boolean;
+  integerStart: number;
+  integerEnd: number;
+  fractionStart: number;
+  fractionEnd: number;
+  decimalExponent: number;
+  binaryPower: number;
+  exponentSign: 1 | -1;
+  exponentDigits: string;
+  /** Written with an exponent (`1e3`), as opposed to a suffix or nothing. */
+  scientific: boolean;
+  binarySuffix: boolean;
 }
 
-function parseUncached(input: string): bigint {
-  const text = input.trim();
-  const invalid = (): QuantityError => new QuantityError('invalid', input);
+/** The one grammar of quantities: its parts, or undefined for a text that is no quantity. */
+function lexQuantity(text: string): QuantityParts | undefined {
   let position = 0;
   const signCode = text.charCodeAt(0);
   const negative = signCode === 45; // '-'
@@ -136,33 +132,81 @@ function parseUncached(input: string): bigint {
     fractionEnd = digitsEnd(text, fractionStart);
     position = fractionEnd;
   }
-  if (integerEnd === integerStart && fractionEnd === fractionStart) throw invalid();
+  if (integerEnd === integerStart && fractionEnd === fractionStart) return undefined;
 
   // What follows the number: nothing, a suffix, or an exponent ([eE][+-]?digits).
   const rest = text.slice(position);
-  let decimalExponent = 0;
-  let binaryPower = 0;
-  let exponentSign = 1;
-  let exponentDigits = '';
-  if (rest === '') {
-    // A plain number.
-  } else if (BINARY_POWER[rest] !== undefined) {
-    binaryPower = BINARY_POWER[rest];
-  } else if (DECIMAL_EXPONENT[rest] !== undefined) {
-    decimalExponent = DECIMAL_EXPONENT[rest];
-  } else if (rest[0] === 'e' || rest[0] === 'E') {
-    let start = 1;
-    if (rest[1] === '+' || rest[1] === '-') {
-      exponentSign = rest[1] === '-' ? -1 : 1;
-      start = 2;
-    }
-    const end = digitsEnd(rest, start);
-    if (end === start || end !== rest.length) throw invalid();
-    exponentDigits = rest.slice(firstNonZero(rest, start, end), end);
-  } else {
-    throw invalid();
+  const parts: QuantityParts = {
+    negative,
+    integerStart,
+    integerEnd,
+    fractionStart,
+    fractionEnd,
+    decimalExponent: 0,
+    binaryPower: 0,
+    exponentSign: 1,
+    exponentDigits: '',
+    scientific: false,
+    binarySuffix: false,
+  };
+  if (rest === '') return parts;
+  const power = BINARY_POWER[rest];
+  if (power !== undefined) return { ...parts, binaryPower: power, binarySuffix: true };
+  const decimal = DECIMAL_EXPONENT[rest];
+  if (decimal !== undefined) return { ...parts, decimalExponent: decimal };
+  if (rest[0] !== 'e' && rest[0] !== 'E') return undefined;
+  let start = 1;
+  let exponentSign: 1 | -1 = 1;
+  if (rest[1] === '+' || rest[1] === '-') {
+    exponentSign = rest[1] === '-' ? -1 : 1;
+    start = 2;
   }
+  const end = digitsEnd(rest, start);
+  if (end === start || end !== rest.length) return undefined;
+  return {
+    ...parts,
+    exponentSign,
+    exponentDigits: rest.slice(firstNonZero(rest, start, end), end),
+    scientific: true,
+  };
+}
 
+/**
+ * Quantities repeat: a pod's containers, and the pods of a cluster, ask for the same few amounts
+ * ("100m", "128Mi"), so a review with thousands of containers parses a handful of distinct texts.
+ * Short texts only, and the cache is cleared when full: its memory is bounded by both.
+ */
+const PARSED = new Map<string, Result<bigint, QuantityProblem>>();
+const MAX_CACHED_TEXT = 32;
+const MAX_CACHED = 4096;
+
+/**
+ * A quantity in nano-units, or why it is none: kind 'invalid' for anything that is not a
+ * Kubernetes quantity (spaces around it are trimmed, as Quantity's UnmarshalJSON does), kind
+ * 'too-large' for one whose magnitude exceeds 2^63-1 whole units.
+ */
+export function readQuantity(input: string): Result<bigint, QuantityProblem> {
+  const cached = PARSED.get(input);
+  if (cached !== undefined) return cached;
+  const text = input.trim();
+  const parts = lexQuantity(text);
+  const read = parts ? toNanos(text, parts, input) : failure(problem('invalid', input));
+  if (input.length <= MAX_CACHED_TEXT) {
+    if (PARSED.size >= MAX_CACHED) PARSED.clear();
+    PARSED.set(input, read);
+  }
+  return read;
+}
+
+/** readQuantity for callers to whom an unreadable quantity is a programming error: it throws. */
+export function parseQuantity(input: string): bigint {
+  const read = readQuantity(input);
+  if (!read.ok) throw new Error(read.error.message);
+  return read.value;
+}
+
+function toNanos(text: string, parts: QuantityParts, input: string): Result<bigint, QuantityProblem> {
+  const { negative, integerStart, integerEnd, fractionStart, fractionEnd, binaryPower } = parts;
   // The significant digits run from the first non-zero digit of the integer part (else of the
   // fraction) to the end of the fraction; `point` is where the decimal point falls among them.
   const integerFirst = firstNonZero(text, integerStart, integerEnd);
@@ -173,21 +217,21 @@ function parseUncached(input: string): bigint {
     significant = text.slice(integerFirst, integerEnd) + text.slice(fractionStart, fractionEnd);
   } else {
     const fractionFirst = firstNonZero(text, fractionStart, fractionEnd);
-    if (fractionFirst === fractionEnd) return 0n; // Zero, whatever the exponent.
+    if (fractionFirst === fractionEnd) return success(0n); // Zero, whatever the exponent.
     point = fractionStart - fractionFirst;
     significant = text.slice(fractionFirst, fractionEnd);
   }
   // An exponent of more than 15 digits moves the point past anything that fits: far enough.
   const exponent =
-    exponentDigits === ''
-      ? decimalExponent
-      : exponentSign * (exponentDigits.length > 15 ? 1e300 : Number(exponentDigits));
+    parts.exponentDigits === ''
+      ? parts.decimalExponent
+      : parts.exponentSign * (parts.exponentDigits.length > 15 ? 1e300 : Number(parts.exponentDigits));
 
   // The value in nanos is 0.<significant> × 10^nanoDigits × 2^binaryPower.
   const nanoDigits = point + exponent + 9;
-  if (nanoDigits > MAX_NANO_DIGITS) throw new QuantityError('too-large', input);
+  if (nanoDigits > MAX_NANO_DIGITS) return failure(problem('too-large', input));
   // Below one nano: Kubernetes rounds any non-zero amount up to its smallest unit.
-  if (nanoDigits + binaryPower <= 0) return negative ? -1n : 1n;
+  if (nanoDigits + binaryPower <= 0) return success(negative ? -1n : 1n);
   // Digits past `kept` only decide the rounding: from there on 10^(kept - nanoDigits) is a
   // multiple of 2^binaryPower, so no whole nano lies strictly between the value cut at `kept` and
   // the value itself, and a non-zero digit beyond makes it the next nano up.
@@ -202,8 +246,66 @@ function parseUncached(input: string): bigint {
     const whole = scaled / divisor;
     nanos = tail || whole * divisor !== scaled ? whole + 1n : whole;
   }
-  if (nanos > MAX_NANOS) throw new QuantityError('too-large', input);
-  return negative ? -nanos : nanos;
+  if (nanos > MAX_NANOS) return failure(problem('too-large', input));
+  return success(negative ? -nanos : nanos);
+}
+
+/**
+ * What Go's `resource.ParseQuantity` makes of a text, reduced to what Kthena's admission needs:
+ * its sign, and whether `AsFloat64Slow()` overflows to infinity. Go caps an inexact quantity at
+ * 2^63-1 instead of refusing it, so nothing here is too large; the refusals are Go's words.
+ */
+export interface GoQuantity {
+  /** The text as written (a JSON number is turned into its shortest decimal text). */
+  text: string;
+  /** -1, 0 or 1. Go rounds any non-zero magnitude up to 1n, so no non-zero value reads as 0. */
+  sign: -1 | 0 | 1;
+  /** True when Go's `AsFloat64Slow()` gives ±Inf. */
+  infinite: boolean;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+// Go's ErrFormatWrong, word for word (its regular expression is looser than the grammar it enforces).
+const FORMAT_WRONG =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+/** Go keeps at most this many mantissa digits in its exact int64 form (`maxInt64Factors`). */
+const MAX_EXACT_DIGITS = 18;
+
+/** Go's ParseQuantity, which (unlike UnmarshalJSON) trims nothing. */
+function readGoQuantity(text: string): Result<GoQuantity> {
+  const parts = lexQuantity(text);
+  if (!parts) return failure(FORMAT_WRONG);
+  let exponent = parts.decimalExponent;
+  if (parts.scientific) {
+    exponent = parts.exponentSign * Number(parts.exponentDigits || '0');
+    if (!Number.isInteger(exponent) || Math.abs(exponent) > INT32_MAX) {
+      return failure("unable to parse quantity's suffix");
+    }
+  }
+  const integerDigits = text.slice(parts.integerStart, parts.integerEnd);
+  const fractionDigits = text.slice(parts.fractionStart, parts.fractionEnd);
+  const zero =
+    !anyNonZero(integerDigits, 0, integerDigits.length) &&
+    !anyNonZero(fractionDigits, 0, fractionDigits.length);
+  const sign = zero ? 0 : parts.negative ? -1 : 1;
+  // Go keeps a decimal quantity with few enough digits exact and uncapped (so 1e400 is +Inf when
+  // read as a float); a binary-suffixed or longer one goes through inf.Dec and is capped at 2^63-1.
+  const digits = integerDigits.replace(/^0+/, '').length + fractionDigits.length;
+  const exact = !parts.binarySuffix && digits <= MAX_EXACT_DIGITS;
+  const mantissa = text.slice(parts.integerStart, parts.fractionEnd);
+  const infinite = exact && !zero && !Number.isFinite(Number(`${mantissa}e${exponent.toString()}`));
+  return success({ text, sign, infinite });
+}
+
+/** readGoQuantity of a JSON value: a string, or a bare number as `Quantity.UnmarshalJSON` also takes. */
+export function readGoQuantityJson(value: string | number): Result<GoQuantity> {
+  if (typeof value === 'number') {
+    // JSON.parse turns 1e400 into Infinity; Go reads the same one-digit text and overflows too.
+    return Number.isFinite(value)
+      ? readGoQuantity(String(value))
+      : success({ text: String(value), sign: value > 0 ? 1 : -1, infinite: true });
+  }
+  return readGoQuantity(value);
 }
 
 /** Formats nano-units the way Kubernetes would print them in a canonical form close to `like`. */
@@ -228,7 +330,7 @@ export function formatQuantity(nanos: bigint, like = ''): string {
 }
 
 /** How a message names the JSON type of a value that should have been something else. */
-export function jsonTypeName(value: unknown): string {
+function jsonTypeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a JSON array';
   if (typeof value === 'object') return 'a JSON object';
@@ -236,34 +338,23 @@ export function jsonTypeName(value: unknown): string {
   return typeof value;
 }
 
-/** A quantity that could not be read at a field of the object under review. */
-export class QuantityFieldError extends Error {
-  constructor(
-    /** Where: `spec.containers[0].resources.requests[cpu]`. */
-    readonly path: string,
-    readonly kind: QuantityErrorKind,
-    detail: string,
-  ) {
-    super(`${path}: ${detail}`);
-    this.name = 'QuantityFieldError';
+/**
+ * The quantity in a JSON value: a string, or a bare number as `Quantity.UnmarshalJSON` also
+ * takes; else why it cannot be read (anything else, text that is no quantity, a quantity larger
+ * than 2^63-1 units), as the detail that follows the field's path in a message.
+ */
+export function quantityOf(value: unknown): Result<bigint> {
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    return failure(`must be a quantity string, got ${jsonTypeName(value)}`);
   }
+  const read = readQuantity(String(value));
+  return read.ok ? read : failure(read.error.message);
 }
 
-/**
- * Reads the quantity at `path` of a JSON document: a string, or a bare number as
- * `Quantity.UnmarshalJSON` also takes. Throws a QuantityFieldError naming the path on anything
- * else, on text that is no quantity, and on a quantity larger than 2^63-1 units.
- */
-export function quantityAt(value: unknown, path: string): bigint {
-  if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new QuantityFieldError(path, 'invalid', `must be a quantity string, got ${jsonTypeName(value)}`);
-  }
-  try {
-    return parseQuantity(String(value));
-  } catch (error) {
-    if (!(error instanceof QuantityError)) throw error;
-    throw new QuantityFieldError(path, error.kind, error.message);
-  }
+/** quantityOf the value at `path`, an error naming the path when it cannot be read. */
+export function quantityAt(value: unknown, path: FieldPath): Result<bigint, FieldError> {
+  const read = quantityOf(value);
+  return read.ok ? read : failure(atField(path, read.error));
 }
 
 /** A quantity's text as written (a JSON number as its digits); '' for what is no quantity. */

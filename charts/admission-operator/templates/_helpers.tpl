@@ -1,12 +1,28 @@
-{{- define "admission-operator.name" -}}admission-operator{{- end -}}
+{{- define "admission-operator.name" -}}{{ .Values.nameOverride | default .Chart.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
 
-{{/* One name for the Service, the ServiceAccount, the RBAC and the owner ClusterRole. */}}
+{{/*
+One name for the Service, the ServiceAccount, the RBAC and the owner ClusterRole: fullnameOverride,
+else the name alone for a release of that name, else <release>-<name>.
+*/}}
 {{- define "admission-operator.fullname" -}}
-{{- if eq .Release.Name "admission-operator" -}}admission-operator{{- else -}}{{ printf "%s-admission-operator" .Release.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- $name := include "admission-operator.name" . -}}
+{{- if .Values.fullnameOverride -}}{{ .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else if eq .Release.Name $name -}}{{ $name }}
+{{- else -}}{{ printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- end -}}
+
+{{/*
+The ServiceAccount the operator runs as and the RBAC is bound to. Without serviceAccount.create
+it must be named: binding the operator's rights to the namespace's `default` account would hand
+them to every other pod there.
+*/}}
+{{- define "admission-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}{{ .Values.serviceAccount.name | default (include "admission-operator.fullname" .) }}
+{{- else -}}{{ required "serviceAccount.name: required when serviceAccount.create is false" .Values.serviceAccount.name }}{{- end -}}
 {{- end -}}
 
 {{- define "admission-operator.labels" -}}
-app.kubernetes.io/name: admission-operator
+app.kubernetes.io/name: {{ include "admission-operator.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -14,7 +30,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- define "admission-operator.selector" -}}
-app.kubernetes.io/name: admission-operator
+app.kubernetes.io/name: {{ include "admission-operator.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Enforcement } from '../../../webhook/enforcement/enforcement.js';
 import type { OperatorMetrics } from '../../../webhook/metrics/operator-metrics.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL, watchedConfigMaps } from '../../../webhook/names.js';
-import type { TierMapping } from '../../../webhook/rules/gpu-class/tier-mapping.js';
+import type { TierMapping } from '../../../webhook/rules/kubenexus/tier-mapping.js';
 import {
   enabledWebhooks,
   webhookTable,

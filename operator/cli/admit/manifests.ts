@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../webhook/admission/types.js';
-import { yamlNestingDepth } from '../../../webhook/rules/gpu-class/tier-mapping.js';
+import { yamlNestingDepth } from '../../../webhook/rules/kubenexus/tier-mapping.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../../webhook/util/bounded-text.js';
 
 /** A manifest file (or standard input) that cannot be read as Kubernetes objects. */

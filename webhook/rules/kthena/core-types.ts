@@ -14,7 +14,7 @@ import {
   map,
   quantity,
   struct,
-} from './go-json.js';
+} from '../../util/go-json.js';
 
 const strings: Decoder<string[]> = list(goString, '');
 

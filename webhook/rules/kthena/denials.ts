@@ -6,7 +6,7 @@
  * Kthena's refusal carries no status code, which the API server turns into 400; `decisionOf`'s
  * default gives the same code (the reason, empty from Kthena, becomes BadRequest).
  */
-import { headed } from '../field-error-aggregate.js';
+import { headed } from '../shared/findings.js';
 
 /** The refusal of an object that decoded but breaks Kthena's rules. */
 export const validationFailed = headed('validation failed');

@@ -4,10 +4,10 @@
  * types the rules read are inferred from the decoders, so the two cannot drift apart.
  */
 import type { KubeObject } from '../../admission/types.js';
-import { FieldPath } from '../field-errors.js';
+import type { Result } from '../../util/result.js';
+import { FieldPath, type FieldError } from '../shared/field-errors.js';
 import { affinity, condition, envFromSource, envVar, resourceRequirements } from './core-types.js';
 import {
-  type DecodeResult,
   type Decoder,
   anyJson,
   decodeWith,
@@ -20,7 +20,7 @@ import {
   quantity,
   struct,
   uint32,
-} from './go-json.js';
+} from '../../util/go-json.js';
 
 const typeMeta = { apiVersion: goString, kind: goString };
 /** Only what the rules read; the API server owns the rest of the metadata. */
@@ -141,11 +141,13 @@ export type StablePolicy = Decoded<typeof stablePolicy>;
 export type PanicPolicy = Decoded<typeof panicPolicy>;
 export type AutoscalingPolicyBinding = Decoded<typeof autoscalingPolicyBinding>;
 
-export const decodeModel = (object: KubeObject): DecodeResult<Model> =>
+export const decodeModel = (object: KubeObject): Result<Model, FieldError[]> =>
   decodeWith(model, object, FieldPath.root());
 
-export const decodeAutoscalingPolicy = (object: KubeObject): DecodeResult<AutoscalingPolicy> =>
+export const decodeAutoscalingPolicy = (object: KubeObject): Result<AutoscalingPolicy, FieldError[]> =>
   decodeWith(autoscalingPolicy, object, FieldPath.root());
 
-export const decodeAutoscalingPolicyBinding = (object: KubeObject): DecodeResult<AutoscalingPolicyBinding> =>
+export const decodeAutoscalingPolicyBinding = (
+  object: KubeObject,
+): Result<AutoscalingPolicyBinding, FieldError[]> =>
   decodeWith(autoscalingPolicyBinding, object, FieldPath.root());

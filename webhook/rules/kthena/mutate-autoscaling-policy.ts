@@ -15,8 +15,7 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonObject, JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
-import { findings } from '../field-errors.js';
+import { decisionOf, findings } from '../shared/findings.js';
 import { decodeFailed } from './denials.js';
 import {
   type AutoscalingPolicy,
@@ -128,7 +127,7 @@ function applyDefaults(policy: AutoscalingPolicy, spec: JsonObject): string[] {
 export const mutateAutoscalingPolicy: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return allow();
   const decoded = decodeAutoscalingPolicy(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   const mutated = structuredClone(request.object);
   // Kthena's `add /spec/behavior` would fail to apply to an object without a spec; creating the
   // spec gives the same outcome (the schema then requires spec.metrics) with a clearer message.

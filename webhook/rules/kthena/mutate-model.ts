@@ -7,8 +7,7 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { JsonValue } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
-import { findings } from '../field-errors.js';
+import { decisionOf, findings } from '../shared/findings.js';
 import { decodeFailed } from './denials.js';
 import { decodeModel } from './model-types.js';
 import { asObject } from '../../util/json.js';
@@ -22,7 +21,7 @@ export const mutateModel: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return allow();
   // Kthena decodes before defaulting, so a malformed Model is refused here already.
   const decoded = decodeModel(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   if (decoded.value.spec?.autoscalingPolicy === undefined) return allow();
 
   const mutated = structuredClone(request.object);

@@ -7,18 +7,15 @@
  */
 import type { AdmissionRequest } from '../../admission/types.js';
 import type { Rule, StateSnapshot } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
+import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
 import {
   type FieldError,
   FieldPath,
-  type Findings,
-  findings,
   forbidden,
   internal,
   invalid,
-  PASSED,
   required,
-} from '../field-errors.js';
+} from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type AutoscalingPolicyBinding, decodeAutoscalingPolicyBinding } from './model-types.js';
 
@@ -70,6 +67,6 @@ export function checkAutoscalingPolicyBinding(
 export const validateAutoscalingPolicyBinding: Rule = (request, state) => {
   if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeAutoscalingPolicyBinding(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   return decisionOf(checkAutoscalingPolicyBinding(decoded.value, request, state), validationFailed);
 };

@@ -6,18 +6,10 @@
  */
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
-import {
-  type FieldError,
-  FieldPath,
-  type Findings,
-  findings,
-  GoStringer,
-  invalid,
-  PASSED,
-} from '../field-errors.js';
+import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
+import { type FieldError, FieldPath, GoStringer, invalid } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
-import type { GoDuration } from './go-json.js';
+import type { GoDuration } from '../../util/go-json.js';
 import {
   type AutoscalingPolicy,
   type PanicPolicy,
@@ -104,6 +96,6 @@ export function checkAutoscalingPolicy(policy: AutoscalingPolicy): Findings {
 export const validateAutoscalingPolicy: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeAutoscalingPolicy(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   return decisionOf(checkAutoscalingPolicy(decoded.value), validationFailed);
 };

@@ -6,17 +6,8 @@
  */
 import { formatGoDuration } from '../../util/go-duration.js';
 import type { Rule } from '../../state.js';
-import { decisionOf } from '../field-error-aggregate.js';
-import {
-  type FieldError,
-  FieldPath,
-  type Findings,
-  findings,
-  forbidden,
-  invalid,
-  PASSED,
-  required,
-} from '../field-errors.js';
+import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
+import { type FieldError, FieldPath, forbidden, invalid, required } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type Model, type ModelBackend, decodeModel } from './model-types.js';
 
@@ -314,6 +305,6 @@ export function checkModel(model: Model): Findings {
 export const validateModel: Rule = (request) => {
   if (request.operation === 'DELETE' || !request.object) return decisionOf(PASSED);
   const decoded = decodeModel(request.object);
-  if (!decoded.ok) return decisionOf(findings(decoded.errors), decodeFailed);
+  if (!decoded.ok) return decisionOf(findings(decoded.error), decodeFailed);
   return decisionOf(checkModel(decoded.value), validationFailed);
 };

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { profileCandidates } from '../../../../operator/store/indexes.js';
 import type { JsonObject, JsonValue, KubeObject } from '../../../../webhook/admission/types.js';
-import { applyProfilesToPod } from '../../../../webhook/rules/colocation/apply-profiles-to-pod.js';
+import { applyProfilesToPod } from '../../../../webhook/rules/koordinator/colocation/apply-profiles-to-pod.js';
 import { CopyOnWrite } from '../../../../webhook/util/copy-on-write.js';
-import { profileMatches, ProfileProblem } from '../../../../webhook/rules/colocation/colocation-profile.js';
+import {
+  profileMatches,
+  ProfileProblem,
+} from '../../../../webhook/rules/koordinator/colocation/colocation-profile.js';
 import type { ColocationProfileView, StateSnapshot } from '../../../../webhook/state.js';
 import { mulberry32, type Rng } from '../../../fuzz/prng.js';
 import { stateSnapshot } from '../../../harness/state.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { QuotaIndex } from '../../../../operator/store/quota-index.js';
-import { quotaView } from '../../../../webhook/rules/quota/quota-view.js';
+import { quotaView } from '../../../../webhook/rules/koordinator/quota/quota-view.js';
 
 const L = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
 const quota = (name: string, labels: Record<string, string>, namespaces: string[] = []) =>

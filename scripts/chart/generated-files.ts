@@ -1,0 +1,32 @@
+/**
+ * The chart's generated files: the schema's enumerations (gates, webhook names, enforcement
+ * actions, from the code) and the README's values table (from values.yaml and the schema), each
+ * with what is committed and what the generator makes of it.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { repoRoot } from '../cluster/layout.js';
+import { codeLists } from './code-lists.js';
+import { SCHEMA_PATH, withGeneratedDefinitions } from './schema-definitions.js';
+import { valuesTable, withValuesTable } from './values-table.js';
+
+const chart = join(repoRoot, 'charts', 'admission-operator');
+export const README_PATH = join(chart, 'README.md');
+export const VALUES_PATH = join(chart, 'values.yaml');
+
+export interface GeneratedFile {
+  path: string;
+  committed: string;
+  generated: string;
+}
+
+export async function generatedChartFiles(): Promise<GeneratedFile[]> {
+  const schema = await readFile(SCHEMA_PATH, 'utf8');
+  const generatedSchema = await withGeneratedDefinitions(schema, codeLists());
+  const readme = await readFile(README_PATH, 'utf8');
+  const table = valuesTable(await readFile(VALUES_PATH, 'utf8'), generatedSchema);
+  return [
+    { path: SCHEMA_PATH, committed: schema, generated: generatedSchema },
+    { path: README_PATH, committed: readme, generated: withValuesTable(readme, table) },
+  ];
+}
