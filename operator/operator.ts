@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/kubenexus/tier-mapping.js';
-import { createAdmissionApp, type ReadinessReport } from '../webhook/server/app.js';
+import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
@@ -21,13 +21,14 @@ import {
   type WebhookEntry,
 } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
+import { systemClock, withWallTime } from './kube/clock.js';
 import { EventRecorder } from './kube/events.js';
 import { leaderElected } from './kube/operator-events.js';
 import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/leader-election.js';
 import { OwnerResolver } from './kube/owner.js';
 import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
-import { verifyHandshake, type HandshakeTarget } from './readiness.js';
+import { publishProblem, readinessReport, type HandshakeTarget, type ReadinessSources } from './readiness.js';
 import { PeriodicAudit } from './audit/periodic-audit.js';
 import { EnforcementTracker } from './store/enforcement-tracker.js';
 import { StateStore } from './store/state-store.js';
@@ -37,7 +38,7 @@ import type { Endpoint } from './webhooks/desired-configurations.js';
 /** The longest a certificate check may wait, so a renewal missed while suspended fires within a minute. */
 const MAX_CHECK_INTERVAL_MS = 60_000;
 
-/** What tests may replace: the clock (skew) and the webhooks served (entries of their own). */
+/** What tests may replace: the wall clock (skew) and the webhooks served (entries of their own). */
 export interface RunOverrides {
   clock?: () => Date;
   webhooks?: readonly WebhookEntry[];
@@ -89,6 +90,8 @@ export async function runOperator(
   registerProcessMetrics(registry, options.memoryLimitBytes);
   const metrics = operatorMetrics(registry);
   const admission = admissionMetrics(registry);
+  // One clock for every loop and timer; a skewed wall clock moves certificate validity only.
+  const clock = overrides.clock ? withWallTime(overrides.clock) : systemClock;
   // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
   // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
@@ -108,7 +111,7 @@ export async function runOperator(
   };
   let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
 
-  const events = new EventRecorder(kubeConfig, logger);
+  const events = new EventRecorder(kubeConfig, logger, { clock });
   const store = new StateStore({
     kubeConfig,
     configMaps,
@@ -143,6 +146,7 @@ export async function runOperator(
     onTransition: (leading) => {
       metrics.leader.set(leading ? 1 : 0);
     },
+    clock,
   });
   const isLeader = (): boolean => elector.isLeader();
   // Set once the admission server listens: until then nothing could answer a webhook.
@@ -164,22 +168,29 @@ export async function runOperator(
     isLeader,
     // The first write of a failurePolicy=Fail configuration must find someone to answer it:
     // this replica, with its certificate verifying against the bundle written and its caches synced.
-    canPublish: async (caBundlePem: string): Promise<string | undefined> => {
-      if (!listening) return 'the admission server is not listening yet';
-      if (!server.certificate) return 'no serving certificate loaded';
-      const unsynced: string[] = [
-        ...store.unsynced(),
-        ...(certificates.synced ? [] : ['webhook-tls Secret']),
-      ];
-      if (unsynced.length > 0) return `not synced yet: ${unsynced.join(', ')}`;
-      return verifyHandshake(handshakeTarget, caBundlePem);
-    },
+    canPublish: (caBundlePem) => publishProblem(readiness, caBundlePem),
+    clock,
   });
   store.on('tierMappingChanged', (mapping) => {
     webhooks = buildWebhooks(mapping);
     configurations.request();
   });
   const names = servingNames(options, endpoint);
+  const handshakeTarget: HandshakeTarget = {
+    host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
+    port: options.port,
+    verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
+  };
+  const readiness: ReadinessSources = {
+    handshakeTarget,
+    listening: () => listening,
+    draining: () => server.isDraining,
+    hasCertificate: () => server.certificate !== undefined,
+    publishedCaBundle: () => configurations.publishedCaBundle(),
+    storeUnsynced: () => store.unsynced(),
+    configurationsSynced: () => configurations.synced,
+    certificateSynced: () => certificates.synced,
+  };
   const certificates: CertificateManager = new CertificateManager({
     kubeConfig,
     namespace: options.namespace,
@@ -199,7 +210,7 @@ export async function runOperator(
     metrics,
     events,
     isLeader,
-    ...(overrides.clock ? { clock: overrides.clock } : {}),
+    clock,
   });
   elector.on('started', () => {
     leaderElected(events, { namespace: options.namespace, name: LEASE_NAME }, elector.identity);
@@ -224,6 +235,7 @@ export async function runOperator(
           events,
           metrics,
           logger,
+          clock,
         })
       : undefined;
   const storeStarted = store.start().then(() => {
@@ -236,11 +248,6 @@ export async function runOperator(
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
 
-  const handshakeTarget: HandshakeTarget = {
-    host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
-    port: options.port,
-    verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
-  };
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
     tls: () => {
@@ -256,36 +263,7 @@ export async function runOperator(
     createAdmissionApp({
       webhooks: () => webhooks,
       state: () => store,
-      readiness: async (): Promise<ReadinessReport> => {
-        // Answered without the handshake, so the endpoint is dropped as soon as the drain starts.
-        if (server.isDraining) {
-          return {
-            ready: false,
-            checks: { shutdown: { ok: false, message: 'shutting down: draining requests' } },
-          };
-        }
-        const checks: ReadinessReport['checks'] = {};
-        checks.certificate = server.certificate
-          ? { ok: true, message: 'serving certificate loaded' }
-          : { ok: false, message: 'no serving certificate loaded' };
-        const published = configurations.publishedCaBundle();
-        const problem = published
-          ? await verifyHandshake(handshakeTarget, published)
-          : 'no caBundle published in the webhook configurations yet';
-        checks.handshake = problem
-          ? { ok: false, message: problem }
-          : { ok: true, message: 'a TLS handshake with this server verifies against the published caBundle' };
-        const unsynced = [
-          ...store.unsynced(),
-          ...(configurations.synced ? [] : ['webhook configurations']),
-          ...(certificates.synced ? [] : ['webhook-tls Secret']),
-        ];
-        checks.caches =
-          unsynced.length === 0
-            ? { ok: true, message: 'all watches have synced' }
-            : { ok: false, message: `not synced yet: ${unsynced.join(', ')}` };
-        return { ready: Object.values(checks).every((check) => check.ok), checks };
-      },
+      readiness: () => readinessReport(readiness),
       metrics: admission,
       logger,
       enforcement: () => enforcement.enforcement,

@@ -12,7 +12,9 @@ import type { Logger } from 'pino';
 import { NO_DECISION_METRICS } from '../../webhook/metrics/decision-metrics.js';
 import { NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import type { WebhookEntry } from '../../webhook/table.js';
+import type { Clock } from '../kube/clock.js';
 import type { EventRecorder } from '../kube/events.js';
+import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { StateStore } from '../store/state-store.js';
 import { runAudit, type AuditReport } from './audit.js';
@@ -33,36 +35,36 @@ export interface PeriodicAuditOptions {
   events: Pick<EventRecorder, 'warning'>;
   metrics: OperatorMetrics;
   logger: Logger;
+  clock?: Clock;
 }
 
 export class PeriodicAudit {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  /** Requeued one interval after each audit ends, so runs never overlap however long one takes. */
+  private readonly loop: ReconcileLoop;
 
-  constructor(private readonly options: PeriodicAuditOptions) {}
+  constructor(private readonly options: PeriodicAuditOptions) {
+    this.loop = new ReconcileLoop({
+      reconcile: async () => {
+        try {
+          await this.runOnce();
+        } finally {
+          this.loop.requeueAfter(options.intervalMs);
+        }
+      },
+      // runOnce logs its own failures and never throws.
+      onError: () => undefined,
+      background: true,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+  }
 
+  /** The first audit runs one interval from now. */
   start(): void {
-    this.schedule();
+    this.loop.requeueAfter(this.options.intervalMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then(() => undefined)
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.options.intervalMs);
-    this.timer.unref();
+    await this.loop.stop();
   }
 
   /** Writes the reports; a failure is logged (the audit's metrics and Events stand without them). */

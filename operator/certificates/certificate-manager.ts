@@ -12,7 +12,8 @@ import { EventEmitter } from 'node:events';
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { CoalescingRunner } from '../kube/coalescing-runner.js';
+import { systemClock, type Clock } from '../kube/clock.js';
+import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { EventRecorder } from '../kube/events.js';
 import { certificateWritten } from '../kube/operator-events.js';
@@ -42,7 +43,7 @@ export interface CertificateManagerOptions {
   isPublished: (caPem: string) => boolean;
   logger: Logger;
   metrics: OperatorMetrics;
-  clock?: () => Date;
+  clock?: Clock;
   /** The owner of the Secret (the chart's ClusterRole), so an uninstall removes it. */
   owner?: OwnerResolver;
   /** Where certificates issued and rotated are recorded as Events on the Secret. */
@@ -72,24 +73,14 @@ function stored(secret: V1Secret): StoredSecret {
 export class CertificateManager extends EventEmitter<{ material: [ServingMaterial] }> {
   private readonly core: CoreV1Api;
   private readonly informer: SupervisedInformer<V1Secret>;
-  private readonly clock: () => Date;
+  private readonly clock: Clock;
   private current: ServingMaterial | undefined;
   private remembered: TlsSecretData | undefined;
-  private readonly runner: CoalescingRunner;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly loop: ReconcileLoop;
 
   constructor(private readonly options: CertificateManagerOptions) {
     super();
-    this.clock = options.clock ?? (() => new Date());
-    this.runner = new CoalescingRunner(
-      () => this.reconcile(),
-      (error) => {
-        options.metrics.certificateReconcileErrors.inc();
-        options.logger.error({ err: error }, 'certificate reconcile failed; retrying in 1 s');
-        this.schedule(new Date(this.clock().getTime() + 1000));
-      },
-    );
+    this.clock = options.clock ?? systemClock;
     this.core = options.kubeConfig.makeApiClient(CoreV1Api);
     const fieldSelector = `metadata.name=${options.secretName}`;
     this.informer = new SupervisedInformer(
@@ -105,11 +96,15 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         options.metrics.informerRestarts.inc({ kind });
       },
     );
-    for (const event of ['add', 'update', 'delete'] as const) {
-      this.informer.on(event, () => {
-        this.request();
-      });
-    }
+    this.loop = new ReconcileLoop({
+      reconcile: () => this.reconcile(),
+      onError: (error, retryInMs) => {
+        options.metrics.certificateReconcileErrors.inc();
+        options.logger.error({ err: error, retryInMs }, 'certificate reconcile failed; retrying');
+      },
+      watches: [this.informer],
+      clock: this.clock,
+    });
   }
 
   /** The material in use, once the first reconcile has succeeded. */
@@ -118,13 +113,12 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
   }
 
   get synced(): boolean {
-    return this.informer.synced;
+    return this.loop.synced;
   }
 
   /** Starts watching and resolves with the first usable material. */
   async start(): Promise<ServingMaterial> {
-    await this.informer.start();
-    this.request();
+    await this.loop.start();
     // Becoming the leader may have run a reconcile already, so the material may be here.
     if (this.current) return this.current;
     return new Promise<ServingMaterial>((resolvePromise) => {
@@ -134,7 +128,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
 
   /** Reconciles now, or right after the reconcile in progress. */
   request(): void {
-    this.runner.request();
+    this.loop.request();
   }
 
   private async read(): Promise<V1Secret | undefined> {
@@ -156,7 +150,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
   /** A follower serves the Secret as it is, or waits for the leader to make it servable. */
   private async follow(): Promise<void> {
     const secret = await this.read();
-    const now = this.clock();
+    const now = this.clock.now();
     const servable = secret ? servableSecret(stored(secret), this.options.policy, now) : 'it does not exist';
     if (typeof servable === 'string') {
       this.options.logger.debug(
@@ -185,7 +179,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
       const plan = await planSecretWithKeys({
         stored: secret ? stored(secret) : undefined,
         policy: this.options.policy,
-        now: this.clock(),
+        now: this.clock.now(),
         isPublished: this.options.isPublished,
         remembered: this.remembered,
       });
@@ -316,23 +310,14 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     }
   }
 
+  /** Looks again at `at`, or within the policy's longest check interval if that comes first. */
   private schedule(at: Date): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    const delay = Math.max(
-      0,
-      Math.min(at.getTime() - this.clock().getTime(), this.options.policy.maxCheckIntervalMs),
+    this.loop.requeueAfter(
+      Math.min(at.getTime() - this.clock.now().getTime(), this.options.policy.maxCheckIntervalMs),
     );
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.request();
-    }, delay);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.informer.stop();
-    await this.runner.stop();
+    await this.loop.stop();
   }
 }

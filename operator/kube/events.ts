@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { CoreV1Api, KubernetesObjectApi, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { truncate } from '../../webhook/util/bounded-text.js';
+import { systemClock, type Clock } from './clock.js';
 
 export interface EventTarget {
   apiVersion: string;
@@ -55,7 +56,7 @@ export interface EventRecorderOptions {
   /** At most one Event write per object and reason in this interval. */
   intervalMs?: number;
   maxTracked?: number;
-  now?: () => number;
+  clock?: Clock;
   /** Replaces the API call, for tests. */
   write?: (namespace: string, event: CoreV1Event) => Promise<unknown>;
   /**
@@ -77,7 +78,7 @@ interface Held {
 interface Slot {
   lastWriteAt: number;
   held?: Held;
-  timer?: NodeJS.Timeout;
+  timer?: unknown;
 }
 
 export class EventRecorder {
@@ -85,7 +86,7 @@ export class EventRecorder {
   private readonly lookupUid: (target: EventTarget) => Promise<string | undefined>;
   private readonly intervalMs: number;
   private readonly maxTracked: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly slots = new Map<string, Slot>();
 
   constructor(
@@ -95,7 +96,7 @@ export class EventRecorder {
   ) {
     this.intervalMs = options.intervalMs ?? DEFAULT_EVENT_INTERVAL_MS;
     this.maxTracked = options.maxTracked ?? MAX_TRACKED_EVENT_KEYS;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     if (options.write) {
       this.writeEvent = options.write;
       this.lookupUid = options.lookupUid ?? (() => Promise.resolve(undefined));
@@ -128,7 +129,7 @@ export class EventRecorder {
   /** Writes the Event now, or holds it for the end of the object's and reason's interval. */
   record(target: EventTarget, type: EventType, reason: string, message: string): Promise<void> {
     const key = [target.kind, target.namespace ?? '', target.name, reason].join('\u0000');
-    const now = this.now();
+    const now = this.clock.now().getTime();
     const slot = this.slots.get(key);
     if (slot && now - slot.lastWriteAt < this.intervalMs) {
       const held = slot.held ?? { target, type, message, count: 0, firstAt: now, lastAt: now };
@@ -139,7 +140,7 @@ export class EventRecorder {
     if (slot) {
       // The interval is over but its timer has not run yet: what it held goes out first.
       this.slots.delete(key);
-      if (slot.timer) clearTimeout(slot.timer);
+      if (slot.timer !== undefined) this.clock.clearTimeout(slot.timer);
       if (slot.held) void this.write(slot.held, reason);
     }
     this.slots.set(key, { lastWriteAt: now });
@@ -151,7 +152,7 @@ export class EventRecorder {
   async flush(): Promise<void> {
     const writes: Promise<void>[] = [];
     for (const [key, slot] of this.slots) {
-      if (slot.timer) clearTimeout(slot.timer);
+      if (slot.timer !== undefined) this.clock.clearTimeout(slot.timer);
       slot.timer = undefined;
       if (slot.held) writes.push(this.write(slot.held, reasonOf(key)));
       slot.held = undefined;
@@ -159,8 +160,8 @@ export class EventRecorder {
     await Promise.all(writes);
   }
 
-  private timer(key: string, delayMs: number): NodeJS.Timeout {
-    const timer = setTimeout(
+  private timer(key: string, delayMs: number): unknown {
+    return this.clock.setTimeout(
       () => {
         const slot = this.slots.get(key);
         if (!slot) return;
@@ -168,13 +169,12 @@ export class EventRecorder {
         const held = slot.held;
         if (!held) return;
         slot.held = undefined;
-        slot.lastWriteAt = this.now();
+        slot.lastWriteAt = this.clock.now().getTime();
         void this.write(held, reasonOf(key));
       },
       Math.max(0, delayMs),
+      true,
     );
-    timer.unref();
-    return timer;
   }
 
   /** Bounds memory: a forgotten key's held Event is written now rather than lost. */
@@ -184,7 +184,7 @@ export class EventRecorder {
       if (oldest.done) return;
       const slot = this.slots.get(oldest.value);
       this.slots.delete(oldest.value);
-      if (slot?.timer) clearTimeout(slot.timer);
+      if (slot?.timer !== undefined) this.clock.clearTimeout(slot.timer);
       if (slot?.held) void this.write(slot.held, reasonOf(oldest.value));
     }
   }

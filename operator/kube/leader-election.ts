@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { isConflict, isNotFound } from './errors.js';
+import { systemClock, type Clock } from './clock.js';
 
 export const LEASE_NAME = 'admission-operator';
 /**
@@ -34,13 +35,6 @@ export interface LeaseTimings {
   /** How often candidates try to acquire and the leader renews. */
   retryPeriodMs: number;
 }
-
-/** controller-runtime's defaults. */
-export const DEFAULT_LEASE_TIMINGS: LeaseTimings = {
-  leaseDurationMs: 15_000,
-  renewDeadlineMs: 10_000,
-  retryPeriodMs: 2_000,
-};
 
 /** What the elector reads from and writes into the Lease. */
 export interface LeaseRecord {
@@ -64,24 +58,6 @@ export interface LeaseApi {
   create(record: LeaseRecord): Promise<void>;
   update(record: LeaseRecord, resourceVersion: string): Promise<void>;
 }
-
-export interface Clock {
-  /** Wall-clock time, written into the Lease for people to read. */
-  now(): Date;
-  /** Monotonic milliseconds, for every duration the elector measures. */
-  monotonic(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => new Date(),
-  monotonic: () => performance.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => {
-    clearTimeout(handle as NodeJS.Timeout);
-  },
-};
 
 /** Pod name plus a random suffix, so a restarted pod of the same name is a new candidate. */
 export function leaderIdentity(env: NodeJS.ProcessEnv, random = randomBytes(4).toString('hex')): string {

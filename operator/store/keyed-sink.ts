@@ -19,7 +19,11 @@ export interface CountingSink extends ReflectorSink {
   readonly size: number;
 }
 
-export function keyedSink<V>(index: KeyedIndex<V>, view: ViewOf<V>, changed: () => void): CountingSink {
+export function keyedSink<V>(
+  index: KeyedIndex<V>,
+  view: ViewOf<V>,
+  changed: () => void = () => undefined,
+): CountingSink {
   /** The keys in the index, each with the list that last saw it. */
   const present = new Map<string, number>();
   let epoch = 0;

@@ -8,6 +8,7 @@
  * by the pods admitted within that window.
  */
 import type { Amounts } from '../../webhook/rules/koordinator/quota/pod-requests.js';
+import { systemClock, type Clock } from '../kube/clock.js';
 import { amountsOf, type PodRecord, type PodRequests } from './pod-record.js';
 
 export interface PodUsage {
@@ -40,7 +41,7 @@ export class QuotaUsage {
   private readonly ledger = new Map<string, Pending>();
   private readonly podsByQuota = new Map<string, Set<string>>();
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   /** How many live pods are counted. */
   get size(): number {
@@ -111,12 +112,12 @@ export class QuotaUsage {
   /** Counts an admitted pod until the watch sees it or LEDGER_TTL_MS passes. */
   reserve(key: string, usage: PodUsage): void {
     if (this.pods.has(key)) return;
-    this.ledger.set(key, { ...usage, expiresAt: this.clock() + LEDGER_TTL_MS });
+    this.ledger.set(key, { ...usage, expiresAt: this.clock.monotonic() + LEDGER_TTL_MS });
   }
 
   used(quota: string): Amounts {
     const total: Amounts = new Map(this.observed.get(quota) ?? []);
-    const now = this.clock();
+    const now = this.clock.monotonic();
     for (const [key, pending] of this.ledger) {
       if (pending.expiresAt <= now) this.ledger.delete(key);
       else if (pending.quota === quota) addAmounts(total, pending.requests);

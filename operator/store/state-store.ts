@@ -31,7 +31,7 @@ import { Reflector, type ReflectorSink, type ReflectorSpec } from '../kube/refle
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
 import { GroupedIndex, profileCandidates, SortedIndex } from './indexes.js';
-import { keyedSink, type CountingSink, type KeyedIndex, type ViewOf } from './keyed-sink.js';
+import { keyedSink, type CountingSink } from './keyed-sink.js';
 import { podKeyOf, podRecord } from './pod-record.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
 
@@ -64,17 +64,42 @@ export interface StoreSource {
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-/** A cluster-wide collection of a v1alpha1 custom kind, whose CRD may not be installed. */
-const custom = (plural: string, group: string): ReflectorSpec => ({
-  kind: plural,
-  path: `/apis/${group}/v1alpha1/${plural}`,
-  optional: true,
-});
+/** One watched kind: where it lives in the API and what keeps it. */
+interface WatchedKind {
+  /** The API group; '' for the core group. */
+  group: string;
+  version: string;
+  resource: string;
+  /** Watched in this namespace only; cluster-wide when omitted. */
+  namespace?: string;
+  fieldSelector?: string;
+  labelSelector?: string;
+  /** Comes from a CRD that may not be installed (see ReflectorSpec.optional). */
+  optional?: boolean;
+  /** The name in logs, metrics and readiness; the resource when omitted. */
+  kind?: string;
+  sink: CountingSink;
+}
+
+/** The reflector's view of a watched kind. */
+function reflectorSpec(watched: WatchedKind): ReflectorSpec {
+  const { group, version, resource, namespace, fieldSelector, labelSelector, optional } = watched;
+  const root = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+  return {
+    kind: watched.kind ?? resource,
+    path: namespace === undefined ? `${root}/${resource}` : `${root}/namespaces/${namespace}/${resource}`,
+    ...(fieldSelector === undefined ? {} : { fieldSelector }),
+    ...(labelSelector === undefined ? {} : { labelSelector }),
+    ...(optional ? { optional } : {}),
+  };
+}
+
+/** A string field's value, '' when absent or not a string. */
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** metadata.namespace and metadata.name of a raw object ('' when absent). */
 function nameOf(object: JsonObject): { namespace: string; name: string } {
   const metadata = asObject(object.metadata);
-  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
   return { namespace: text(metadata?.namespace), name: text(metadata?.name) };
 }
 
@@ -108,82 +133,125 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     this.tierMapping = new TierMappingTracker(options.logger, options.metrics, options.events, (mapping) =>
       this.emit('tierMappingChanged', mapping),
     );
-    this.watchKeyed({ kind: 'namespaces', path: '/api/v1/namespaces' }, this.namespaces, (ns) => {
-      const { name } = nameOf(ns);
-      return name ? [name, { name, labels: labelsOf(ns) }] : undefined;
-    });
-    for (const { namespace, name } of options.configMaps) this.watchConfigMap(namespace, name);
-    this.watchKeyed(
-      custom('autoscalingpolicies', 'registry.volcano.sh'),
-      this.autoscalingPolicies,
-      (policy) => {
-        const { namespace, name } = nameOf(policy);
-        return name ? [key(namespace, name), { namespace, name }] : undefined;
-      },
-    );
-    this.watchKeyed(
-      custom('elasticquotas', 'scheduling.sigs.k8s.io'),
-      this.elasticQuotas,
-      (object) => {
-        const quota = quotaView(object);
-        return quota.name ? [quota.name, quota] : undefined;
-      },
-      () => {
-        this.resolvePodQuotas();
-      },
-    );
-    this.watchKeyed(
-      custom('clustercolocationprofiles', 'config.koordinator.sh'),
-      this.colocationProfileIndex,
-      (profile) => {
-        const { name } = nameOf(profile);
-        if (!name) return undefined;
-        const annotations = stringsOf(asObject(profile.metadata)?.annotations);
-        return [name, { name, annotations, spec: asObject(profile.spec) ?? {} }];
-      },
-    );
-    this.watchKeyed(
-      { kind: 'priorityclasses', path: '/apis/scheduling.k8s.io/v1/priorityclasses' },
-      this.priorityClasses,
-      (pc) => {
-        const { name } = nameOf(pc);
-        if (!name) return undefined;
-        const value = typeof pc.value === 'number' ? pc.value : 0;
-        const preemptionPolicy = typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : '';
-        return [name, { name, value, ...(preemptionPolicy ? { preemptionPolicy } : {}) }];
-      },
-    );
-    this.watchKeyed({ kind: 'nodes', path: '/api/v1/nodes' }, this.nodeLabels, (node) => {
-      const { name } = nameOf(node);
-      return name ? [name, { name, labels: labelsOf(node) }] : undefined;
-    });
-    this.watchKeyed(custom('elasticquotaprofiles', 'quota.koordinator.sh'), this.quotaProfiles, (profile) => {
-      const { namespace, name } = nameOf(profile);
-      if (!name) return undefined;
-      const nodeSelector = asObject(asObject(profile.spec)?.nodeSelector);
-      return [
-        key(namespace, name),
-        {
-          namespace,
-          name,
-          treeId: labelsOf(profile)[QUOTA_LABELS.treeId] ?? '',
-          ...(nodeSelector ? { nodeSelector } : {}),
-        },
-      ];
-    });
-    this.watchKeyed(custom('reservations', 'scheduling.koordinator.sh'), this.reservations, (reservation) => {
-      const { name } = nameOf(reservation);
-      if (!name) return undefined;
-      const status = asObject(reservation.status);
-      const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-      return [name, { name, phase: text(status?.phase), nodeName: text(status?.nodeName) }];
-    });
-    this.watch({ kind: 'pods', path: '/api/v1/pods' }, this.podSink());
+    for (const watched of this.watchedKinds()) this.watch(watched);
     options.metrics.storeSizes = () => [...this.sinks].map(([kind, sink]) => [kind, sink.size] as const);
   }
 
-  /** Feeds `sink` from the cluster (or from the caller's source). */
-  private watch(spec: ReflectorSpec, sink: CountingSink): void {
+  /**
+   * Every kind the store watches, one row each, in the order readiness names them. Custom kinds
+   * come from CRDs a cluster may not have installed: their watches count as synced while absent.
+   */
+  private watchedKinds(): WatchedKind[] {
+    return [
+      {
+        group: '',
+        version: 'v1',
+        resource: 'namespaces',
+        sink: keyedSink(this.namespaces, (ns) => {
+          const { name } = nameOf(ns);
+          return name ? [name, { name, labels: labelsOf(ns) }] : undefined;
+        }),
+      },
+      ...this.options.configMaps.map(({ namespace, name }) => this.configMapWatch(namespace, name)),
+      {
+        group: 'registry.volcano.sh',
+        version: 'v1alpha1',
+        resource: 'autoscalingpolicies',
+        optional: true,
+        sink: keyedSink(this.autoscalingPolicies, (policy) => {
+          const { namespace, name } = nameOf(policy);
+          return name ? [key(namespace, name), { namespace, name }] : undefined;
+        }),
+      },
+      {
+        group: 'scheduling.sigs.k8s.io',
+        version: 'v1alpha1',
+        resource: 'elasticquotas',
+        optional: true,
+        sink: keyedSink(
+          this.elasticQuotas,
+          (object) => {
+            const quota = quotaView(object);
+            return quota.name ? [quota.name, quota] : undefined;
+          },
+          () => {
+            this.resolvePodQuotas();
+          },
+        ),
+      },
+      {
+        group: 'config.koordinator.sh',
+        version: 'v1alpha1',
+        resource: 'clustercolocationprofiles',
+        optional: true,
+        sink: keyedSink(this.colocationProfileIndex, (profile) => {
+          const { name } = nameOf(profile);
+          if (!name) return undefined;
+          const annotations = stringsOf(asObject(profile.metadata)?.annotations);
+          return [name, { name, annotations, spec: asObject(profile.spec) ?? {} }];
+        }),
+      },
+      {
+        group: 'scheduling.k8s.io',
+        version: 'v1',
+        resource: 'priorityclasses',
+        sink: keyedSink(this.priorityClasses, (pc) => {
+          const { name } = nameOf(pc);
+          if (!name) return undefined;
+          const value = typeof pc.value === 'number' ? pc.value : 0;
+          const preemptionPolicy = typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : '';
+          return [name, { name, value, ...(preemptionPolicy ? { preemptionPolicy } : {}) }];
+        }),
+      },
+      {
+        group: '',
+        version: 'v1',
+        resource: 'nodes',
+        sink: keyedSink(this.nodeLabels, (node) => {
+          const { name } = nameOf(node);
+          return name ? [name, { name, labels: labelsOf(node) }] : undefined;
+        }),
+      },
+      {
+        group: 'quota.koordinator.sh',
+        version: 'v1alpha1',
+        resource: 'elasticquotaprofiles',
+        optional: true,
+        sink: keyedSink(this.quotaProfiles, (profile) => {
+          const { namespace, name } = nameOf(profile);
+          if (!name) return undefined;
+          const nodeSelector = asObject(asObject(profile.spec)?.nodeSelector);
+          return [
+            key(namespace, name),
+            {
+              namespace,
+              name,
+              treeId: labelsOf(profile)[QUOTA_LABELS.treeId] ?? '',
+              ...(nodeSelector ? { nodeSelector } : {}),
+            },
+          ];
+        }),
+      },
+      {
+        group: 'scheduling.koordinator.sh',
+        version: 'v1alpha1',
+        resource: 'reservations',
+        optional: true,
+        sink: keyedSink(this.reservations, (reservation) => {
+          const { name } = nameOf(reservation);
+          if (!name) return undefined;
+          const status = asObject(reservation.status);
+          return [name, { name, phase: text(status?.phase), nodeName: text(status?.nodeName) }];
+        }),
+      },
+      { group: '', version: 'v1', resource: 'pods', sink: this.podSink() },
+    ];
+  }
+
+  /** Feeds the row's sink from the cluster (or from the caller's source). */
+  private watch(watched: WatchedKind): void {
+    const spec = reflectorSpec(watched);
+    const { sink } = watched;
     this.sinks.set(spec.kind, sink);
     const { storeLists } = this.options.metrics;
     const counted: ReflectorSink = {
@@ -211,44 +279,37 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     this.sources.push(source);
   }
 
-  /** Keeps `index` equal to the watched objects, each reduced by `view` to what rules need. */
-  private watchKeyed<V>(
-    spec: ReflectorSpec,
-    index: KeyedIndex<V>,
-    view: ViewOf<V>,
-    changed: () => void = () => undefined,
-  ): void {
-    this.watch(spec, keyedSink(index, view, changed));
-  }
-
-  private watchConfigMap(namespace: string, name: string): void {
-    this.watchKeyed(
-      {
-        kind: `configmap ${namespace}/${name}`,
-        path: `/api/v1/namespaces/${namespace}/configmaps`,
-        fieldSelector: `metadata.name=${name}`,
-      },
-      this.configMaps,
-      (cm) => {
-        const metadata = asObject(cm.metadata);
-        const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-        return [
-          key(namespace, name),
-          {
-            namespace,
-            name,
-            uid: text(metadata?.uid),
-            data: stringsOf(cm.data),
-            resourceVersion: text(metadata?.resourceVersion),
-          },
-        ];
-      },
-      () => {
-        if (name === GPU_TIER_MAPPING_NAME && namespace === this.options.tierMappingNamespace)
-          this.observeTierMapping();
-        if (this.started) this.emit('configMapChanged', namespace, name);
-      },
-    );
+  /** One operator-owned ConfigMap, watched by name. */
+  private configMapWatch(namespace: string, name: string): WatchedKind {
+    return {
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      namespace,
+      fieldSelector: `metadata.name=${name}`,
+      kind: `configmap ${namespace}/${name}`,
+      sink: keyedSink(
+        this.configMaps,
+        (cm) => {
+          const metadata = asObject(cm.metadata);
+          return [
+            key(namespace, name),
+            {
+              namespace,
+              name,
+              uid: text(metadata?.uid),
+              data: stringsOf(cm.data),
+              resourceVersion: text(metadata?.resourceVersion),
+            },
+          ];
+        },
+        () => {
+          if (name === GPU_TIER_MAPPING_NAME && namespace === this.options.tierMappingNamespace)
+            this.observeTierMapping();
+          if (this.started) this.emit('configMapChanged', namespace, name);
+        },
+      ),
+    };
   }
 
   /**

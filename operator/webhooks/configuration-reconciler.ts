@@ -21,7 +21,8 @@ import {
 import type { Logger } from 'pino';
 import type { WebhookEntry } from '../../webhook/table.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { CoalescingRunner } from '../kube/coalescing-runner.js';
+import { systemClock, type Clock } from '../kube/clock.js';
+import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { EventRecorder, EventTarget } from '../kube/events.js';
@@ -72,6 +73,7 @@ export interface ConfigurationReconcilerOptions {
    * when it could. Nothing is written until it can.
    */
   canPublish?: (caBundlePem: string) => Promise<string | undefined>;
+  clock?: Clock;
 }
 
 export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
@@ -79,23 +81,17 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   private readonly mutating: SupervisedInformer<V1MutatingWebhookConfiguration>;
   private readonly validating: SupervisedInformer<V1ValidatingWebhookConfiguration>;
   private caBundlePem: string | undefined;
-  private readonly runner: CoalescingRunner;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly loop: ReconcileLoop;
+  private readonly clock: Clock;
+  /** Monotonic times of recent repairs, to notice another writer fighting us. */
   private readonly recentRepairs: number[] = [];
-  private stopped = false;
   private notReadyLogged: string | undefined;
 
   constructor(private readonly options: ConfigurationReconcilerOptions) {
     super();
     const { kubeConfig, logger, metrics } = options;
     this.api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-    this.runner = new CoalescingRunner(
-      () => this.reconcileOnce(),
-      (error) => {
-        logger.error({ err: error }, 'reconciling the webhook configurations failed; retrying');
-        this.retryLater(1000);
-      },
-    );
+    this.clock = options.clock ?? systemClock;
     const fieldSelector = `metadata.name=${CONFIGURATION_NAME}`;
     const onRestart = (kind: string): void => {
       metrics.informerRestarts.inc({ kind });
@@ -122,22 +118,22 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       logger,
       onRestart,
     );
-    for (const informer of [this.mutating, this.validating]) {
-      for (const event of ['add', 'update', 'delete'] as const) {
-        informer.on(event, () => {
-          this.request();
-        });
-      }
-    }
+    this.loop = new ReconcileLoop({
+      reconcile: () => this.reconcileOnce(),
+      onError: (error, retryInMs) => {
+        logger.error({ err: error, retryInMs }, 'reconciling the webhook configurations failed; retrying');
+      },
+      watches: [this.mutating, this.validating],
+      clock: this.clock,
+    });
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.mutating.start(), this.validating.start()]);
-    this.request();
+    await this.loop.start();
   }
 
   get synced(): boolean {
-    return this.mutating.synced && this.validating.synced;
+    return this.loop.synced;
   }
 
   /** Sets the CA bundle to publish and reconciles. */
@@ -174,15 +170,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
 
   /** Runs a reconcile now, or right after the one in progress. */
   request(): void {
-    if (this.caBundlePem !== undefined) this.runner.request();
-  }
-
-  private retryLater(delayMs: number): void {
-    if (this.retryTimer || this.stopped) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.request();
-    }, delayMs);
+    if (this.caBundlePem !== undefined) this.loop.request();
   }
 
   private isLeader(): boolean {
@@ -221,7 +209,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
           );
           this.notReadyLogged = problem;
         }
-        this.retryLater(NOT_READY_RETRY_MS);
+        this.loop.requeueAfter(NOT_READY_RETRY_MS);
         return;
       }
       this.notReadyLogged = undefined;
@@ -285,7 +273,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
         { configuration: kind, drift, writers, retryInMs: delay },
         'the webhook configuration keeps being changed by another writer; slowing down repairs',
       );
-      this.retryLater(delay);
+      this.loop.requeueAfter(delay);
       return false;
     }
 
@@ -320,7 +308,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       if (isConflict(error) || isNotFound(error)) return false;
       throw error;
     }
-    this.recentRepairs.push(Date.now());
+    this.recentRepairs.push(this.clock.monotonic());
     this.options.metrics.configurationRepairs.inc({ configuration: kind, action: 'repair' });
     configurationRepaired(this.options.events, kind, actual, drift, this.options.repairsAlsoOn);
     this.options.logger.info({ configuration: kind, drift }, 'repaired webhook configuration');
@@ -329,7 +317,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
 
   /** 0 normally; a growing delay while repairs exceed FIGHT_THRESHOLD a minute. */
   private fightDelay(): number {
-    const now = Date.now();
+    const now = this.clock.monotonic();
     while (this.recentRepairs.length > 0 && (this.recentRepairs[0] ?? now) < now - FIGHT_WINDOW_MS) {
       this.recentRepairs.shift();
     }
@@ -341,8 +329,6 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await Promise.all([this.mutating.stop(), this.validating.stop(), this.runner.stop()]);
+    await this.loop.stop();
   }
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import pino from 'pino';
 import { EventRecorder, type EventTarget } from '../../../../operator/kube/events.js';
+import { withWallTime } from '../../../../operator/kube/clock.js';
 import {
   certificateWritten,
   configurationRepaired,
@@ -28,7 +29,7 @@ function recorder(intervalMs = 10_000): {
   const clock = { now: 1_000_000 };
   const events = new EventRecorder(undefined, logger, {
     intervalMs,
-    now: () => clock.now,
+    clock: withWallTime(() => new Date(clock.now)),
     write: (namespace, event) => {
       written.push({ namespace, event });
       return Promise.resolve();
@@ -136,7 +137,7 @@ describe('EventRecorder', () => {
     const events = new EventRecorder(undefined, logger, {
       intervalMs: 10_000,
       maxTracked: 2,
-      now: () => 0,
+      clock: withWallTime(() => new Date(0)),
       write: (_namespace, event) => {
         written.push(event);
         return Promise.resolve();

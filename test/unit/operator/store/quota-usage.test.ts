@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { systemClock } from '../../../../operator/kube/clock.js';
 import type { PodRecord } from '../../../../operator/store/pod-record.js';
 import { LEDGER_TTL_MS, QuotaUsage } from '../../../../operator/store/quota-usage.js';
 
@@ -34,7 +35,7 @@ describe('QuotaUsage', () => {
 
   it('counts reserved pods until the watch sees them or the ledger entry expires', () => {
     let now = 0;
-    const usage = new QuotaUsage(() => now);
+    const usage = new QuotaUsage({ ...systemClock, monotonic: () => now });
     usage.reserve('ns/new', { quota: 'q', requests: cpu(5n) });
     assert.deepEqual(usage.used('q'), cpu(5n));
     usage.set(...pod('ns/new', 'q', 5n));
