@@ -14,6 +14,7 @@
  * 410 Gone relists. Any other failure retries with exponential backoff. A relist brackets its
  * objects with `listing()` and `listed()`, so the sink can drop what the list no longer has.
  */
+import { DEFAULT_BACKOFF } from './reconcile-loop.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { JsonObject } from '../../webhook/admission/types.js';
@@ -59,8 +60,8 @@ const LIST_PAGE_SIZE = 500;
 /** A page larger than this halves the next page's limit: objects can be up to ~1.5 MiB each. */
 const PAGE_BYTES_SOFT_LIMIT = 16 * 2 ** 20;
 const MIN_PAGE_SIZE = 20;
-const INITIAL_BACKOFF_MS = 200;
-const MAX_BACKOFF_MS = 30_000;
+// The retry policy every loop of the operator follows (reconcile-loop.ts).
+const { baseMs: INITIAL_BACKOFF_MS, maxMs: MAX_BACKOFF_MS } = DEFAULT_BACKOFF;
 const OPTIONAL_KIND_RECHECK_MS = 5_000;
 /** As client-go: watches last 5-10 minutes, so that all clients do not reconnect at once. */
 const MIN_WATCH_SECONDS = 300;

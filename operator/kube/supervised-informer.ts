@@ -3,6 +3,7 @@
  * watch or list error; this one restarts them with exponential backoff. A 410 Gone (an
  * expired resourceVersion) makes client-node relist on its own.
  */
+import { DEFAULT_BACKOFF } from './reconcile-loop.js';
 import { EventEmitter } from 'node:events';
 import {
   ListWatch,
@@ -37,8 +38,8 @@ export interface InformerEvents<T> {
   synced: [];
 }
 
-const INITIAL_BACKOFF_MS = 200;
-const MAX_BACKOFF_MS = 30_000;
+// The retry policy every loop of the operator follows (reconcile-loop.ts).
+const { baseMs: INITIAL_BACKOFF_MS, maxMs: MAX_BACKOFF_MS } = DEFAULT_BACKOFF;
 const OPTIONAL_KIND_RECHECK_MS = 5_000;
 
 export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter<InformerEvents<T>> {
