@@ -13,8 +13,15 @@ export const HANDLER_MS_LIMIT = 100;
 export const RESPONSE_BYTES_LIMIT = 64 * 1024;
 /** One log line: names and messages in it are bounded, so the line is. */
 export const LOG_LINE_BYTES_LIMIT = 16 * 1024;
-/** Resident memory may grow this much over a run (after a GC). */
-export const RSS_GROWTH_LIMIT = 100 * 1024 * 1024;
+/** The server thread's heap plus its memory outside the heap may grow this much over a run (after a GC). */
+export const MEMORY_GROWTH_LIMIT = 100 * 1024 * 1024;
+/**
+ * The process's resident memory, from a quarter of the run to its end, may grow this much: a
+ * ceiling for a leak outside V8's sight. It is looser because RSS also holds the client thread's
+ * buffers and the pages the allocator keeps after bodies of many MiB in two threads (seen: 252 ->
+ * 360 MiB with the server's heap at 19 MiB before and after, when other test files ran beside it).
+ */
+export const RSS_GROWTH_LIMIT = 256 * 1024 * 1024;
 
 export const FAILURE_CLASSES = {
   'server-down': 'the health check failed between batches (the server had to be restarted)',
@@ -41,7 +48,8 @@ export const FAILURE_CLASSES = {
   'counted-as-500':
     'admission_bad_requests_total{status="500"} grew during the batch (the server counted a failure of its own)',
   'stray-output': 'the server thread wrote to stdout or stderr, outside the structured log',
-  'rss-growth': `memory grew more than ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB over the run (RSS from a quarter of the run, or the server's heap)`,
+  'memory-growth': `the server thread's heap and external memory grew more than ${MEMORY_GROWTH_LIMIT / 1024 / 1024} MiB over the run`,
+  'rss-growth': `the process's resident memory grew more than ${RSS_GROWTH_LIMIT / 1024 / 1024} MiB from a quarter of the run to its end`,
 } as const;
 
 export type FailureClass = keyof typeof FAILURE_CLASSES;
@@ -319,10 +327,16 @@ export function checkLogLine(bytes: number, message: string, level: number): Fai
   return failures;
 }
 
-/** Memory (`what`, measured after a GC) may not grow more than RSS_GROWTH_LIMIT from `before` to `after`. */
-export function checkRss(before: number, after: number, what: string): Failure[] {
+/** Memory measured after a GC may not grow more than the limit of its class from `before` to `after`. */
+export function checkGrowth(
+  growthClass: 'memory-growth' | 'rss-growth',
+  before: number,
+  after: number,
+  what: string,
+): Failure[] {
+  const limit = growthClass === 'memory-growth' ? MEMORY_GROWTH_LIMIT : RSS_GROWTH_LIMIT;
   const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-  return after - before > RSS_GROWTH_LIMIT
-    ? [{ class: 'rss-growth', detail: `${what}: ${mib(before)} before, ${mib(after)} after` }]
+  return after - before > limit
+    ? [{ class: growthClass, detail: `${what}: ${mib(before)} before, ${mib(after)} after` }]
     : [];
 }

@@ -8,7 +8,7 @@ import {
   checkHandlerTime,
   checkLogLine,
   checkResponse,
-  checkRss,
+  checkGrowth,
   type Failure,
   type FailureClass,
   type HttpResult,
@@ -55,8 +55,9 @@ export interface RunReport {
   rssQuarterBytes: number;
   rssAfterBytes: number;
   /** The server thread's V8 heap in use before and after (after GC): where a leak in the server would show. */
-  serverHeapBeforeBytes: number;
-  serverHeapAfterBytes: number;
+  /** The server thread's V8 heap in use plus its external memory, after a GC. */
+  serverMemoryBeforeBytes: number;
+  serverMemoryAfterBytes: number;
   wallMs: number;
   restarts: number;
   stoppedAtDeadline: boolean;
@@ -128,7 +129,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     await send({ ...warm, path, body: Buffer.from('{}'), expect: { kind: 'status', status: 400 } });
   }
   const rssBeforeBytes = await settledRss(server);
-  const serverHeapBeforeBytes = server.heapUsed;
+  const serverMemoryBeforeBytes = server.heapUsed + server.external;
   // The quietest the server's thread gets: slow reviews are judged against it (see confirmSlow).
   let calibrationBaseMs = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 5; round++)
@@ -297,11 +298,16 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
   }
 
   const rssAfterBytes = await settledRss(server);
-  const serverHeapAfterBytes = server.heapUsed;
+  const serverMemoryAfterBytes = server.heapUsed + server.external;
   await server.stop();
   const runFailures: Failure[] = [
-    ...checkRss(rssQuarterBytes, rssAfterBytes, 'RSS after a quarter of the run'),
-    ...checkRss(serverHeapBeforeBytes, serverHeapAfterBytes, "the server thread's heap in use"),
+    ...checkGrowth(
+      'memory-growth',
+      serverMemoryBeforeBytes,
+      serverMemoryAfterBytes,
+      "the server thread's heap and external memory",
+    ),
+    ...checkGrowth('rss-growth', rssQuarterBytes, rssAfterBytes, 'RSS after a quarter of the run'),
   ];
   if (server.strayOutput !== '') {
     runFailures.push({
@@ -323,8 +329,8 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     rssBeforeBytes,
     rssQuarterBytes,
     rssAfterBytes,
-    serverHeapBeforeBytes,
-    serverHeapAfterBytes,
+    serverMemoryBeforeBytes,
+    serverMemoryAfterBytes,
     wallMs: Date.now() - started,
     restarts: server.restarts,
     stoppedAtDeadline,
@@ -375,7 +381,7 @@ export function formatReport(report: RunReport, examplesPerClass = 3): string {
       : 'slowest review: none measured',
   );
   lines.push(
-    `RSS: ${mib(report.rssBeforeBytes)} before, ${mib(report.rssQuarterBytes)} after a quarter of the run, ${mib(report.rssAfterBytes)} after${collectGarbage ? ' (after GC)' : ' (after settling; no GC available)'}; server heap in use ${mib(report.serverHeapBeforeBytes)} before, ${mib(report.serverHeapAfterBytes)} after`,
+    `RSS: ${mib(report.rssBeforeBytes)} before, ${mib(report.rssQuarterBytes)} after a quarter of the run, ${mib(report.rssAfterBytes)} after${collectGarbage ? ' (after GC)' : ' (after settling; no GC available)'}; server thread's heap and external memory ${mib(report.serverMemoryBeforeBytes)} before, ${mib(report.serverMemoryAfterBytes)} after`,
   );
   return lines.join('\n');
 }

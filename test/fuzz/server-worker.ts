@@ -38,7 +38,9 @@ export type WorkerMessage =
   | {
       type: 'done';
       id: number;
+      /** This thread's V8 heap in use and the memory its objects hold outside it (Buffers). */
       heapUsed: number;
+      external: number;
       /** admission_bad_requests_total{status="500"}: what the server counted as its own failures. */
       serverErrors: number;
       calibrationMs?: number;
@@ -141,7 +143,9 @@ port.on('message', (message: ParentMessage) => {
     port.postMessage({
       type: 'done',
       id: message.id,
+      // In a worker thread these two are this isolate's own figures, not the process's.
       heapUsed: process.memoryUsage().heapUsed,
+      external: process.memoryUsage().external,
       serverErrors: counted.values.find((value) => value.labels.status === '500')?.value ?? 0,
       ...(calibrationMs === undefined ? {} : { calibrationMs }),
     } satisfies WorkerMessage);

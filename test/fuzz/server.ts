@@ -41,6 +41,8 @@ export class FuzzServer {
   restarts = 0;
   /** The server thread's V8 heap in use, as of its last answer to sync() or gc(). */
   heapUsed = 0;
+  /** The server thread's memory outside the V8 heap (Buffers, TLS), as of the same answer. */
+  external = 0;
   /** The time of the server thread's fixed calibration work, as of its last answer to calibrate(). */
   private calibrationMs = Number.NaN;
   /** By uid: the server's own timing of each review. */
@@ -124,6 +126,7 @@ export class FuzzServer {
             });
         } else {
           this.heapUsed = message.heapUsed;
+          this.external = message.external;
           this.serverErrors = message.serverErrors;
           if (message.calibrationMs !== undefined) this.calibrationMs = message.calibrationMs;
           this.waiting.get(message.id)?.();

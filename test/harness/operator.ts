@@ -53,10 +53,26 @@ export interface StartOptions {
  */
 export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
   const operator = await spawnOperator(options);
-  t.after(async () => {
+  const kill = async (): Promise<void> => {
     await operator.stop('SIGKILL');
-  });
+  };
+  t.after(kill);
+  stopBeforeCleanup(t, kill);
   return operator;
+}
+
+const stopsOfTest = new WeakMap<TestContext, (() => Promise<unknown>)[]>();
+
+/**
+ * Registers how to stop an operator a test runs, so cleanConfigurationsAfter stops it before
+ * deleting the configurations. node:test runs after-hooks in the order they were registered, and
+ * tests register that cleanup first: a live operator would repair the deleted configurations and
+ * then die, leaving them pointing at a closed port for the next test file.
+ */
+export function stopBeforeCleanup(t: TestContext, stop: () => Promise<unknown>): void {
+  const stops = stopsOfTest.get(t) ?? [];
+  stops.push(stop);
+  stopsOfTest.set(t, stops);
 }
 
 /** As startOperator, for callers that are not tests (the demo): the caller stops the process. */
@@ -124,9 +140,15 @@ export async function deleteConfigurations(): Promise<void> {
   await api.deleteValidatingWebhookConfiguration({ name: CONFIGURATION_NAME }).catch(() => undefined);
 }
 
-/** Registers cleanup of the cluster-scoped configurations after the test (after the operator stops). */
+/**
+ * Registers cleanup of the cluster-scoped configurations after the test: first every operator
+ * the test started (startOperator, or stopBeforeCleanup for one run in process) is stopped.
+ */
 export function cleanConfigurationsAfter(t: TestContext): void {
-  t.after(deleteConfigurations);
+  t.after(async () => {
+    for (const stop of stopsOfTest.get(t) ?? []) await stop();
+    await deleteConfigurations();
+  });
 }
 
 export async function readSecret(namespace: string, name = 'webhook-tls'): Promise<V1Secret | undefined> {

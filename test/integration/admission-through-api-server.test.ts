@@ -13,7 +13,7 @@ import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { allow, deny, mutate } from '../../webhook/admission/decisions.js';
 import type { WebhookEntry } from '../../webhook/table.js';
 import { clusterKubeConfig, kubectl, testNamespace } from '../harness/cluster.js';
-import { cleanConfigurationsAfter, waitForPublishedSecret } from '../harness/operator.js';
+import { cleanConfigurationsAfter, stopBeforeCleanup, waitForPublishedSecret } from '../harness/operator.js';
 
 const DENY_LABEL = 'admission-operator.test/deny';
 const MUTATE_LABEL = 'admission-operator.test/mutate';
@@ -92,7 +92,7 @@ describe('admission through the real API server', () => {
       pino({ level: 'silent' }),
       { webhooks: entries },
     );
-    t.after(() => operator.stop());
+    stopBeforeCleanup(t, () => operator.stop());
     await waitForPublishedSecret(operatorNamespace);
 
     const denied = kubectl(

@@ -14,7 +14,12 @@ import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { versionLine } from '../../operator/version.js';
 import { testNamespace, uniqueSuffix, waitFor } from '../harness/cluster.js';
-import { cleanConfigurationsAfter, httpsCall, waitForPublishedSecret } from '../harness/operator.js';
+import {
+  cleanConfigurationsAfter,
+  httpsCall,
+  stopBeforeCleanup,
+  waitForPublishedSecret,
+} from '../harness/operator.js';
 
 const execFileAsync = promisify(execFile);
 const TAG = 'localhost/admission-operator:test';
@@ -56,9 +61,7 @@ describe('container image', () => {
       `--port=${port}`,
       '--bind-address=127.0.0.1',
     ]);
-    t.after(async () => {
-      await podman(['rm', '-f', name]).catch(() => undefined);
-    });
+    stopBeforeCleanup(t, () => podman(['rm', '-f', name]).catch(() => undefined));
 
     await waitFor(
       '/healthz from the container',

@@ -9,7 +9,13 @@ import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { repoRoot } from '../../scripts/cluster/layout.js';
 import { waitFor } from '../harness/cluster.js';
-import { cleanConfigurationsAfter, httpsGet, readSecret, secretValue } from '../harness/operator.js';
+import {
+  cleanConfigurationsAfter,
+  httpsGet,
+  readSecret,
+  secretValue,
+  stopBeforeCleanup,
+} from '../harness/operator.js';
 import { readmeCommands, runReadmeBlock } from '../harness/readme.js';
 
 /** start-local's namespace and port: the defaults the README's `npm start` runs with. */
@@ -36,8 +42,9 @@ describe('README', () => {
         resolvePromise();
       }),
     );
-    t.after(() => {
+    stopBeforeCleanup(t, async () => {
       if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+      await exited;
     });
     await waitFor(
       '/readyz of the operator npm start runs',
