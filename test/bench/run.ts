@@ -2,6 +2,8 @@
  * `npm run bench`: speed and memory against their targets, measured, never asserted in tests.
  *
  *   rules    rules in process against a large state: profiles on pods, slo-config and node checks
+ *   paths    every webhook path in process on the fuzz corpus's valid review of it, µs per review
+ *            and as a multiple of JSON.parse of that review
  *   server   every pod path through our app over HTTPS against a bare HTTPS server and a minimal
  *            Koa app measured in the same run: peak rate, its share of each, p50/p99 at half peak
  *   state    the same paths with a large state (--state-scale=N multiplies its size), each as a
@@ -62,6 +64,7 @@ import { benchStateCluster } from './state-cluster.js';
 import { benchTransport } from './transport.js';
 import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
+import { benchPaths } from './paths.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
 import {
   CONFIGURATION_NAME,
@@ -655,6 +658,7 @@ const want = (name: string): boolean => suites.length === 0 || suites.includes(n
 console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
+if (want('paths')) benchPaths();
 if (want('server') || want('state') || want('state-server')) {
   console.log(pinServer());
   if (want('server')) await benchServer(settings, emptyState());

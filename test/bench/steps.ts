@@ -29,7 +29,7 @@ const ROUNDS = 5;
 const MIN_ROUND_MS = 200;
 
 /** Microseconds per call of `step`, the quickest of a few rounds (the least disturbed by the machine). */
-function microsPerCall(step: () => unknown): number {
+export function microsPerCall(step: () => unknown): number {
   let calls = 1;
   // Grow the batch until one round takes long enough for the clock to resolve it.
   for (;;) {
