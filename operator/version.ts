@@ -14,7 +14,7 @@ declare const ADMISSION_OPERATOR_VERSION: string | undefined;
 declare const ADMISSION_OPERATOR_COMMIT: string | undefined;
 
 /** The commit when neither the build nor a checkout can tell it. */
-export const UNKNOWN_COMMIT = 'unknown';
+const UNKNOWN_COMMIT = 'unknown';
 
 export interface BuildInfo {
   version: string;

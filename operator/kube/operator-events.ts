@@ -14,7 +14,7 @@ import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.j
 import type { EventRecorder, EventTarget } from './events.js';
 import { FIELD_MANAGER } from './leader-election.js';
 
-export const EVENT_REASONS = {
+const EVENT_REASONS = {
   certificateIssued: 'CertificateIssued',
   certificateRotated: 'CertificateRotated',
   certificateRestored: 'CertificateRestored',

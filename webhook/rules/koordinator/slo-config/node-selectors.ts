@@ -396,7 +396,7 @@ const MAX_OVERLAPS = 10;
 // Label lookups plus requirement checks: 0.1-0.2 s of an idle core (0.9 s at load 14 on 2 cores). Selectors within a 1 MiB ConfigMap
 // that are crafted to make many candidates fail (in general no index avoids that: finding which of
 // n selectors one label set satisfies is a subset query) stop here instead of stalling the server.
-export const OVERLAP_WORK_LIMIT = 2_000_000;
+const OVERLAP_WORK_LIMIT = 2_000_000;
 // Virtual nodes whose (repeated) strategies were already reported, remembered up to this many.
 const REMEMBERED_NODES = 100_000;
 const REMEMBER_ABOVE = 16;
