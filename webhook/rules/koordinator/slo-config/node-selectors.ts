@@ -393,8 +393,8 @@ export interface OverlapSearch {
 
 // One overlap refuses the config; past this many distinct ones the rest add length, not information.
 const MAX_OVERLAPS = 10;
-// Label lookups plus requirement checks: 0.1-0.2 s of an idle core (0.9 s at load 14 on 2 cores). Selectors within a 1 MiB ConfigMap
-// that are crafted to make many candidates fail (in general no index avoids that: finding which of
+// Label lookups plus requirement checks: a fraction of a second of one core (docs/performance/README.md,
+// "slo-controller-config node strategies"). Selectors within a 1 MiB ConfigMap that are crafted to make many candidates fail (in general no index avoids that: finding which of
 // n selectors one label set satisfies is a subset query) stop here instead of stalling the server.
 const OVERLAP_WORK_LIMIT = 2_000_000;
 // Virtual nodes whose (repeated) strategies were already reported, remembered up to this many.
@@ -415,10 +415,9 @@ function byKey([a]: readonly [string, string], [b]: readonly [string, string]): 
  * reported is not looked up again; and each lookup goes through the index. With v virtual nodes
  * (one per strategy for matchLabels or single-valued In), l labels each and c candidates per
  * lookup, the search costs O(s + v (l + c log c)) instead of the pairwise O(v n l); for realistic
- * selectors c is about the number of matches, so O(n log n). Measured on a shared 2-core machine
- * at load 14, index included: 16,000 strategies 150-240 ms, 4,000 22-56 ms, where the pairwise
- * search took 128 s at 16,000 on the same machine (16-27 s unloaded; `npm run bench rules`).
- * Work is bounded by
+ * selectors c is about the number of matches, so O(n log n): 16,000 strategies, which fill a
+ * 1 MiB ConfigMap, take a fraction of a second where the pairwise search took tens of seconds
+ * (docs/performance/README.md, "slo-controller-config node strategies"). Work is bounded by
  * OVERLAP_WORK_LIMIT; memory by the input, MAX_OVERLAPS and REMEMBERED_NODES. A search stopped by
  * its work bound returns the overlaps found so far: the selectors were crafted to be expensive, and
  * real nodes that match two strategies are still refused by ExistNodeConfict here and by
