@@ -50,7 +50,7 @@ export function gitCommit(dir: string): string {
   }
 }
 
-export function buildInfo(): BuildInfo {
+function buildInfo(): BuildInfo {
   if (typeof ADMISSION_OPERATOR_VERSION === 'string' && typeof ADMISSION_OPERATOR_COMMIT === 'string') {
     return { version: ADMISSION_OPERATOR_VERSION, commit: ADMISSION_OPERATOR_COMMIT };
   }
