@@ -166,13 +166,7 @@ function virtualNodeCount(expressions: readonly ValuedExpression[]): number {
   return count;
 }
 
-/**
- * `generateNodesByNodeSelector`: the label sets of nodes a selector was evidently written for,
- * built one at a time so that a search can stop early and memory stays flat. Virtual node i has
- * every matchLabels label and, for each expression with values, its key set to
- * `values[i % len(values)]` (Exists and DoesNotExist add nothing); only the distinct ones are
- * counted (they repeat every lcm of the value counts), at most VIRTUAL_NODE_LIMIT.
- */
+/** A selector's virtual nodes, each built when asked for, so a search can stop early and memory stays flat. */
 export interface VirtualNodes {
   /** The expressions with values, in selector order. */
   readonly expressions: readonly ValuedExpression[];
@@ -183,6 +177,12 @@ export interface VirtualNodes {
 
 const NO_LABELS: ReadonlyMap<string, string> = new Map();
 
+/**
+ * `generateNodesByNodeSelector`: the label sets of nodes a selector was evidently written for.
+ * Virtual node i has every matchLabels label and, for each expression with values, its key set to
+ * `values[i % len(values)]` (Exists and DoesNotExist add nothing); only the distinct ones are
+ * counted (they repeat every lcm of the value counts), at most VIRTUAL_NODE_LIMIT.
+ */
 export function virtualNodes(source: LabelSelectorJson): VirtualNodes {
   const expressions = valuedExpressions(source);
   const matchLabels = source.matchLabels ?? NO_LABELS;
@@ -393,9 +393,10 @@ export interface OverlapSearch {
 
 // One overlap refuses the config; past this many distinct ones the rest add length, not information.
 const MAX_OVERLAPS = 10;
-// Label lookups plus requirement checks: a fraction of a second of one core (docs/performance/README.md,
-// "slo-controller-config node strategies"). Selectors within a 1 MiB ConfigMap that are crafted to make many candidates fail (in general no index avoids that: finding which of
-// n selectors one label set satisfies is a subset query) stop here instead of stalling the server.
+// Label lookups plus requirement checks: a fraction of a second of one core (docs/performance/
+// README.md, "slo-controller-config node strategies"). Selectors within a 1 MiB ConfigMap that are
+// crafted to make many candidates fail (in general no index avoids that: finding which of n
+// selectors one label set satisfies is a subset query) stop here instead of stalling the server.
 const OVERLAP_WORK_LIMIT = 2_000_000;
 // Virtual nodes whose (repeated) strategies were already reported, remembered up to this many.
 const REMEMBERED_NODES = 100_000;
