@@ -31,7 +31,7 @@ export function formatVersion(version: KubernetesVersion): string {
  * major and minor fields, which some distributions suffix with `+` (`"31+"`); undefined when
  * neither reads as numbers.
  */
-export function parseKubernetesVersion(info: ServerVersionInfo): KubernetesVersion | undefined {
+function parseKubernetesVersion(info: ServerVersionInfo): KubernetesVersion | undefined {
   const fromGit = /^v?(\d+)\.(\d+)(?:[.+-]|$)/.exec(info.gitVersion ?? '');
   if (fromGit?.[1] && fromGit[2]) return { major: Number(fromGit[1]), minor: Number(fromGit[2]) };
   const major = /^(\d+)\+?$/.exec(info.major ?? '')?.[1];

@@ -6,7 +6,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** An output nobody reads must not hold the exit for longer than this. */
-export const EXIT_FLUSH_TIMEOUT_MS = 2000;
+const EXIT_FLUSH_TIMEOUT_MS = 2000;
 
 type Destination = DestinationStream & ReturnType<typeof pino.destination>;
 

@@ -17,7 +17,7 @@ export interface HandshakeTarget {
   verifyName: string;
 }
 
-export function verifyHandshake(
+function verifyHandshake(
   target: HandshakeTarget,
   caBundlePem: string,
   timeoutMs = 2000,

@@ -14,7 +14,7 @@ declare const ADMISSION_OPERATOR_VERSION: string | undefined;
 declare const ADMISSION_OPERATOR_COMMIT: string | undefined;
 
 /** The commit when neither the build nor a checkout can tell it. */
-export const UNKNOWN_COMMIT = 'unknown';
+const UNKNOWN_COMMIT = 'unknown';
 
 export interface BuildInfo {
   version: string;
@@ -50,7 +50,7 @@ export function gitCommit(dir: string): string {
   }
 }
 
-export function buildInfo(): BuildInfo {
+function buildInfo(): BuildInfo {
   if (typeof ADMISSION_OPERATOR_VERSION === 'string' && typeof ADMISSION_OPERATOR_COMMIT === 'string') {
     return { version: ADMISSION_OPERATOR_VERSION, commit: ADMISSION_OPERATOR_COMMIT };
   }

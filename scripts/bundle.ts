@@ -28,7 +28,7 @@ await build({
   target: 'node24',
   // Identifiers are kept as written, so stack traces name our functions; esbuild's keepNames
   // would instead wrap every closure created per request in a defineProperty call (10-15 % of
-  // the throughput, measured).
+  // the throughput, docs/performance/README.md).
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: true,

@@ -86,7 +86,7 @@ export interface WebhookOverride {
 }
 
 const NAME_SUFFIX = 'admission-operator.io';
-export const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
+const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
 /** Koordinator's opt-in label for pod UPDATE mutation. */
 const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
 

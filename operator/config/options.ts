@@ -10,7 +10,7 @@ import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/en
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
 import { joinHostPort, splitHostPort } from '../../webhook/util/host-port.js';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface OperatorOptions {
@@ -213,7 +213,7 @@ export function usage(): string {
 export class OptionsError extends Error {}
 
 /** controller-runtime's form: `:8080`, `127.0.0.1:8080`, `[::1]:8080`; `0` turns the server off. */
-export function parseBindAddress(flag: string, text: string): { host: string; port: number } | undefined {
+function parseBindAddress(flag: string, text: string): { host: string; port: number } | undefined {
   if (text === '0') return undefined;
   const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
   const port = Number(match?.[3]);

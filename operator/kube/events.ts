@@ -48,9 +48,9 @@ const MAX_EVENT_MESSAGE_BYTES = 1024;
 /** Where Events about cluster-scoped objects must live (the API server refuses other namespaces). */
 const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
 
-export const DEFAULT_EVENT_INTERVAL_MS = 60_000;
+const DEFAULT_EVENT_INTERVAL_MS = 60_000;
 /** Objects and reasons remembered for rate limiting; the oldest is forgotten beyond this. */
-export const MAX_TRACKED_EVENT_KEYS = 1024;
+const MAX_TRACKED_EVENT_KEYS = 1024;
 
 export interface EventRecorderOptions {
   /** At most one Event write per object and reason in this interval. */

@@ -23,7 +23,7 @@ export const LEASE_NAME = 'admission-operator';
  * Where the leader's admission server can be reached (host:port), so that other replicas can
  * forward it the reviews that must be decided in one place (quota reservations).
  */
-export const SERVING_ADDRESS_ANNOTATION = 'admission-operator/serving-address';
+const SERVING_ADDRESS_ANNOTATION = 'admission-operator/serving-address';
 /** Every write carries one field manager, whichever replica makes it. */
 export const FIELD_MANAGER = 'admission-operator';
 

@@ -14,7 +14,7 @@ import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.j
 import type { EventRecorder, EventTarget } from './events.js';
 import { FIELD_MANAGER } from './leader-election.js';
 
-export const EVENT_REASONS = {
+const EVENT_REASONS = {
   certificateIssued: 'CertificateIssued',
   certificateRotated: 'CertificateRotated',
   certificateRestored: 'CertificateRestored',
@@ -55,7 +55,7 @@ export function certificateWritten(
 }
 
 /** The managers of the latest change recorded in `managedFields` (who last wrote the object). */
-export function lastWriters(managedFields: readonly V1ManagedFieldsEntry[] | undefined): string[] {
+function lastWriters(managedFields: readonly V1ManagedFieldsEntry[] | undefined): string[] {
   const entries = managedFields ?? [];
   const time = (entry: V1ManagedFieldsEntry): number =>
     entry.time ? new Date(entry.time).getTime() : Number.NEGATIVE_INFINITY;

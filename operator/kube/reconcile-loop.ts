@@ -41,7 +41,7 @@ export interface ReconcileLoopOptions {
 }
 
 /** The delay before retry number `failures` (1 for the first failure). */
-export function backoffDelay({ baseMs, maxMs }: Backoff, failures: number): number {
+function backoffDelay({ baseMs, maxMs }: Backoff, failures: number): number {
   // Capped before exponentiation, so many failures never overflow to Infinity.
   return Math.min(baseMs * 2 ** Math.min(failures - 1, 52), maxMs);
 }

@@ -13,7 +13,7 @@ import type {
 import type { WebhookEntry } from '../../webhook/table.js';
 
 export const CONFIGURATION_NAME = 'admission-operator';
-export const MANAGED_LABELS = { 'app.kubernetes.io/managed-by': 'admission-operator' } as const;
+const MANAGED_LABELS = { 'app.kubernetes.io/managed-by': 'admission-operator' } as const;
 
 /** How the API server reaches the admission server. */
 export type Endpoint =

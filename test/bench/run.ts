@@ -52,8 +52,9 @@ import type { WebhookEntry } from '../../webhook/table.js';
 import type { AdmissionRequest, KubeObject } from '../../webhook/admission/types.js';
 import { searchOverlaps } from '../../webhook/rules/koordinator/slo-config/node-selectors.js';
 import { sloConfigCheckers } from '../../webhook/rules/koordinator/slo-config/slo-config-keys.js';
-import { sloConfigProblems } from '../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
+import { sloConfigValidator } from '../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
+import { admissionRequest } from '../harness/requests.js';
 import { stateSnapshot } from '../harness/state.js';
 import { pinServer, unpinServer, type DriveSettings } from './drive.js';
 import { benchAdmit } from './admit.js';
@@ -633,10 +634,27 @@ function benchSloNodeStrategies(): void {
         cpuSuppressThresholdPercent: 60,
       })),
     });
-    const data = { 'resource-threshold-config': text };
+    const validateSloConfig = sloConfigValidator({
+      namespace: 'koordinator-system',
+      name: 'slo-controller-config',
+      nodesOf: () => nodes,
+    });
+    const create = admissionRequest({
+      kind: 'ConfigMap',
+      resource: 'configmaps',
+      namespace: 'koordinator-system',
+      name: 'slo-controller-config',
+      object: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'slo-controller-config', namespace: 'koordinator-system' },
+        data: { 'resource-threshold-config': text },
+      },
+    });
+    const state = stateSnapshot();
     record(
       `slo-config, ${count} node strategies × 5000 nodes (per call)`,
-      microsPerCall(3, () => sloConfigProblems(data, null, nodes)) / 1000,
+      microsPerCall(3, () => validateSloConfig(create, state)) / 1000,
       'ms',
       count === 4000 ? 250 : 1000,
     );

@@ -33,7 +33,7 @@ export interface StateSize {
   pods: number;
 }
 
-/** The large state of the issue at scale 1: 1,000 namespaces, 1,020 quotas, 300 profiles, 1,000 Models, 3,000 pods. */
+/** The large state (docs/performance/README.md) at scale 1: 1,000 namespaces, 1,020 quotas, 300 profiles, 1,000 Models, 3,000 pods. */
 export function stateSize(scale: number): StateSize {
   const n = (count: number): number => Math.max(1, Math.round(count * scale));
   return { namespaces: n(1000), quotas: n(1020), profiles: n(300), models: n(1000), pods: n(3000) };

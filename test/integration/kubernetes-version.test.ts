@@ -10,7 +10,6 @@ import {
   checkKubernetesVersion,
   formatVersion,
   MINIMUM_KUBERNETES,
-  parseKubernetesVersion,
 } from '../../operator/kubernetes-version.js';
 import { clusterKubeConfig, waitFor } from '../harness/cluster.js';
 import { freshOperator, logsMatching } from '../harness/operator.js';
@@ -18,8 +17,9 @@ import { freshOperator, logsMatching } from '../harness/operator.js';
 describe('the Kubernetes version at start', () => {
   it('logs the server’s version and the minimum, then runs', async (t) => {
     const info = await (await clusterKubeConfig()).makeApiClient(VersionApi).getCode();
-    const server = parseKubernetesVersion(info);
-    assert.ok(server, `the local API server's version reads: ${JSON.stringify(info)}`);
+    const check = checkKubernetesVersion(info);
+    assert.ok(check.verdict === 'supported', `the local API server's version reads: ${JSON.stringify(info)}`);
+    const server = check.version;
     const { operator } = await freshOperator(t);
     const [line] = await waitFor('the version log line', () => {
       const lines = logsMatching(operator, /^Kubernetes version supported$/);

@@ -26,11 +26,11 @@ function program(expression: string, where: string): CelProgram {
     try {
       compiled = compileCel(expression);
     } catch (error) {
+      // The chain serves both `kubectl admit` and the periodic audit, so the message names
+      // neither: what failed is the simulation of the API server, not the request.
       throw new Error(
-        `${where}: the admit command cannot evaluate this match condition: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
+        `${where}: this match condition cannot be evaluated outside the API server: ${(error as Error).message}`,
+        { cause: error },
       );
     }
     programs.set(expression, compiled);

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Bytes of the body read (and dropped) after the answer; past them the socket is no longer read. */
-export const DRAIN_MAX_BYTES = 256 * 1024;
+const DRAIN_MAX_BYTES = 256 * 1024;
 /** How long after the answer the connection stays open for the caller to read it. */
 export const DRAIN_MAX_MS = 500;
 

@@ -21,7 +21,7 @@ export interface Judgement {
 }
 
 /** A mutating webhook that the API server would skip if it failed. */
-export function failsOpen(entry: WebhookEntry): boolean {
+function failsOpen(entry: WebhookEntry): boolean {
   return entry.type === 'mutating' && entry.failurePolicy === 'Ignore';
 }
 

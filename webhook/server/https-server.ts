@@ -21,9 +21,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 100_000;
  * The API server never waits more than 30 s for a webhook, so a request (headers and body) that
  * takes longer has nobody waiting for it: Node's default would hold it for 300 s.
  */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** Connections served at once; more are dropped (and counted) rather than exhausting memory. */
-export const MAX_CONNECTIONS = 1024;
+const MAX_CONNECTIONS = 1024;
 
 export interface TransportLimits {
   requestTimeoutMs: number;

@@ -16,9 +16,9 @@ import { splitHostPort } from '../util/host-port.js';
 export const FORWARDED_HEADER = 'x-admission-forwarded';
 
 /** Well under the webhooks' timeout: a slow leader leaves time to decide locally. */
-export const FORWARD_TIMEOUT_MS = 1000;
+const FORWARD_TIMEOUT_MS = 1000;
 /** Beyond this many forwards at once, reviews are decided locally rather than queued. */
-export const MAX_FORWARDS_IN_FLIGHT = 256;
+const MAX_FORWARDS_IN_FLIGHT = 256;
 /** An AdmissionReview answer to a pod review is a few hundred bytes; more is not an answer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 

@@ -5,7 +5,7 @@ import { failure, success, type Result } from './result.js';
 import { FieldPath } from '../rules/shared/field-errors.js';
 
 /** How deep JSON written into an annotation or a ConfigMap key may nest: far above any real value. */
-export const MAX_JSON_TEXT_DEPTH = 64;
+const MAX_JSON_TEXT_DEPTH = 64;
 
 /**
  * JSON.parse for JSON that users write into strings (annotations, ConfigMap keys); the failure is

@@ -64,7 +64,7 @@ function toManifest(
 }
 
 /** The objects of one YAML or JSON text. */
-export function parseManifests(text: string, source: string): Manifest[] {
+function parseManifests(text: string, source: string): Manifest[] {
   // JSON (such as this command's own -o json) is read by V8's parser, many times faster than YAML's.
   if (/^\s*[{[]/.test(text)) {
     try {

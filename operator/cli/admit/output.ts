@@ -58,7 +58,7 @@ function flow(value: JsonValue): string {
 }
 
 /** The patch of one webhook as diff lines: `+` added, `~` replaced, `-` removed. */
-export function diffLines(call: WebhookCall): string[] {
+function diffLines(call: WebhookCall): string[] {
   return call.patch.map((operation) => {
     const path = fieldPath(operation.path);
     if (operation.op === 'remove') return `- ${path}`;

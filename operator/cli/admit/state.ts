@@ -19,7 +19,7 @@ import { collectionPaths } from './kinds.js';
 import { apiVersionOf, kindOf, whereOf, type Manifest } from './manifests.js';
 
 /** How long `--cluster` waits for every kind to list once. */
-export const CLUSTER_LIST_TIMEOUT_MS = 30_000;
+const CLUSTER_LIST_TIMEOUT_MS = 30_000;
 
 /** Records nothing: the command only reads. */
 class NoEvents extends EventRecorder {

@@ -24,7 +24,7 @@ import { configMapsOf, tableContextOf } from '../admit/table-context.js';
 import type { AdmitIo } from '../admit/main.js';
 import { loadState, StateError } from '../admit/state.js';
 
-export function auditUsage(): string {
+function auditUsage(): string {
   return `Usage: admission-operator audit [flags]
 
 Lists the existing objects of a cluster (pods, nodes, ElasticQuotas, Models, AutoscalingPolicies and

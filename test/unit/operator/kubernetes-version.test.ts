@@ -7,23 +7,31 @@ import { repoRoot } from '../../../scripts/cluster/layout.js';
 import {
   checkKubernetesVersion,
   MINIMUM_KUBERNETES,
-  parseKubernetesVersion,
+  type KubernetesVersion,
+  type ServerVersionInfo,
 } from '../../../operator/kubernetes-version.js';
+
+/** The version the check reads from /version's answer (against a minimum every version meets). */
+function versionRead(info: ServerVersionInfo): KubernetesVersion | undefined {
+  const check = checkKubernetesVersion(info, { major: 0, minor: 0 });
+  assert.notEqual(check.verdict, 'too-old');
+  return check.verdict === 'supported' ? check.version : undefined;
+}
 
 describe('the Kubernetes version check', () => {
   it('reads major and minor from the gitVersions distributions report, else from major and minor', () => {
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'v1.29.3' }), { major: 1, minor: 29 });
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'v1.30.0-gke.1' }), { major: 1, minor: 30 });
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'v1.31.2-eks-7f9249a' }), { major: 1, minor: 31 });
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'v1.31+' }), { major: 1, minor: 31 });
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'v1.32.1+k3s1' }), { major: 1, minor: 32 });
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'v2.0.0' }), { major: 2, minor: 0 });
-    assert.deepEqual(parseKubernetesVersion({ gitVersion: 'custom', major: '1', minor: '33+' }), {
+    assert.deepEqual(versionRead({ gitVersion: 'v1.29.3' }), { major: 1, minor: 29 });
+    assert.deepEqual(versionRead({ gitVersion: 'v1.30.0-gke.1' }), { major: 1, minor: 30 });
+    assert.deepEqual(versionRead({ gitVersion: 'v1.31.2-eks-7f9249a' }), { major: 1, minor: 31 });
+    assert.deepEqual(versionRead({ gitVersion: 'v1.31+' }), { major: 1, minor: 31 });
+    assert.deepEqual(versionRead({ gitVersion: 'v1.32.1+k3s1' }), { major: 1, minor: 32 });
+    assert.deepEqual(versionRead({ gitVersion: 'v2.0.0' }), { major: 2, minor: 0 });
+    assert.deepEqual(versionRead({ gitVersion: 'custom', major: '1', minor: '33+' }), {
       major: 1,
       minor: 33,
     });
-    assert.equal(parseKubernetesVersion({ gitVersion: 'v1.3x' }), undefined);
-    assert.equal(parseKubernetesVersion({}), undefined);
+    assert.equal(versionRead({ gitVersion: 'v1.3x' }), undefined);
+    assert.equal(versionRead({}), undefined);
   });
 
   it('refuses a server older than the minimum, naming both versions, and admits the minimum and later', () => {

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { admitMain } from '../../../operator/cli/admit/main.js';
 import { auditMain } from '../../../operator/cli/audit/main.js';
-import { buildInfo, gitCommit, versionLine } from '../../../operator/version.js';
+import { gitCommit, versionLine } from '../../../operator/version.js';
 import { buildInfoDefines } from '../../../scripts/build-info.js';
 import { repoRoot } from '../../../scripts/cluster/layout.js';
 
@@ -35,10 +35,11 @@ async function command(main: typeof admitMain, args: string[]): Promise<{ code: 
 describe('--version', () => {
   it('names the package version and the checkout’s commit when run from source', async () => {
     const { stdout: head } = await execFileAsync('git', ['-C', repoRoot, 'rev-parse', 'HEAD']);
-    const info = buildInfo();
-    assert.equal(info.version, packageVersion);
-    assert.match(info.commit, new RegExp(`^${head.trim()}(-dirty)?$`));
-    assert.equal(versionLine(info), `admission-operator ${packageVersion} (commit ${info.commit})`);
+    const version = packageVersion.replaceAll('.', '\\.');
+    assert.match(
+      versionLine(),
+      new RegExp(`^admission-operator ${version} \\(commit ${head.trim()}(-dirty)?\\)$`),
+    );
   });
 
   it('is the same line from the operator, admit, audit, kubectl admit and npm start', async () => {

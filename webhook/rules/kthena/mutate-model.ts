@@ -12,8 +12,8 @@ import { decodeFailed } from './denials.js';
 import { decodeModel } from './model-types.js';
 import { asObject } from '../../util/json.js';
 
-export const DEFAULT_SCALE_TO_ZERO_GRACE_PERIOD = '30s';
-export const DEFAULT_COST_EXPANSION_RATE_PERCENT = 200;
+const DEFAULT_SCALE_TO_ZERO_GRACE_PERIOD = '30s';
+const DEFAULT_COST_EXPANSION_RATE_PERCENT = 200;
 
 const absent = (value: JsonValue | undefined): boolean => value === undefined || value === null;
 

@@ -56,7 +56,7 @@ function policyErrors(
 }
 
 /** Every error, in Kthena's order: the configuration first, then the policy it refers to. */
-export function checkAutoscalingPolicyBinding(
+function checkAutoscalingPolicyBinding(
   binding: AutoscalingPolicyBinding,
   request: AdmissionRequest,
   state: StateSnapshot,

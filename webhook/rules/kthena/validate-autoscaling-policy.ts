@@ -82,7 +82,7 @@ function panicPolicyErrors(path: FieldPath, policy: PanicPolicy | undefined): Fi
   ];
 }
 
-export function checkAutoscalingPolicy(policy: AutoscalingPolicy): Findings {
+function checkAutoscalingPolicy(policy: AutoscalingPolicy): Findings {
   const behavior = policy.spec?.behavior;
   const behaviorPath = FieldPath.of('spec', 'behavior');
   return findings([

@@ -298,7 +298,7 @@ const RULES: readonly ((model: Model) => FieldError[])[] = [
   loraAdapterErrors,
 ];
 
-export function checkModel(model: Model): Findings {
+function checkModel(model: Model): Findings {
   return findings(RULES.flatMap((rule) => rule(model)));
 }
 

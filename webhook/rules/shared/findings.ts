@@ -61,7 +61,7 @@ export interface RefusalStatus {
 }
 
 /** What every upstream webhook answers an invalid object with (`admission.Errored(400, err)`). */
-export const BAD_REQUEST: RefusalStatus = { code: 400, reason: 'BadRequest' };
+const BAD_REQUEST: RefusalStatus = { code: 400, reason: 'BadRequest' };
 
 /**
  * The API server's own answer to an invalid object, which the operator's own ConfigMaps

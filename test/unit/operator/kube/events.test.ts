@@ -7,7 +7,6 @@ import { withWallTime } from '../../../../operator/kube/clock.js';
 import {
   certificateWritten,
   configurationRepaired,
-  lastWriters,
   leaderElected,
 } from '../../../../operator/kube/operator-events.js';
 
@@ -231,8 +230,6 @@ describe('operator Events', () => {
       { manager: 'admission-operator', operation: 'Update', time: new Date('2026-01-01T00:00:00Z') },
       { manager: 'kubectl-edit', operation: 'Update', time: new Date('2026-01-02T00:00:00Z') },
     ];
-    assert.deepEqual(lastWriters(managedFields), ['kubectl-edit']);
-    assert.deepEqual(lastWriters(undefined), []);
     const { events, written } = capture();
     configurationRepaired(
       events,
@@ -240,11 +237,20 @@ describe('operator Events', () => {
       { metadata: { name: 'admission-operator', uid: 'u', managedFields } },
       'webhooks[0].failurePolicy',
     );
+    // Without managedFields nobody is named (another recorder: one Event per object and interval).
+    const unknown = capture();
+    configurationRepaired(
+      unknown.events,
+      'ValidatingWebhookConfiguration',
+      { metadata: { name: 'admission-operator' } },
+      'webhooks[0].failurePolicy',
+    );
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(written[0]?.reason, 'WebhookConfigurationRepaired');
     assert.equal(written[0]?.involvedObject.kind, 'ValidatingWebhookConfiguration');
     assert.equal(written[0]?.involvedObject.uid, 'u');
     assert.equal(written[0]?.message, 'Repaired webhooks[0].failurePolicy; last changed by kubectl-edit');
+    assert.equal(unknown.written[0]?.message, 'Repaired webhooks[0].failurePolicy');
   });
 
   it('records no repair when what is replaced was our own last write, and repeats a repair on the Lease', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { ReconcileLoop, backoffDelay, type WatchedSource } from '../../../../operator/kube/reconcile-loop.js';
+import { ReconcileLoop, type WatchedSource } from '../../../../operator/kube/reconcile-loop.js';
 import { FakeClock, settle } from '../../../harness/fake-clock.js';
 
 const BACKOFF = { baseMs: 200, maxMs: 30_000 };
@@ -51,16 +51,6 @@ class FakeWatch extends EventEmitter implements WatchedSource {
   }
 }
 
-describe('backoffDelay', () => {
-  it('doubles from the base and stops at the cap', () => {
-    assert.deepEqual(
-      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((failures) => backoffDelay(BACKOFF, failures)),
-      [200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000],
-    );
-    assert.equal(backoffDelay(BACKOFF, 10_000), 30_000);
-  });
-});
-
 describe('ReconcileLoop', () => {
   it('retries a failing reconcile with growing delays up to the cap', async () => {
     const { state, retries, loop } = failingLoop();
@@ -70,6 +60,15 @@ describe('ReconcileLoop', () => {
     assert.deepEqual(retries.slice(0, 10), [200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000]);
     const gaps = state.calls.slice(1).map((at, index) => at - (state.calls[index] ?? start));
     assert.deepEqual(gaps.slice(0, 9), [200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 30_000]);
+    await loop.stop();
+  });
+
+  it('keeps the cap however many times a reconcile has failed', async () => {
+    const { state, retries, loop } = failingLoop();
+    loop.request();
+    await state.clock.advance(10_000 * 30_000);
+    assert.ok(retries.length >= 10_000, `${retries.length} retries`);
+    assert.equal(retries[9_999], 30_000);
     await loop.stop();
   });
 

@@ -149,5 +149,16 @@ describe('the webhook table’s match conditions', () => {
       'message' in refused ? refused.message : '',
       /failed to evaluate match conditions of webhook mutate-pod-gpu-class\.admission-operator\.io: requests-gpu: no such key: containers/,
     );
+
+    // A condition the simulator cannot compile (a Kubernetes-only function) is the simulation's
+    // failure, not the request's: it throws, worded for `admit` and the audits alike.
+    const kubernetesOnly = {
+      ...ignoring,
+      matchConditions: [{ name: 'quantity', expression: "quantity('1') == quantity('1')" }],
+    };
+    assert.throws(
+      () => matchWebhook(kubernetesOnly, request, match),
+      /^Error: mutate-pod-gpu-class\.admission-operator\.io matchConditions\[quantity\]: this match condition cannot be evaluated outside the API server: /,
+    );
   });
 });

@@ -9,10 +9,10 @@ import type { FieldError } from '../../shared/field-errors.js';
 import { kubeQoS } from './kube-qos.js';
 
 export const QOS_LABEL = 'koordinator.sh/qosClass';
-export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
+const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
 export const PRIORITY_LABEL = 'koordinator.sh/priority';
 
-export const QOS_CLASSES = ['LSE', 'LSR', 'LS', 'BE', 'SYSTEM'] as const;
+const QOS_CLASSES = ['LSE', 'LSR', 'LS', 'BE', 'SYSTEM'] as const;
 export type QoSClass = (typeof QOS_CLASSES)[number] | '';
 
 /** spec.priority ranges of Koordinator's priority classes. */

@@ -27,7 +27,7 @@ import {
   type QoSClass,
 } from './priority-qos.js';
 
-export const RESERVE_POD_ANNOTATION = 'scheduling.koordinator.sh/reserve-pod';
+const RESERVE_POD_ANNOTATION = 'scheduling.koordinator.sh/reserve-pod';
 
 const FORBIDDEN_PAIRS: Partial<Record<QoSClass, readonly PriorityClass[]>> = {
   BE: ['', 'koord-prod'],

@@ -20,7 +20,7 @@ import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
 import { parseLabelRules, type LabelRule } from './enhanced-validator-config.js';
 
-export const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-validation';
+const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-validation';
 
 /** The rules, whether they are on, or why they cannot be read. */
 type RulesRead = Result<{ enabled: boolean; rules: readonly LabelRule[] }, FieldError>;

@@ -49,7 +49,7 @@ function parseAdmissionAnnotation(value: string | undefined): Record<string, Jso
   return Object.fromEntries(Object.entries(limits).map(([key, item]) => [key, shallow(item)]));
 }
 
-export function parseNamespacesAnnotation(value: string | undefined): string[] {
+function parseNamespacesAnnotation(value: string | undefined): string[] {
   if (!value) return [];
   const read = readJsonText(value);
   const parsed = read.ok ? read.value : undefined;

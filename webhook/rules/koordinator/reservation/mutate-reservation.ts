@@ -26,7 +26,7 @@ import {
   type ProfileTarget,
 } from '../colocation/colocation-profile.js';
 
-export const DEFAULT_RESERVATION_TTL = '24h';
+const DEFAULT_RESERVATION_TTL = '24h';
 
 const RESERVATION_TARGET: ProfileTarget = {
   podSpecPath: ['spec', 'template', 'spec'],

@@ -112,7 +112,7 @@ const RESOURCE_QOS = struct({
     coreExpeller: goBool,
   }),
   // The page-cache switches (pageCacheEnable, pageCacheLimitSize, pageCacheReclaimSync) have no tags
-  // and the spec does not pin their Go types, so they are left undecoded rather than guessed at.
+  // and nothing we port from pins their Go types, so they are left undecoded rather than guessed at.
   memoryQOS: struct({
     enable: goBool,
     minLimitPercent: percent,

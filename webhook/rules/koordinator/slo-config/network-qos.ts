@@ -9,7 +9,8 @@
  * 3. the percentage requests add up to at most 100, per direction;
  * 4. the quantity requests add up to at most the strategy's totalNetworkBandwidth in system-config.
  *
- * Deliberate divergences, as the issue asks for correct checks over copied quirks:
+ * Deliberate divergences (docs/rules/validate-configmap.md), where Koordinator's arithmetic refuses
+ * valid configs or accepts invalid ones:
  * - Koordinator subtracts quantity requests from 100 in (3), so "500M" fails the percentage check,
  *   and percentages from the byte total in (4). Here each check sums only its own format.
  * - Koordinator compares node strategy i against the system node strategy with a deep-equal

@@ -145,7 +145,7 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
-interface ValuedExpression {
+export interface ValuedExpression {
   key: string;
   values: readonly string[];
 }
@@ -166,27 +166,36 @@ function virtualNodeCount(expressions: readonly ValuedExpression[]): number {
   return count;
 }
 
-/** Virtual node `index`: every matchLabels label, then each expression's `values[index % len(values)]`. */
-function virtualNode(
-  source: LabelSelectorJson,
-  expressions: readonly ValuedExpression[],
-  index: number,
-): Map<string, string> {
-  const labels = new Map(source.matchLabels ?? []);
-  for (const { key, values } of expressions) labels.set(key, values[index % values.length] ?? '');
-  return labels;
+/** A selector's virtual nodes, each built when asked for, so a search can stop early and memory stays flat. */
+export interface VirtualNodes {
+  /** The expressions with values, in selector order. */
+  readonly expressions: readonly ValuedExpression[];
+  readonly count: number;
+  /** Virtual node `index` (< count). */
+  at(index: number): ReadonlyMap<string, string>;
 }
+
+const NO_LABELS: ReadonlyMap<string, string> = new Map();
 
 /**
  * `generateNodesByNodeSelector`: the label sets of nodes a selector was evidently written for.
  * Virtual node i has every matchLabels label and, for each expression with values, its key set to
- * `values[i % len(values)]` (Exists and DoesNotExist add nothing).
+ * `values[i % len(values)]` (Exists and DoesNotExist add nothing); only the distinct ones are
+ * counted (they repeat every lcm of the value counts), at most VIRTUAL_NODE_LIMIT.
  */
-export function virtualNodes(source: LabelSelectorJson): Record<string, string>[] {
+export function virtualNodes(source: LabelSelectorJson): VirtualNodes {
   const expressions = valuedExpressions(source);
-  return Array.from({ length: virtualNodeCount(expressions) }, (_, index) =>
-    Object.fromEntries(virtualNode(source, expressions, index)),
-  );
+  const matchLabels = source.matchLabels ?? NO_LABELS;
+  return {
+    expressions,
+    count: virtualNodeCount(expressions),
+    at(index) {
+      if (expressions.length === 0) return matchLabels;
+      const labels = new Map(matchLabels);
+      for (const { key, values } of expressions) labels.set(key, values[index % values.length] ?? '');
+      return labels;
+    },
+  };
 }
 
 /** A requirement with its values in a set, so a check costs the same however many values it lists. */
@@ -384,14 +393,14 @@ export interface OverlapSearch {
 
 // One overlap refuses the config; past this many distinct ones the rest add length, not information.
 const MAX_OVERLAPS = 10;
-// Label lookups plus requirement checks: 0.1-0.2 s of an idle core (0.9 s at load 14 on 2 cores). Selectors within a 1 MiB ConfigMap
-// that are crafted to make many candidates fail (in general no index avoids that: finding which of
-// n selectors one label set satisfies is a subset query) stop here instead of stalling the server.
-export const OVERLAP_WORK_LIMIT = 2_000_000;
+// Label lookups plus requirement checks: a fraction of a second of one core (docs/performance/
+// README.md, "slo-controller-config node strategies"). Selectors within a 1 MiB ConfigMap that are
+// crafted to make many candidates fail (in general no index avoids that: finding which of n
+// selectors one label set satisfies is a subset query) stop here instead of stalling the server.
+const OVERLAP_WORK_LIMIT = 2_000_000;
 // Virtual nodes whose (repeated) strategies were already reported, remembered up to this many.
 const REMEMBERED_NODES = 100_000;
 const REMEMBER_ABOVE = 16;
-const NO_LABELS: ReadonlyMap<string, string> = new Map();
 
 function byKey([a]: readonly [string, string], [b]: readonly [string, string]): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -407,11 +416,13 @@ function byKey([a]: readonly [string, string], [b]: readonly [string, string]): 
  * reported is not looked up again; and each lookup goes through the index. With v virtual nodes
  * (one per strategy for matchLabels or single-valued In), l labels each and c candidates per
  * lookup, the search costs O(s + v (l + c log c)) instead of the pairwise O(v n l); for realistic
- * selectors c is about the number of matches, so O(n log n). Measured on a shared 2-core machine
- * at load 14, index included: 16,000 strategies 150-240 ms, 4,000 22-56 ms, where the pairwise
- * search took 128 s at 16,000 on the same machine (16-27 s unloaded; `npm run bench rules`).
- * Work is bounded by
- * OVERLAP_WORK_LIMIT; memory by the input, MAX_OVERLAPS and REMEMBERED_NODES.
+ * selectors c is about the number of matches, so O(n log n): 16,000 strategies, which fill a
+ * 1 MiB ConfigMap, take a fraction of a second where the pairwise search took tens of seconds
+ * (docs/performance/README.md, "slo-controller-config node strategies"). Work is bounded by
+ * OVERLAP_WORK_LIMIT; memory by the input, MAX_OVERLAPS and REMEMBERED_NODES. A search stopped by
+ * its work bound returns the overlaps found so far: the selectors were crafted to be expensive, and
+ * real nodes that match two strategies are still refused by ExistNodeConfict here and by
+ * /validate-node when a node is relabelled.
  */
 export function searchOverlaps(
   strategies: readonly NodeStrategy[],
@@ -425,10 +436,10 @@ export function searchOverlaps(
   let work = 0;
   for (const strategy of strategies) {
     const { source } = strategy;
-    const expressions = valuedExpressions(source);
-    const nodes = virtualNodeCount(expressions);
+    const nodes = virtualNodes(source);
+    const { expressions } = nodes;
     work += 1 + expressions.length;
-    if (nodes > 1) {
+    if (nodes.count > 1) {
       const signature = JSON.stringify([
         [...(source.matchLabels ?? [])].sort(byKey),
         expressions.map(({ key, values }) => [key, values]),
@@ -437,10 +448,9 @@ export function searchOverlaps(
       if (triedSources.has(signature)) continue;
       triedSources.add(signature);
     }
-    for (let node = 0; node < nodes; node++) {
+    for (let node = 0; node < nodes.count; node++) {
       if (work > workLimit) return done(true);
-      const labels =
-        expressions.length === 0 ? (source.matchLabels ?? NO_LABELS) : virtualNode(source, expressions, node);
+      const labels = nodes.at(node);
       work += labels.size;
       // Only a label set that leads to many strategies is worth remembering: looking it up again
       // would cost as much as those strategies, once per strategy that builds it.
@@ -463,15 +473,6 @@ export function searchOverlaps(
     }
   }
   return done(false);
-}
-
-/**
- * The overlaps `searchOverlaps` finds. A search stopped by its work bound returns those found so
- * far: the selectors were crafted to be expensive, and real nodes that match two strategies are
- * still refused by ExistNodeConfict here and by /validate-node when a node is relabelled.
- */
-export function overlappingStrategies(strategies: readonly NodeStrategy[]): Overlap[] {
-  return searchOverlaps(strategies).overlaps;
 }
 
 /** `{a=1,b=2}`: a label set, sorted by key (at most MAX_LISTED labels, each cut to a bounded length). */

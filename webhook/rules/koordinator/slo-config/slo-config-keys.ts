@@ -36,7 +36,7 @@ import {
   strategyList,
 } from './node-selectors.js';
 
-export const SYSTEM_CONFIG_KEY = 'system-config';
+const SYSTEM_CONFIG_KEY = 'system-config';
 
 /** What a key's own checks may look at besides its value. */
 export interface KeyContext {

@@ -25,22 +25,13 @@ const EXAMPLE_NODES = 5;
 
 /**
  * Every problem with an slo-controller-config change, deduplicated, in Koordinator's key order
- * (empty when it is valid). `oldData` is null on CREATE.
+ * (empty when it is valid), and the keys of the checked values that the slo-controller would
+ * silently ignore. `oldData` is null on CREATE.
  *
  * A key is checked only when its new value is non-empty and differs from the old one
  * (Koordinator's IsCfgNotEmptyAndChanged). So a key that was already invalid before this webhook
  * existed does not block edits to other keys; it is checked again as soon as it is edited.
  */
-export function sloConfigProblems(
-  newData: Readonly<Record<string, string>>,
-  oldData: Readonly<Record<string, string>> | null,
-  nodes: Iterable<NodeLabels>,
-  limits: SloConfigLimits = {},
-): FieldError[] {
-  return reviewSloConfig(newData, oldData, nodes, limits).problems;
-}
-
-/** The problems, and the keys of the checked values that the slo-controller would silently ignore. */
 function reviewSloConfig(
   newData: Readonly<Record<string, string>>,
   oldData: Readonly<Record<string, string>> | null,

@@ -42,7 +42,7 @@ function request(
 const state = stateSnapshot();
 const decide = (object: KubeObject): Decision => mutateAutoscalingPolicy(request(object), state);
 
-// Kthena's defaults, as its patches carry them (spec §3.2).
+// Kthena's defaults, as its patches carry them (docs/rules/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy.md).
 const SCALE_DOWN = {
   instances: 0,
   percent: 100,

@@ -102,7 +102,7 @@ const batchCpuMemory = (cpu: string, memory: string): JsonObject => ({
   requests: { 'kubernetes.io/batch-cpu': cpu, 'kubernetes.io/batch-memory': memory },
 });
 
-describe('ClusterColocationProfile on pods (Koordinator §1.2, §1.3)', () => {
+describe('ClusterColocationProfile on pods', () => {
   it('applies Koordinator’s "mutating pod" example: labels, patch, QoS, priority, scheduler, batch resources', () => {
     const result = admittedPod(run(koordinatorPod(), state([koordinatorProfile()])));
     assert.deepEqual(result.metadata.labels, {

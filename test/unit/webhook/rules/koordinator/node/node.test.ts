@@ -49,7 +49,7 @@ function result(decision: Decision): {
 }
 
 describe('amplifyNodeStatus', () => {
-  it('amplifies cpu 1000m by 1.5 to 1500m and records the raw allocatable (spec example)', () => {
+  it('amplifies cpu 1000m by 1.5 to 1500m and records the raw allocatable', () => {
     const before = node({ [RATIO]: '{"cpu":1.5}' }, { cpu: '1000m', memory: '8Gi' });
     const { allocatable, annotations } = result(amplifyNodeStatus(statusUpdate(before, before), state));
     assert.equal(allocatable.cpu, '1500m');
@@ -57,7 +57,7 @@ describe('amplifyNodeStatus', () => {
     assert.equal(annotations[RAW], '{"cpu":"1","memory":"8Gi"}');
   });
 
-  it('leaves allocatable alone for ratios of 0.5 and 1 but still records the raw value (spec example)', () => {
+  it('leaves allocatable alone for ratios of 0.5 and 1 but still records the raw value', () => {
     for (const ratio of ['{"cpu":0.5}', '{"cpu":1}']) {
       const before = node({ [RATIO]: ratio }, { cpu: '1' });
       const { allocatable, annotations } = result(amplifyNodeStatus(statusUpdate(before, before), state));
@@ -66,7 +66,7 @@ describe('amplifyNodeStatus', () => {
     }
   });
 
-  it('amplifies from the recorded raw value when allocatable did not change (spec example)', () => {
+  it('amplifies from the recorded raw value when allocatable did not change', () => {
     const current = node({ [RATIO]: '{"cpu":2}', [RAW]: '{"cpu":"1"}' }, { cpu: '2' });
     const { allocatable } = result(amplifyNodeStatus(statusUpdate(current, current), state));
     assert.equal(allocatable.cpu, '2');
@@ -183,7 +183,7 @@ describe('nodeValidator', () => {
   }
 });
 
-describe('nodeValidator: slo-controller-config node strategies (Koordinator §4)', () => {
+describe('nodeValidator: slo-controller-config node strategies', () => {
   const validate = nodeValidator({ maxRatio: 10, sloConfigNamespace: 'koordinator-system' });
   const strategies = JSON.stringify({
     clusterStrategy: { enable: true },

@@ -54,7 +54,7 @@ const check = (object: KubeObject, data: Record<string, string>, gate = true): D
     config(data),
   );
 
-describe('/validate-pod enhanced validation (Koordinator §2.5)', () => {
+describe('/validate-pod enhanced validation', () => {
   it('refuses a pod missing required labels, in Koordinator’s words, naming the rule and the ConfigMap', () => {
     const decision = check(pod({ owner: 'me' }), { enable: ' TRUE ', rules: RULES });
     assert.deepEqual(decision, {

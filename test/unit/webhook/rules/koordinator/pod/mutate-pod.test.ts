@@ -52,7 +52,7 @@ const resources = (
   (object.spec as { containers: { resources: object }[] }).containers[index]?.resources ?? {};
 
 describe('podMutator: extended resource spec', () => {
-  it('records batch resources of each container, as the spec example shows', () => {
+  it('records batch resources of each container', () => {
     const batch = { 'kubernetes.io/batch-cpu': '1000', 'kubernetes.io/batch-memory': '4Gi' };
     const result = mutated(
       mutatePod(

@@ -71,7 +71,7 @@ const required = (object: KubeObject): unknown =>
     }
   ).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
 
-describe('multi-quota-tree node affinity (Koordinator §1.6)', () => {
+describe('multi-quota-tree node affinity', () => {
   it('pins a pod of a tree quota to the first profile’s nodes (namespace order), creating one term', () => {
     const object = pod({ 'quota.scheduling.koordinator.sh/name': 'team-a' });
     const objectResult = pinned(object, 'team-a', state);

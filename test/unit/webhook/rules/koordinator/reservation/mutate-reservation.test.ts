@@ -58,7 +58,7 @@ function mutated(decision: Decision): KubeObject {
   return decision.mutated;
 }
 
-describe('/mutate-reservation (Koordinator §6)', () => {
+describe('/mutate-reservation', () => {
   it('puts labels on the Reservation and scheduler, priority and patch into its pod template; namespaceSelector is ignored', () => {
     const result = mutated(mutate(reservation({ template: { spec: { containers: [{ name: 'c' }] } } })));
     assert.deepEqual(result.metadata.labels, {

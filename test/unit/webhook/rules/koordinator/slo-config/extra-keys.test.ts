@@ -4,15 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sloConfigProblems } from '../../../../../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
+import { sloConfigProblemTexts } from '../../../../../harness/slo-config.js';
 
 function problems(key: string, config: unknown, maxAmplificationRatio?: number): string[] {
-  return sloConfigProblems(
+  return sloConfigProblemTexts(
     { [key]: JSON.stringify(config) },
     null,
     [],
     maxAmplificationRatio === undefined ? {} : { maxAmplificationRatio },
-  ).map(String);
+  );
 }
 
 const selector = (pool: string): unknown => ({ matchLabels: { pool } });

@@ -1,10 +1,10 @@
 /**
- * The validator tags of Koordinator's slo-controller-config types, each bound at its edges, through sloConfigProblems (a CREATE, so
+ * The validator tags of Koordinator's slo-controller-config types, each bound at its edges, through /validate-configmap (a CREATE, so
  * every key is checked).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sloConfigProblems } from '../../../../../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
+import { sloConfigProblemTexts } from '../../../../../harness/slo-config.js';
 
 type Wrap = (fields: Record<string, unknown>) => unknown;
 
@@ -19,7 +19,7 @@ interface Bound {
 }
 
 function problems(key: string, config: unknown): string[] {
-  return sloConfigProblems({ [key]: JSON.stringify(config) }, null, []).map(String);
+  return sloConfigProblemTexts({ [key]: JSON.stringify(config) }, null, []);
 }
 
 const top: Wrap = (fields) => fields;

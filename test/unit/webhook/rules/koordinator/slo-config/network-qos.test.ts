@@ -1,7 +1,7 @@
-/** resource-qos-config's network QoS checks, against system-config's bandwidth, through sloConfigProblems. */
+/** resource-qos-config's network QoS checks, against system-config's bandwidth, through /validate-configmap. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sloConfigProblems } from '../../../../../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
+import { sloConfigProblemTexts } from '../../../../../harness/slo-config.js';
 
 const QOS = 'resource-qos-config';
 const SYSTEM = 'system-config';
@@ -17,7 +17,7 @@ function strategy(classes: Partial<Record<string, Net>>): Record<string, unknown
 function problems(qos: unknown, system?: unknown, oldData: Record<string, string> | null = null): string[] {
   const data: Record<string, string> = { [QOS]: JSON.stringify(qos) };
   if (system !== undefined) data[SYSTEM] = typeof system === 'string' ? system : JSON.stringify(system);
-  return sloConfigProblems(data, oldData, []).map(String);
+  return sloConfigProblemTexts(data, oldData, []);
 }
 
 const totalOf = (total: string): unknown => ({ clusterStrategy: { totalNetworkBandwidth: total } });

@@ -7,9 +7,9 @@ import {
   LABEL_SELECTOR,
   type LabelSelectorJson,
   type NodeStrategy,
+  type Overlap,
   labelsText,
   nodeStrategiesOf,
-  overlappingStrategies,
   searchOverlaps,
   strategiesMatching,
   strategyList,
@@ -49,6 +49,14 @@ function valid(entries: { name?: string; nodeSelector?: unknown }[]): NodeStrate
   assert.ok(result.strategies);
   return result.strategies;
 }
+
+/** Every virtual node of a selector, as plain label records. */
+function virtualNodeLabels(source: LabelSelectorJson): Record<string, string>[] {
+  const nodes = virtualNodes(source);
+  return Array.from({ length: nodes.count }, (_, index) => Object.fromEntries(nodes.at(index)));
+}
+
+const overlapsOf = (all: readonly NodeStrategy[]): Overlap[] => searchOverlaps(all).overlaps;
 
 function matches(nodeSelector: unknown, labels: Record<string, string>): boolean {
   return strategiesMatching(valid([{ name: 's', nodeSelector }]), labels).length === 1;
@@ -146,7 +154,7 @@ describe('node strategy selectors', () => {
 describe('virtualNodes', () => {
   it('gives matchLabels to every node and cycles each expression through its values', () => {
     assert.deepEqual(
-      virtualNodes(
+      virtualNodeLabels(
         selector({
           matchLabels: { zone: 'z1' },
           matchExpressions: [
@@ -169,7 +177,7 @@ describe('virtualNodes', () => {
   });
 
   it('builds only the distinct nodes of the product (they repeat every lcm of the value counts)', () => {
-    const nodes = virtualNodes(
+    const nodes = virtualNodeLabels(
       selector({
         matchExpressions: [
           { key: 'a', operator: 'In', values: ['1', '2'] },
@@ -185,7 +193,7 @@ describe('virtualNodes', () => {
 
   it('lets an expression override a matchLabels label of the same key', () => {
     assert.deepEqual(
-      virtualNodes(
+      virtualNodeLabels(
         selector({
           matchLabels: { pool: 'a' },
           matchExpressions: [{ key: 'pool', operator: 'In', values: ['b'] }],
@@ -196,9 +204,10 @@ describe('virtualNodes', () => {
   });
 
   it('gives one empty node for a selector of Exists/DoesNotExist only', () => {
-    assert.deepEqual(virtualNodes(selector({ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] })), [
-      {},
-    ]);
+    assert.deepEqual(
+      virtualNodeLabels(selector({ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] })),
+      [{}],
+    );
   });
 
   it('stops at 1000 distinct nodes however many values a crafted selector has', () => {
@@ -208,13 +217,13 @@ describe('virtualNodes', () => {
       operator: 'In',
       values: Array.from({ length: count }, (_, value) => `v${value}`),
     }));
-    assert.equal(virtualNodes(selector({ matchExpressions: expressions })).length, 1000);
+    assert.equal(virtualNodeLabels(selector({ matchExpressions: expressions })).length, 1000);
   });
 });
 
-describe('overlappingStrategies', () => {
+describe('searchOverlaps', () => {
   it('finds a strategy whose selector another one contains', () => {
-    const overlaps = overlappingStrategies(
+    const overlaps = overlapsOf(
       valid([
         { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
         { name: 'b', nodeSelector: { matchLabels: { pool: 'x', zone: 'z1' } } },
@@ -226,7 +235,7 @@ describe('overlappingStrategies', () => {
   });
 
   it('finds an In value shared with another strategy', () => {
-    const overlaps = overlappingStrategies(
+    const overlaps = overlapsOf(
       valid([
         {
           name: 'a',
@@ -245,7 +254,7 @@ describe('overlappingStrategies', () => {
   });
 
   it('reports each set of overlapping strategies once', () => {
-    const overlaps = overlappingStrategies(
+    const overlaps = overlapsOf(
       valid([
         { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
         { name: 'b', nodeSelector: { matchLabels: { pool: 'x' } } },
@@ -261,7 +270,7 @@ describe('overlappingStrategies', () => {
 
   it('finds none between disjoint selectors', () => {
     assert.deepEqual(
-      overlappingStrategies(
+      overlapsOf(
         valid([
           { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
           { name: 'b', nodeSelector: { matchLabels: { pool: 'y' } } },
@@ -278,7 +287,7 @@ describe('overlappingStrategies', () => {
   it('like Koordinator, does not see overlaps its virtual nodes cannot show (real nodes are checked later)', () => {
     // A node labelled both pool=x and zone=z1 would match both, but neither selector names the other's label.
     assert.deepEqual(
-      overlappingStrategies(
+      overlapsOf(
         valid([
           { name: 'a', nodeSelector: { matchLabels: { pool: 'x' } } },
           { name: 'b', nodeSelector: { matchLabels: { zone: 'z1' } } },
@@ -296,7 +305,7 @@ describe('overlappingStrategies', () => {
 function pairwiseOverlaps(all: readonly NodeStrategy[]): { strategies: string; labels: string }[] {
   const found = new Map<string, { strategies: string; labels: string }>();
   for (const strategy of all) {
-    for (const labels of virtualNodes(strategy.source)) {
+    for (const labels of virtualNodeLabels(strategy.source)) {
       const matching = all.filter((each) => selectorMatchesPairwise(each, labels));
       const id = matching.map((each) => each.index).join(',');
       if (matching.length > 1 && !found.has(id)) {
@@ -349,7 +358,7 @@ function randomEntries(seed: number, count: number): { name: string; nodeSelecto
   });
 }
 
-describe('overlappingStrategies against the pairwise search', () => {
+describe('searchOverlaps against the pairwise search', () => {
   it('agrees on 400 random configs: same sets, same order, same example nodes (the first 10)', () => {
     let many = 0;
     for (let seed = 1; seed <= 400; seed++) {
@@ -357,7 +366,7 @@ describe('overlappingStrategies against the pairwise search', () => {
       const expected = pairwiseOverlaps(all);
       if (expected.length > 10) many++;
       assert.deepEqual(
-        overlappingStrategies(all).map((overlap) => ({
+        overlapsOf(all).map((overlap) => ({
           strategies: strategyList(overlap.strategies),
           labels: labelsText(overlap.labels),
         })),
@@ -387,7 +396,7 @@ describe('overlappingStrategies against the pairwise search', () => {
   });
 
   it('sees a virtual node that its own strategy refuses (NotIn sets the key it excludes)', () => {
-    const overlaps = overlappingStrategies(
+    const overlaps = overlapsOf(
       valid([
         {
           name: 'not-x',
@@ -404,7 +413,7 @@ describe('overlappingStrategies against the pairwise search', () => {
   });
 
   it('reports distinct sets in the order their first virtual node is met', () => {
-    const overlaps = overlappingStrategies(
+    const overlaps = overlapsOf(
       valid([
         {
           name: 'ab',
@@ -425,7 +434,7 @@ describe('overlappingStrategies against the pairwise search', () => {
   });
 
   it('finds identical selectors written in different orders', () => {
-    const overlaps = overlappingStrategies(
+    const overlaps = overlapsOf(
       valid([
         { name: 'one', nodeSelector: { matchLabels: { pool: 'x', zone: 'z' } } },
         { name: 'two', nodeSelector: { matchLabels: { zone: 'z', pool: 'x' } } },
@@ -449,10 +458,10 @@ describe('overlappingStrategies against the pairwise search', () => {
               ],
             },
     }));
-    assert.deepEqual(overlappingStrategies(valid(entries)), []);
+    assert.deepEqual(overlapsOf(valid(entries)), []);
     entries.push({ name: 'late', nodeSelector: { matchLabels: { pool: 'pool-7777' } } });
     assert.deepEqual(
-      overlappingStrategies(valid(entries)).map((overlap) => [
+      overlapsOf(valid(entries)).map((overlap) => [
         strategyList(overlap.strategies),
         labelsText(overlap.labels),
       ]),
@@ -470,7 +479,7 @@ describe('bounds on the overlap search and its messages', () => {
         nodeSelector: { matchExpressions: [{ key: 'pool', operator: 'NotIn', values: [`${index}`] }] },
       })),
     );
-    const overlaps = overlappingStrategies(all);
+    const overlaps = overlapsOf(all);
     assert.deepEqual(
       overlaps.map((overlap) => [overlap.strategies.length, labelsText(overlap.labels)]),
       Array.from({ length: 10 }, (_, index) => [1999, `{pool=${index}}`]),

@@ -3,20 +3,16 @@ import { describe, it } from 'node:test';
 import type { Decision, KubeObject, Operation } from '../../../../../../webhook/admission/types.js';
 import {
   type NodeLabels,
-  sloConfigProblems,
   sloConfigValidator,
 } from '../../../../../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
 import type { StateSnapshot } from '../../../../../../webhook/state.js';
 import { admissionRequest } from '../../../../../harness/requests.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { sloConfigProblemTexts } from '../../../../../harness/slo-config.js';
 
 const NAMESPACE = 'koordinator-system';
 const NAME = 'slo-controller-config';
 const HEADER = `ConfigMap ${NAMESPACE}/${NAME} is not a valid SLO configuration:`;
-
-/** The problems as the refusal prints them, one per line. */
-const problemTexts = (...args: Parameters<typeof sloConfigProblems>): string[] =>
-  sloConfigProblems(...args).map(String);
 
 function configMap(data: Record<string, string>, name = NAME, namespace = NAMESPACE): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
@@ -174,7 +170,7 @@ describe('sloConfigValidator', () => {
       'cpu-burst-config': JSON.stringify({ clusterStrategy: { cpuBurstPercent: 0 } }),
       'system-config': JSON.stringify({ clusterStrategy: { watermarkScaleFactor: '10' } }),
     };
-    assert.deepEqual(problemTexts(data, null, []), [
+    assert.deepEqual(sloConfigProblemTexts(data, null, []), [
       THRESHOLD_PROBLEM,
       'data[resource-threshold-config]: nodeStrategies[0].cpuSuppressThresholdPercent: Invalid value: 101: must be at most 100',
       'data[resource-threshold-config]: nodeStrategies [a b c] overlap: a node labelled {p=x} would match each of them; a node may match at most one (NodeStrategiesOverlap)',
@@ -190,17 +186,17 @@ describe('sloConfigValidator', () => {
         nodeStrategies: [{ name: 'a' }],
       }),
     };
-    assert.deepEqual(problemTexts(data, null, []), [
+    assert.deepEqual(sloConfigProblemTexts(data, null, []), [
       'data[resource-threshold-config]: clusterStrategy.memoryEvictLowerPercent: Invalid value: "60": must be an integer (int64)',
     ]);
   });
 
   it('refuses a value that is not a JSON object, and accepts null (Go leaves the defaults)', () => {
-    assert.deepEqual(problemTexts({ 'colocation-config': '[]', 'system-config': '"x"' }, null, []), [
+    assert.deepEqual(sloConfigProblemTexts({ 'colocation-config': '[]', 'system-config': '"x"' }, null, []), [
       'data[colocation-config]: Invalid value: []: must be an object',
       'data[system-config]: Invalid value: "x": must be an object',
     ]);
-    assert.deepEqual(problemTexts({ 'colocation-config': 'null' }, null, []), []);
+    assert.deepEqual(sloConfigProblemTexts({ 'colocation-config': 'null' }, null, []), []);
   });
 
   it('warns about fields the slo-controller would ignore (likely typos), refused or not', () => {
@@ -223,7 +219,7 @@ describe('sloConfigValidator', () => {
   });
 
   it('ignores keys it does not know', () => {
-    assert.deepEqual(problemTexts({ 'my-extension-config': '{not json' }, null, []), []);
+    assert.deepEqual(sloConfigProblemTexts({ 'my-extension-config': '{not json' }, null, []), []);
   });
 
   it('does not run ProfileParamValid (off by default in Koordinator): names may be missing or repeated', () => {
@@ -236,7 +232,7 @@ describe('sloConfigValidator', () => {
         ],
       }),
     };
-    assert.deepEqual(problemTexts(data, null, []), []);
+    assert.deepEqual(sloConfigProblemTexts(data, null, []), []);
   });
 
   it('refuses a config it cannot prove free of overlaps within its work bound', () => {
@@ -255,7 +251,7 @@ describe('sloConfigValidator', () => {
       },
     }));
     const data = { 'cpu-burst-config': JSON.stringify({ nodeStrategies }) };
-    assert.deepEqual(problemTexts(data, null, []), [
+    assert.deepEqual(sloConfigProblemTexts(data, null, []), [
       'data[cpu-burst-config]: nodeStrategies: too many node strategies share labels to check them for overlaps in bounded time; split or simplify their nodeSelectors (NodeStrategiesOverlap)',
     ]);
   });
@@ -269,7 +265,7 @@ describe('sloConfigValidator', () => {
         ],
       }),
     };
-    assert.deepEqual(problemTexts(data, null, []), [
+    assert.deepEqual(sloConfigProblemTexts(data, null, []), [
       'data[cpu-burst-config]: nodeStrategies [nodeStrategies[0] b] overlap: a node labelled {p=x} would match each of them; a node may match at most one (NodeStrategiesOverlap)',
     ]);
   });
@@ -283,7 +279,7 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
   ];
 
   it('refuses a config under which a node matches two strategies, naming node, strategies and key', () => {
-    assert.deepEqual(problemTexts({ 'cpu-burst-config': twoStrategies() }, null, NODES), [
+    assert.deepEqual(sloConfigProblemTexts({ 'cpu-burst-config': twoStrategies() }, null, NODES), [
       'data[cpu-burst-config]: node "n1" matches 2 nodeStrategies [gpu zone-a]; a node may match at most one (ExistNodeConfict)',
     ]);
   });
@@ -295,7 +291,7 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
       'cpu-normalization-config',
       'resource-amplification-config',
     ]) {
-      assert.deepEqual(problemTexts({ [key]: twoStrategies('nodeConfigs') }, null, NODES), [
+      assert.deepEqual(sloConfigProblemTexts({ [key]: twoStrategies('nodeConfigs') }, null, NODES), [
         `data[${key}]: node "n1" matches 2 nodeConfigs [gpu zone-a]; a node may match at most one (ExistNodeConfict)`,
       ]);
     }
@@ -306,14 +302,14 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
       name: `node-${index}`,
       labels: { gpu: 'true', zone: 'a' },
     }));
-    assert.deepEqual(problemTexts({ 'system-config': twoStrategies() }, null, many), [
+    assert.deepEqual(sloConfigProblemTexts({ 'system-config': twoStrategies() }, null, many), [
       'data[system-config]: nodes "node-0", "node-1", "node-2", "node-3", "node-4" and 3 more each match 2 nodeStrategies [gpu zone-a]; a node may match at most one (ExistNodeConfict)',
     ]);
   });
 
   it('checks only changed keys', () => {
     const data = { 'cpu-burst-config': twoStrategies() };
-    assert.deepEqual(problemTexts(data, data, NODES), []);
+    assert.deepEqual(sloConfigProblemTexts(data, data, NODES), []);
   });
 
   it('does not read the node list unless a checked key has two strategies or more', () => {
@@ -325,9 +321,9 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
     const one = JSON.stringify({
       nodeStrategies: [{ name: 'a', nodeSelector: { matchLabels: { a: 'b' } } }],
     });
-    assert.deepEqual(problemTexts({ 'cpu-burst-config': one }, null, untouchable), []);
+    assert.deepEqual(sloConfigProblemTexts({ 'cpu-burst-config': one }, null, untouchable), []);
     assert.throws(
-      () => problemTexts({ 'cpu-burst-config': twoStrategies() }, null, untouchable),
+      () => sloConfigProblemTexts({ 'cpu-burst-config': twoStrategies() }, null, untouchable),
       /nodes read/,
     );
   });
@@ -339,7 +335,7 @@ describe('ExistNodeConfict: real nodes matching two strategies', () => {
         { name: 'bad', nodeSelector: { matchExpressions: [{ key: 'zone', operator: 'In' }] } },
       ],
     });
-    assert.deepEqual(problemTexts({ 'cpu-burst-config': data }, null, NODES), [
+    assert.deepEqual(sloConfigProblemTexts({ 'cpu-burst-config': data }, null, NODES), [
       'data[cpu-burst-config]: nodeStrategies[1].nodeSelector.matchExpressions[0].values: Required value: operator In needs at least one value',
     ]);
   });
