@@ -4,7 +4,7 @@
  * beyond 2^53 exactly) and the order of an object's keys (Go matches keys to fields
  * case-insensitively, the last match winning). Syntax errors read like Go's, with a position.
  */
-import { goQuote } from '../../rules/shared/field-errors.js';
+import { goQuote } from '../go-quote.js';
 import { failure, success, type Result } from '../result.js';
 
 /**
