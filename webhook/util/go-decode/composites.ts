@@ -2,9 +2,25 @@
  * Decoders of Go's composite types: structs, slices and maps of other decoders. Unknown keys are
  * ignored (and collected, when asked, to warn about typos); `null` is the same as absent.
  */
+import type { FieldPath } from '../../rules/shared/field-errors.js';
 import { type Decoder, type Decoding, report, typeMismatch } from './decoding.js';
 import type { JsonNode } from './json-text.js';
 import { checkTags } from './tags.js';
+
+const EXPECTED = { object: 'an object', array: 'a list' } as const;
+
+/** The node when it is an object or array as wanted; else nothing, with a type error unless it is null. */
+function ofKind<K extends keyof typeof EXPECTED>(
+  node: JsonNode | undefined,
+  kind: K,
+  path: FieldPath,
+  out: Decoding,
+): Extract<JsonNode, { kind: K }> | undefined {
+  if (node === undefined || node.kind === 'null') return undefined;
+  if (node.kind === kind) return node as Extract<JsonNode, { kind: K }>;
+  typeMismatch(node, path, out, EXPECTED[kind]);
+  return undefined;
+}
 
 export type Fields = Readonly<Record<string, Decoder<unknown>>>;
 
@@ -20,13 +36,10 @@ export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
   const names = Object.keys(fields);
   const folded = new Map(names.map((name) => [name.toLowerCase(), name]));
   return (node, path, out) => {
-    if (node === undefined || node.kind === 'null') return undefined;
-    if (node.kind !== 'object') {
-      typeMismatch(node, path, out, 'an object');
-      return undefined;
-    }
+    const object = ofKind(node, 'object', path, out);
+    if (object === undefined) return undefined;
     const chosen = new Map<string, JsonNode>();
-    for (const [key, value] of node.entries) {
+    for (const [key, value] of object.entries) {
       const name = Object.hasOwn(fields, key)
         ? key
         : out.dialect.foldKeyCase
@@ -67,12 +80,9 @@ export function list<T>(item: Decoder<T>): Decoder<(T | undefined)[]>;
 export function list<T>(item: Decoder<T>, zero: T): Decoder<T[]>;
 export function list<T>(item: Decoder<T>, zero?: T): Decoder<(T | undefined)[]> {
   return (node, path, out) => {
-    if (node === undefined || node.kind === 'null') return undefined;
-    if (node.kind !== 'array') {
-      typeMismatch(node, path, out, 'a list');
-      return undefined;
-    }
-    return Array.from(node.items, (element, index) => {
+    const array = ofKind(node, 'array', path, out);
+    if (array === undefined) return undefined;
+    return Array.from(array.items, (element, index) => {
       const value = item(element, path.index(index), out);
       checkTags(item, value, path.index(index), out);
       return value ?? zero;
@@ -86,13 +96,10 @@ export function list<T>(item: Decoder<T>, zero?: T): Decoder<(T | undefined)[]> 
  */
 export function map<T>(entry: Decoder<T>, zero?: T): Decoder<ReadonlyMap<string, T>> {
   return (node, path, out) => {
-    if (node === undefined || node.kind === 'null') return undefined;
-    if (node.kind !== 'object') {
-      typeMismatch(node, path, out, 'an object');
-      return undefined;
-    }
+    const object = ofKind(node, 'object', path, out);
+    if (object === undefined) return undefined;
     const decoded = new Map<string, T>();
-    for (const [key, element] of node.entries) {
+    for (const [key, element] of object.entries) {
       const value = element.kind === 'null' ? zero : entry(element, path.key(key), out);
       checkTags(entry, value, path.key(key), out);
       if (value !== undefined) decoded.set(key, value);
