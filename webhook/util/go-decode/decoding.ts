@@ -30,7 +30,7 @@ export interface Decoding {
  * Problems kept per list: a refusal shows a few dozen within its bounded message, and a document
  * with 20,000 bad or unknown keys must not build 20,000 paths to say so.
  */
-export const MAX_REPORTED = 100;
+const MAX_REPORTED = 100;
 
 export function report<T>(list: T[] | undefined, item: () => T): void {
   if (list && list.length < MAX_REPORTED) list.push(item());

@@ -6,8 +6,8 @@
  *   at: number literals (`1.0` is no int64, 2^63-1 is read exactly) and key order (the last of
  *   several case-insensitive matches wins).
  * - `decodeParsed`: an object of a request, already parsed, as the API machinery decodes a custom
- *   resource. Its values are seen through the same JsonNode view, built lazily, only where a
- *   decoder looks.
+ *   resource. Its values are seen through the same JsonNode view (parsed-node.ts), made only
+ *   where a decoder looks.
  *
  * Both fail with the type errors (Go's decoder fails, and nothing else is checked); validator-tag
  * errors and unknown keys go to the caller's `report`, when it gives one.
@@ -23,7 +23,8 @@ import {
   shown,
   TEXT_DIALECT,
 } from './decoding.js';
-import { type JsonNode, parseJsonText } from './json-text.js';
+import { parseJsonText } from './json-text.js';
+import { parsedNode } from './parsed-node.js';
 
 /** What a caller hears about besides type errors. */
 export interface DecodeReport {
@@ -34,7 +35,7 @@ export interface DecodeReport {
 }
 
 /** The sink of one decoding. */
-export function decodingFor(dialect: Dialect, report?: DecodeReport): Decoding {
+function decodingFor(dialect: Dialect, report?: DecodeReport): Decoding {
   return {
     dialect,
     typeErrors: [],
@@ -76,34 +77,4 @@ export function decodeParsed<T>(
   if (out.typeErrors.length > 0) return failure(out.typeErrors);
   if (decoded === undefined) return failure([invalid(root, shown(node, out.dialect), 'must be an object')]);
   return success(decoded);
-}
-
-const NULL: JsonNode = { kind: 'null' };
-
-/**
- * A parsed value seen as a JsonNode, without copying it: a container's children are made one at a
- * time as a decoder walks them, so what no decoder looks at (a free-form field, the metadata the
- * rules skip) costs nothing, and a list of 200,000 items is never held twice. A number's text is
- * its shortest decimal form, which is the literal's for every integer below 1e21.
- */
-export function parsedNode(value: JsonValue): JsonNode {
-  if (value === null) return NULL;
-  switch (typeof value) {
-    case 'boolean':
-      return { kind: 'boolean', value };
-    case 'number':
-      return { kind: 'number', text: String(value) };
-    case 'string':
-      return { kind: 'string', value };
-  }
-  if (Array.isArray(value)) return { kind: 'array', items: { [Symbol.iterator]: () => itemsOf(value) } };
-  return { kind: 'object', entries: { [Symbol.iterator]: () => entriesOf(value) } };
-}
-
-function* itemsOf(values: readonly JsonValue[]): Generator<JsonNode> {
-  for (const value of values) yield parsedNode(value);
-}
-
-function* entriesOf(object: { readonly [key: string]: JsonValue }): Generator<readonly [string, JsonNode]> {
-  for (const key of Object.keys(object)) yield [key, parsedNode(object[key] ?? null)];
 }

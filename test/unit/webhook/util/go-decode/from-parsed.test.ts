@@ -3,8 +3,13 @@ import { describe, it } from 'node:test';
 import type { JsonValue } from '../../../../../webhook/admission/types.js';
 import { FieldPath } from '../../../../../webhook/rules/shared/field-errors.js';
 import { list, map, struct } from '../../../../../webhook/util/go-decode/composites.js';
-import { type Decoder, PARSED_DIALECT } from '../../../../../webhook/util/go-decode/decoding.js';
-import { decodeParsed, decodingFor, parsedNode } from '../../../../../webhook/util/go-decode/entry-points.js';
+import {
+  type Decoder,
+  type Decoding,
+  PARSED_DIALECT,
+} from '../../../../../webhook/util/go-decode/decoding.js';
+import { decodeParsed } from '../../../../../webhook/util/go-decode/entry-points.js';
+import { parsedNode } from '../../../../../webhook/util/go-decode/parsed-node.js';
 import type { JsonNode } from '../../../../../webhook/util/go-decode/json-text.js';
 import {
   goAnyJson,
@@ -22,7 +27,7 @@ function decode<T>(
   decoder: Decoder<T>,
   value: JsonValue | undefined,
 ): { value: T | undefined; errors: string[] } {
-  const out = decodingFor(PARSED_DIALECT);
+  const out: Decoding = { dialect: PARSED_DIALECT, typeErrors: [], tagErrors: [] };
   const decoded = decoder(value === undefined ? undefined : parsedNode(value), FieldPath.of('f'), out);
   return { value: decoded, errors: out.typeErrors.map((error) => error.toString()) };
 }

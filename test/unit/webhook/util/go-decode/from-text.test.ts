@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FieldPath } from '../../../../../webhook/rules/shared/field-errors.js';
 import { list, map, struct } from '../../../../../webhook/util/go-decode/composites.js';
-import { type Decoder, TEXT_DIALECT } from '../../../../../webhook/util/go-decode/decoding.js';
-import { decodeJsonText, decodingFor } from '../../../../../webhook/util/go-decode/entry-points.js';
+import { type Decoder, type Decoding, TEXT_DIALECT } from '../../../../../webhook/util/go-decode/decoding.js';
+import { decodeJsonText } from '../../../../../webhook/util/go-decode/entry-points.js';
 import { parseJsonText } from '../../../../../webhook/util/go-decode/json-text.js';
 import {
   goAnyObject,
@@ -27,7 +27,7 @@ interface Outcome<T> {
 function decode<T>(decoder: Decoder<T>, text: string): Outcome<T> {
   const parsed = parseJsonText(text);
   assert.ok(parsed.ok);
-  const out = decodingFor(TEXT_DIALECT);
+  const out: Decoding = { dialect: TEXT_DIALECT, typeErrors: [], tagErrors: [] };
   const value = decoder(parsed.value, FieldPath.of('f'), out);
   return {
     value,
