@@ -39,11 +39,12 @@ export function report<T>(list: T[] | undefined, item: () => T): void {
 export type IntegerType = 'int32' | 'uint32' | 'int64';
 
 /**
- * What differs between the two entry points. How keys meet fields is Go's: encoding/json, which
- * Koordinator's controllers unmarshal their ConfigMap texts with, matches a key to a field
- * case-insensitively when no field has its exact name; the API machinery's decoder
- * (sigs.k8s.io/json), which reads the objects of a request, does not. The wording is each
- * family's: the refusals users of each already read, kept word for word.
+ * What differs between the two entry points. Go's encoding/json matches a key to a field
+ * case-insensitively when no field has its exact name, the last match winning: from text that is
+ * reproduced. From a parsed object it is not: JSON.parse has already merged repeated keys and lost
+ * their order, and the API server prunes a custom resource's keys its schema does not name
+ * (docs/rules/kthena-common.md). The wording is each family's: the refusals users of each already
+ * read, kept word for word.
  */
 export interface Dialect {
   readonly foldKeyCase: boolean;
@@ -71,7 +72,7 @@ export const TEXT_DIALECT: Dialect = {
   quantity: () => 'a quantity such as "100M"',
 };
 
-/** The dialect of already-parsed objects: Kthena's custom resources (the API machinery's decoder). */
+/** The dialect of already-parsed objects: Kthena's custom resources, as its webhook decodes them. */
 export const PARSED_DIALECT: Dialect = {
   foldKeyCase: false,
   // Named by its JSON type rather than dumped.

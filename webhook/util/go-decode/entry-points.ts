@@ -5,7 +5,7 @@
  *   `json.Unmarshal` it. Reading the text itself keeps what `JSON.parse` throws away and Go looks
  *   at: number literals (`1.0` is no int64, 2^63-1 is read exactly) and key order (the last of
  *   several case-insensitive matches wins).
- * - `decodeParsed`: an object of a request, already parsed, as the API machinery decodes a custom
+ * - `decodeParsed`: an object of a request, already parsed, as a Go webhook decodes a custom
  *   resource. Its values are seen through the same JsonNode view (parsed-node.ts), made only
  *   where a decoder looks.
  *
