@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { subcommandsHelp } from './subcommands.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
 import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
-import { parseEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
+import { readEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
+import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
 import { joinHostPort, splitHostPort } from '../../webhook/util/host-port.js';
 
@@ -378,9 +379,9 @@ export function parseOptions(
     featureGates,
     webhookOverrides: parseWebhookOverrides(value('webhook-overrides')),
     enforcement: ((): Enforcement => {
-      const parsed = parseEnforcement(value('enforcement'), webhookShortNames(), '--enforcement');
-      if (!parsed.ok) throw new OptionsError(parsed.errors.join('; '));
-      return parsed.enforcement;
+      const read = readEnforcement(value('enforcement'), webhookShortNames(), FieldPath.of('--enforcement'));
+      if (!read.ok) throw new OptionsError(read.error.join('; '));
+      return read.value;
     })(),
     maxAmplificationRatio: ((): number => {
       const ratio = Number(value('max-amplification-ratio'));

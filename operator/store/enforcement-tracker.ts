@@ -10,10 +10,11 @@ import {
   actionFor,
   describeEnforcement,
   ENFORCEMENT_ACTIONS,
-  parseEnforcement,
+  readEnforcement,
   type Enforcement,
 } from '../../webhook/enforcement/enforcement.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
 import { ENFORCEMENT_KEY } from '../../webhook/names.js';
 import type { ConfigMapView } from '../../webhook/state.js';
 import { configMapTarget, type EventRecorder } from '../kube/events.js';
@@ -52,15 +53,16 @@ export class EnforcementTracker {
       );
       return;
     }
-    const parsed = parseEnforcement(text, this.webhookNames, `data.${ENFORCEMENT_KEY}`);
-    if (parsed.ok) {
+    const read = readEnforcement(text, this.webhookNames, FieldPath.of('data', ENFORCEMENT_KEY));
+    if (read.ok) {
       this.metrics.enforcementConfigValid.set(1);
-      this.apply(parsed.enforcement, 'applied the enforcement of the operator ConfigMap');
+      this.apply(read.value, 'applied the enforcement of the operator ConfigMap');
       return;
     }
     this.metrics.enforcementConfigValid.set(0);
-    const message = `Ignored an invalid enforcement; the last valid one stays in force: ${parsed.errors.join('; ')}`;
-    this.logger.error({ errors: parsed.errors, resourceVersion: configMap.resourceVersion }, message);
+    const errors = read.error.map(String);
+    const message = `Ignored an invalid enforcement; the last valid one stays in force: ${errors.join('; ')}`;
+    this.logger.error({ errors, resourceVersion: configMap.resourceVersion }, message);
     void this.events.warning(configMapTarget(configMap), 'InvalidEnforcement', message);
   }
 

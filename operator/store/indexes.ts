@@ -113,8 +113,8 @@ export class ProfileCandidates<P extends ProfileSelectors> {
       this.always.push(profile);
       return;
     }
-    const podTerm = narrowestEquality(podSelector.selector);
-    const namespaceTerm = podTerm ? undefined : narrowestEquality(namespaceSelector.selector);
+    const podTerm = narrowestEquality(podSelector.value);
+    const namespaceTerm = podTerm ? undefined : narrowestEquality(namespaceSelector.value);
     const term = podTerm ?? namespaceTerm;
     if (!term) {
       this.always.push(profile);

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import {
   DEFAULT_TIER_MAPPING,
-  parseTierMapping,
+  readTierMapping,
   type TierMapping,
 } from '../../webhook/rules/kubenexus/tier-mapping.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
@@ -42,20 +42,21 @@ export class TierMappingTracker {
       this.apply(DEFAULT_TIER_MAPPING);
       return;
     }
-    const result = parseTierMapping(configMap.data);
+    const result = readTierMapping(configMap.data);
     if (result.ok) {
       this.metrics.tierMappingValid.set(1);
       this.logger.info(
-        { tiers: Object.fromEntries(result.mapping.tiers), resourceVersion: configMap.resourceVersion },
+        { tiers: Object.fromEntries(result.value.tiers), resourceVersion: configMap.resourceVersion },
         'applied the gpu-tier-mapping ConfigMap',
       );
-      this.apply(result.mapping);
+      this.apply(result.value);
       return;
     }
     this.metrics.tierMappingValid.set(0);
     this.metrics.tierMappingRejected.inc();
-    const message = `Ignored an invalid GPU tier mapping; the last valid one stays in force: ${result.errors.join('; ')}`;
-    this.logger.error({ errors: result.errors, resourceVersion: configMap.resourceVersion }, message);
+    const errors = result.error.map(String);
+    const message = `Ignored an invalid GPU tier mapping; the last valid one stays in force: ${errors.join('; ')}`;
+    this.logger.error({ errors, resourceVersion: configMap.resourceVersion }, message);
     void this.events.warning(configMapTarget(configMap), 'InvalidTierMapping', message);
   }
 

@@ -4,7 +4,7 @@
  * interesting branches instead of stopping at "not found".
  */
 import { parseFeatureGates, FEATURE_GATE_DEFAULTS, type FeatureGate } from '../../webhook/feature-gates.js';
-import { parseTierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
+import { readTierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
 import { quotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 import { parseQuantity } from '../../webhook/util/quantity.js';
 import type { StateSnapshot } from '../../webhook/state.js';
@@ -87,8 +87,8 @@ function quota(
 }
 
 export function fuzzState(): StateSnapshot {
-  const mapping = parseTierMapping({ 'mapping.yaml': TIER_MAPPING_YAML });
-  if (!mapping.ok) throw new Error(`the fuzz tier mapping is invalid: ${mapping.errors.join('; ')}`);
+  const mapping = readTierMapping({ 'mapping.yaml': TIER_MAPPING_YAML });
+  if (!mapping.ok) throw new Error(`the fuzz tier mapping is invalid: ${mapping.error.join('; ')}`);
   return stateSnapshot({
     namespaces: [
       { name: 'team', labels: { [TIER_LABEL]: 'gold', 'enable-koordinator-colocation': 'true', team: 'a' } },
@@ -126,7 +126,7 @@ export function fuzzState(): StateSnapshot {
     ],
     quotaUsed: { leaf: { cpu: parseQuantity('3') } },
     quotaPods: { leaf: ['team/old'] },
-    gpuTierMapping: mapping.mapping,
+    gpuTierMapping: mapping.value,
     colocationProfiles: [
       {
         name: 'batch',

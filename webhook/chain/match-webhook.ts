@@ -49,7 +49,7 @@ function selects(
   if (!parsed) {
     const result = parseLabelSelector(selector as unknown as JsonValue, where);
     if (!result.ok) throw new Error(result.error);
-    parsed = result.selector;
+    parsed = result.value;
     parsedSelectors.set(selector, parsed);
   }
   return selectorMatches(parsed, labels);

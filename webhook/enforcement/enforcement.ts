@@ -30,26 +30,14 @@ export const DENY_ALL: Enforcement = { byWebhook: new Map(), fallback: 'deny' };
 export const MAX_ENFORCEMENT_CHARS = 4096;
 const MAX_PROBLEMS = 20;
 
-export type EnforcementParse = { ok: true; enforcement: Enforcement } | { ok: false; errors: string[] };
-
 function isAction(value: string): value is EnforcementAction {
   return (ENFORCEMENT_ACTIONS as readonly string[]).includes(value);
 }
 
 /**
  * Reads an enforcement text against the webhooks that exist; every problem is named, with the
- * entry it is in (`where` prefixes each, e.g. `--enforcement` or `data.enforcement`), as text.
+ * entry it is in, as an error at `where` (`--enforcement`, `data.enforcement`) or below it.
  */
-export function parseEnforcement(
-  text: string,
-  knownWebhooks: readonly string[],
-  where: string,
-): EnforcementParse {
-  const read = readEnforcement(text, knownWebhooks, FieldPath.of(where));
-  return read.ok ? { ok: true, enforcement: read.value } : { ok: false, errors: read.error.map(String) };
-}
-
-/** parseEnforcement for a field of an object: each problem is an error at `where` or below it. */
 export function readEnforcement(
   text: string,
   knownWebhooks: readonly string[],

@@ -2,7 +2,6 @@
 import { pruneDeepJson } from '../admission/json-depth.js';
 import type { JsonObject, JsonValue } from '../admission/types.js';
 import { failure, success, type Result } from './result.js';
-import { FieldPath } from '../rules/shared/field-errors.js';
 
 /** How deep JSON written into an annotation or a ConfigMap key may nest: far above any real value. */
 const MAX_JSON_TEXT_DEPTH = 64;
@@ -48,19 +47,4 @@ export function stringsOf(value: JsonValue | undefined): Record<string, string> 
 /** An object's labels. */
 export function labelsOf(object: JsonObject | null): Record<string, string> {
   return stringsOf(asObject(object?.metadata)?.labels);
-}
-
-/** A pod's containers, then its init containers, each with the field path messages name it by. */
-export function podContainers(pod: JsonObject): { container: JsonValue; path: FieldPath }[] {
-  const spec = asObject(pod.spec);
-  return [
-    ...asArray(spec?.containers).map((container, index) => ({
-      container,
-      path: FieldPath.of('spec', 'containers').index(index),
-    })),
-    ...asArray(spec?.initContainers).map((container, index) => ({
-      container,
-      path: FieldPath.of('spec', 'initContainers').index(index),
-    })),
-  ];
 }

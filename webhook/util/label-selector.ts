@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from '../admission/types.js';
 import { asArray, asObject } from './json.js';
+import { failure, success, type Result } from './result.js';
 
 export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 
@@ -20,23 +21,20 @@ export interface LabelSelector {
   requirements: readonly SelectorRequirement[];
 }
 
-export type SelectorParse = { ok: true; selector: LabelSelector } | { ok: false; error: string };
-
 const OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
 /** Parses a LabelSelector from JSON; `path` prefixes error messages (e.g. `spec.selector`). */
-export function parseLabelSelector(value: JsonValue | undefined, path: string): SelectorParse {
-  if (value === undefined || value === null) return { ok: true, selector: { requirements: [] } };
+export function parseLabelSelector(value: JsonValue | undefined, path: string): Result<LabelSelector> {
+  if (value === undefined || value === null) return success({ requirements: [] });
   const object = asObject(value);
-  if (!object) return { ok: false, error: `${path}: must be a label selector object` };
+  if (!object) return failure(`${path}: must be a label selector object`);
   const requirements: SelectorRequirement[] = [];
   const matchLabels = object.matchLabels;
   if (matchLabels !== undefined && matchLabels !== null) {
     const labels = asObject(matchLabels);
-    if (!labels) return { ok: false, error: `${path}.matchLabels: must be a map of strings` };
+    if (!labels) return failure(`${path}.matchLabels: must be a map of strings`);
     for (const [key, label] of Object.entries(labels)) {
-      if (typeof label !== 'string')
-        return { ok: false, error: `${path}.matchLabels[${key}]: must be a string` };
+      if (typeof label !== 'string') return failure(`${path}.matchLabels[${key}]: must be a string`);
       requirements.push({ key, operator: 'In', values: [label] });
     }
   }
@@ -45,32 +43,24 @@ export function parseLabelSelector(value: JsonValue | undefined, path: string): 
     const expression = asObject(item);
     const key = expression?.key;
     const operator = expression?.operator;
-    if (typeof key !== 'string' || key === '') return { ok: false, error: `${at}.key: Required value` };
+    if (typeof key !== 'string' || key === '') return failure(`${at}.key: Required value`);
     if (typeof operator !== 'string' || !OPERATORS.includes(operator)) {
-      return {
-        ok: false,
-        error: `${at}.operator: Unsupported value: ${JSON.stringify(operator ?? null)}: supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
-      };
+      return failure(
+        `${at}.operator: Unsupported value: ${JSON.stringify(operator ?? null)}: supported values: "In", "NotIn", "Exists", "DoesNotExist"`,
+      );
     }
     const values = asArray(expression?.values);
-    if (!values.every((each) => typeof each === 'string'))
-      return { ok: false, error: `${at}.values: must be strings` };
+    if (!values.every((each) => typeof each === 'string')) return failure(`${at}.values: must be strings`);
     const needsValues = operator === 'In' || operator === 'NotIn';
     if (needsValues && values.length === 0) {
-      return {
-        ok: false,
-        error: `${at}.values: Required value: must be specified when operator is ${operator}`,
-      };
+      return failure(`${at}.values: Required value: must be specified when operator is ${operator}`);
     }
     if (!needsValues && values.length > 0) {
-      return {
-        ok: false,
-        error: `${at}.values: Forbidden: may not be specified when operator is ${operator}`,
-      };
+      return failure(`${at}.values: Forbidden: may not be specified when operator is ${operator}`);
     }
     requirements.push({ key, operator: operator as SelectorOperator, values: values });
   }
-  return { ok: true, selector: { requirements } };
+  return success({ requirements });
 }
 
 export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {

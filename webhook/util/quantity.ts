@@ -11,7 +11,6 @@
  * saturates at int64, so nothing in a cluster holds more than 2^63-1 whole units of anything;
  * a larger quantity is refused as too large instead of being computed.
  */
-import { atField, type FieldError, type FieldPath } from '../rules/shared/field-errors.js';
 import { showValue } from './bounded-text.js';
 import { failure, success, type Result } from './result.js';
 
@@ -349,12 +348,6 @@ export function quantityOf(value: unknown): Result<bigint> {
   }
   const read = readQuantity(String(value));
   return read.ok ? read : failure(read.error.message);
-}
-
-/** quantityOf the value at `path`, an error naming the path when it cannot be read. */
-export function quantityAt(value: unknown, path: FieldPath): Result<bigint, FieldError> {
-  const read = quantityOf(value);
-  return read.ok ? read : failure(atField(path, read.error));
 }
 
 /** A quantity's text as written (a JSON number as its digits); '' for what is no quantity. */

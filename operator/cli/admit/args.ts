@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, type FeatureGates } from '../../../webhook/feature-gates.js';
-import { parseEnforcement, type Enforcement } from '../../../webhook/enforcement/enforcement.js';
+import { readEnforcement, type Enforcement } from '../../../webhook/enforcement/enforcement.js';
+import { FieldPath } from '../../../webhook/rules/shared/field-errors.js';
 import type { Operation } from '../../../webhook/admission/types.js';
 import { webhookShortNames, type WebhookOverride } from '../../../webhook/table.js';
 import { parseWebhookOverrides } from '../../config/options.js';
@@ -145,9 +146,9 @@ export function parseAdmitArgs(
   }
   let enforcement: Enforcement | undefined;
   if (values.enforcement !== undefined) {
-    const parsed = parseEnforcement(values.enforcement, webhookShortNames(), '--enforcement');
-    if (!parsed.ok) throw new UsageError(parsed.errors.join('; '));
-    enforcement = parsed.enforcement;
+    const read = readEnforcement(values.enforcement, webhookShortNames(), FieldPath.of('--enforcement'));
+    if (!read.ok) throw new UsageError(read.error.join('; '));
+    enforcement = read.value;
   }
   const warnExitText = values['warn-exit-code'] ?? '0';
   const warnExitCode = Number(warnExitText);

@@ -12,10 +12,11 @@ import { AppsV1Api, type KubeConfig, type V1Container } from '@kubernetes/client
 import {
   DENY_ALL,
   describeEnforcement,
-  parseEnforcement,
+  readEnforcement,
   type Enforcement,
 } from '../../../webhook/enforcement/enforcement.js';
 import { ENFORCEMENT_KEY, OPERATOR_CONFIG_NAME } from '../../../webhook/names.js';
+import { FieldPath } from '../../../webhook/rules/shared/field-errors.js';
 import { webhookShortNames } from '../../../webhook/table.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import type { StateSnapshot } from '../../../webhook/state.js';
@@ -34,9 +35,9 @@ export interface EnforcementInForce {
 
 /** Parses the operator's flag as the operator does; the operator itself would not start with a bad one. */
 function parseOperatorFlag(text: string, where: string): Enforcement {
-  const parsed = parseEnforcement(text, webhookShortNames(), where);
-  if (!parsed.ok) throw new StateError(parsed.errors.join('; '));
-  return parsed.enforcement;
+  const read = readEnforcement(text, webhookShortNames(), FieldPath.of(where));
+  if (!read.ok) throw new StateError(read.error.join('; '));
+  return read.value;
 }
 
 /** The --enforcement value of a container's command line or environment (the flag wins, as in the operator). */
@@ -101,10 +102,10 @@ export async function enforcementInForce(sources: EnforcementSources): Promise<E
   const text = configMap?.data[ENFORCEMENT_KEY];
   const where = `ConfigMap ${sources.operatorNamespace}/${OPERATOR_CONFIG_NAME} data.${ENFORCEMENT_KEY}`;
   if (text !== undefined) {
-    const parsed = parseEnforcement(text, webhookShortNames(), where);
-    if (parsed.ok) return { enforcement: parsed.enforcement, source: where, warnings };
+    const read = readEnforcement(text, webhookShortNames(), FieldPath.of(where));
+    if (read.ok) return { enforcement: read.value, source: where, warnings };
     warnings.push(
-      `${parsed.errors.join('; ')}: the operator ignores it and keeps its last valid enforcement, which admit cannot know; judging under its flag instead`,
+      `${read.error.join('; ')}: the operator ignores it and keeps its last valid enforcement, which admit cannot know; judging under its flag instead`,
     );
   }
   if (sources.cluster) {

@@ -6,6 +6,7 @@
  * as good as the real one.
  */
 import type { GroupVersionKind, GroupVersionResource } from '../../../webhook/admission/types.js';
+import { failure, success, type Result } from '../../../webhook/util/result.js';
 
 export interface KindInfo {
   group: string;
@@ -76,9 +77,11 @@ function guessPlural(kind: string): string {
   return `${lower}s`;
 }
 
-export type KindLookup =
-  | { ok: true; kind: GroupVersionKind; resource: GroupVersionResource; namespaced: boolean }
-  | { ok: false; error: string };
+export interface KindMapping {
+  kind: GroupVersionKind;
+  resource: GroupVersionResource;
+  namespaced: boolean;
+}
 
 /**
  * The REST mapping of `apiVersion`/`kind`. `watchedGroups` are the API groups our webhooks
@@ -89,31 +92,28 @@ export function lookupKind(
   kind: string,
   watchedGroups: ReadonlySet<string>,
   hasNamespace: boolean,
-): KindLookup {
+): Result<KindMapping> {
   const { group, version } = splitApiVersion(apiVersion);
   const info = byGroupKind.get(`${group}/${kind}`);
   const gvk = { group, version, kind };
   if (info) {
-    return {
-      ok: true,
+    return success({
       kind: gvk,
       resource: { group, version, resource: info.plural },
       namespaced: info.namespaced,
-    };
+    });
   }
   if (watchedGroups.has(group)) {
     const known = KNOWN.filter((each) => each.group === group).map((each) => each.kind);
-    return {
-      ok: false,
-      error: `unknown kind ${JSON.stringify(kind)} in API group ${JSON.stringify(group || 'core')}; known: ${known.join(', ')}`,
-    };
+    return failure(
+      `unknown kind ${JSON.stringify(kind)} in API group ${JSON.stringify(group || 'core')}; known: ${known.join(', ')}`,
+    );
   }
-  return {
-    ok: true,
+  return success({
     kind: gvk,
     resource: { group, version, resource: guessPlural(kind) },
     namespaced: hasNamespace,
-  };
+  });
 }
 
 /** The collection paths the API server lists a kind at: cluster-wide and, if namespaced, in its namespace. */

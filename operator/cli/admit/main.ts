@@ -87,7 +87,10 @@ function plan(
       manifest.object.metadata.namespace !== undefined,
     );
     if (!mapping.ok) throw new InputError(`${whereOf(manifest)}: ${mapping.error}`);
-    oldByIdentity.set(identity(manifest.object, namespaceOf(manifest, mapping.namespaced)), manifest.object);
+    oldByIdentity.set(
+      identity(manifest.object, namespaceOf(manifest, mapping.value.namespaced)),
+      manifest.object,
+    );
   }
   return manifests.map((manifest) => {
     const { object } = manifest;
@@ -98,7 +101,7 @@ function plan(
       object.metadata.namespace !== undefined,
     );
     if (!mapping.ok) throw new InputError(`${whereOf(manifest)}: ${mapping.error}`);
-    const namespace = namespaceOf(manifest, mapping.namespaced);
+    const namespace = namespaceOf(manifest, mapping.value.namespaced);
     if (options.operation !== 'CREATE' && nameOf(object).endsWith('*')) {
       throw new InputError(
         `${whereOf(manifest)}: metadata.name: Required value: ${options.operation} needs the object's name`,
@@ -116,9 +119,9 @@ function plan(
     return {
       manifest,
       input: {
-        kind: mapping.kind,
-        resource: mapping.resource,
-        namespaced: mapping.namespaced,
+        kind: mapping.value.kind,
+        resource: mapping.value.resource,
+        namespaced: mapping.value.namespaced,
         namespace,
         operation: options.operation,
         object: options.operation === 'DELETE' ? null : object,
@@ -191,7 +194,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
     if (!options.expandWorkloads || !isWorkload(object)) continue;
     const expansion = podOfWorkload(verdict.object ?? object, input.namespace ?? defaultNamespace);
     if (!expansion.ok) throw new InputError(`${whereOf(manifest)}: ${expansion.error}`);
-    const pod = expansion.pod;
+    const pod = expansion.value;
     const podVerdict = judge({
       kind: { group: '', version: 'v1', kind: 'Pod' },
       resource: { group: '', version: 'v1', resource: 'pods' },

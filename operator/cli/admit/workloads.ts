@@ -7,6 +7,7 @@
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../../webhook/admission/types.js';
 import { asObject } from '../../../webhook/util/json.js';
+import { failure, success, type Result } from '../../../webhook/util/result.js';
 import { apiVersionOf, kindOf } from './manifests.js';
 
 /** The kinds expanded, with where their pod template sits. */
@@ -40,17 +41,19 @@ export function isWorkload(object: KubeObject): boolean {
   return Object.hasOwn(TEMPLATE_PATHS, `${groupOf(apiVersionOf(object))}/${kindOf(object)}`);
 }
 
-export type Expansion = { ok: true; pod: KubeObject } | { ok: false; error: string };
-
 /** The pod `workload` would create in `namespace`, or why it has none. */
-export function podOfWorkload(workload: KubeObject, namespace: string, now: Date = new Date()): Expansion {
+export function podOfWorkload(
+  workload: KubeObject,
+  namespace: string,
+  now: Date = new Date(),
+): Result<KubeObject> {
   const kind = kindOf(workload);
   const path = TEMPLATE_PATHS[`${groupOf(apiVersionOf(workload))}/${kind}`];
-  if (!path) return { ok: false, error: `${kind} is not a workload` };
+  if (!path) return failure(`${kind} is not a workload`);
   let template: JsonValue | undefined = workload;
   for (const key of path) template = asObject(template)?.[key];
   const templateObject = asObject(template);
-  if (!templateObject) return { ok: false, error: `${path.join('.')}: Required value: the pod template` };
+  if (!templateObject) return failure(`${path.join('.')}: Required value: the pod template`);
   const metadata: JsonObject = { ...(asObject(templateObject.metadata) ?? {}) };
   const labels: Record<string, JsonValue> = { ...(asObject(metadata.labels) ?? {}) };
   const name = typeof workload.metadata.name === 'string' ? workload.metadata.name : '';
@@ -88,8 +91,5 @@ export function podOfWorkload(workload: KubeObject, namespace: string, now: Date
   }
   metadata.namespace = namespace;
   if (Object.keys(labels).length > 0) metadata.labels = labels;
-  return {
-    ok: true,
-    pod: { apiVersion: 'v1', kind: 'Pod', metadata, spec: templateObject.spec ?? {} },
-  };
+  return success({ apiVersion: 'v1', kind: 'Pod', metadata, spec: templateObject.spec ?? {} });
 }

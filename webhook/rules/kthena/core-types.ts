@@ -3,18 +3,9 @@
  * ResourceRequirements, Affinity, and metav1.Condition), as decoders: only their Go field types
  * matter here, since Kthena's webhook never reads them but fails to decode a mistyped one.
  */
-import {
-  type Decoder,
-  goBool,
-  goString,
-  goTime,
-  int32,
-  int64,
-  list,
-  map,
-  quantity,
-  struct,
-} from '../../util/go-json.js';
+import { list, map, struct } from '../../util/go-decode/composites.js';
+import type { Decoder } from '../../util/go-decode/decoding.js';
+import { goBool, goInt32, goInt64, goQuantity, goString, goTime } from '../../util/go-decode/scalars.js';
 
 const strings: Decoder<string[]> = list(goString, '');
 
@@ -26,7 +17,7 @@ export const envVar = struct({
   value: goString,
   valueFrom: struct({
     fieldRef: struct({ apiVersion: goString, fieldPath: goString }),
-    resourceFieldRef: struct({ containerName: goString, resource: goString, divisor: quantity }),
+    resourceFieldRef: struct({ containerName: goString, resource: goString, divisor: goQuantity }),
     configMapKeyRef: keySelector,
     secretKeyRef: keySelector,
   }),
@@ -39,8 +30,8 @@ export const envFromSource = struct({
 });
 
 export const resourceRequirements = struct({
-  limits: map(quantity),
-  requests: map(quantity),
+  limits: map(goQuantity),
+  requests: map(goQuantity),
   claims: list(struct({ name: goString, request: goString }), {}),
 });
 
@@ -63,7 +54,7 @@ const podAffinityTerm = struct({
 });
 const podAffinity = struct({
   requiredDuringSchedulingIgnoredDuringExecution: list(podAffinityTerm, {}),
-  preferredDuringSchedulingIgnoredDuringExecution: list(struct({ weight: int32, podAffinityTerm }), {}),
+  preferredDuringSchedulingIgnoredDuringExecution: list(struct({ weight: goInt32, podAffinityTerm }), {}),
 });
 
 export const affinity = struct({
@@ -72,7 +63,7 @@ export const affinity = struct({
       nodeSelectorTerms: list(nodeSelectorTerm, {}),
     }),
     preferredDuringSchedulingIgnoredDuringExecution: list(
-      struct({ weight: int32, preference: nodeSelectorTerm }),
+      struct({ weight: goInt32, preference: nodeSelectorTerm }),
       {},
     ),
   }),
@@ -83,7 +74,7 @@ export const affinity = struct({
 export const condition = struct({
   type: goString,
   status: goString,
-  observedGeneration: int64,
+  observedGeneration: goInt64,
   lastTransitionTime: goTime,
   reason: goString,
   message: goString,

@@ -7,43 +7,41 @@ import type { KubeObject } from '../../admission/types.js';
 import type { Result } from '../../util/result.js';
 import { FieldPath, type FieldError } from '../shared/field-errors.js';
 import { affinity, condition, envFromSource, envVar, resourceRequirements } from './core-types.js';
+import { list, map, struct } from '../../util/go-decode/composites.js';
+import type { Decoder } from '../../util/go-decode/decoding.js';
+import { decodeParsed } from '../../util/go-decode/entry-points.js';
 import {
-  type Decoder,
-  anyJson,
-  decodeWith,
+  goAnyJson,
   goDuration,
+  goInt32,
+  goInt64,
+  goQuantity,
   goString,
-  int32,
-  int64,
-  list,
-  map,
-  quantity,
-  struct,
-  uint32,
-} from '../../util/go-json.js';
+  goUint32,
+} from '../../util/go-decode/scalars.js';
 
 const typeMeta = { apiVersion: goString, kind: goString };
 /** Only what the rules read; the API server owns the rest of the metadata. */
 const objectMeta = struct({ name: goString, namespace: goString });
 
 const stablePolicy = struct({
-  instances: int32,
-  percent: int32,
+  instances: goInt32,
+  percent: goInt32,
   period: goDuration,
   selectPolicy: goString,
   stabilizationWindow: goDuration,
 });
 
 const panicPolicy = struct({
-  percent: int32,
+  percent: goInt32,
   period: goDuration,
-  panicThresholdPercent: int32,
+  panicThresholdPercent: goInt32,
   panicModeHold: goDuration,
 });
 
 const autoscalingPolicySpec = struct({
-  tolerancePercent: int32,
-  metrics: list(struct({ metricName: goString, targetValue: quantity }), {}),
+  tolerancePercent: goInt32,
+  metrics: list(struct({ metricName: goString, targetValue: goQuantity }), {}),
   behavior: struct({
     scaleUp: struct({ stablePolicy, panicPolicy }),
     scaleDown: stablePolicy,
@@ -55,11 +53,11 @@ const stringMatch = struct({ exact: goString, prefix: goString, regex: goString 
 const modelWorker = struct({
   type: goString,
   image: goString,
-  replicas: int32,
-  pods: int32,
+  replicas: goInt32,
+  pods: goInt32,
   resources: resourceRequirements,
   affinity,
-  config: anyJson,
+  config: goAnyJson,
 });
 
 const modelBackend = struct({
@@ -69,10 +67,10 @@ const modelBackend = struct({
   cacheURI: goString,
   envFrom: list(envFromSource, {}),
   env: list(envVar, {}),
-  minReplicas: int32,
-  maxReplicas: int32,
-  scalingCost: int32,
-  routeWeight: uint32,
+  minReplicas: goInt32,
+  maxReplicas: goInt32,
+  scalingCost: goInt32,
+  routeWeight: goUint32,
   scaleToZeroGracePeriod: goDuration,
   workers: list(modelWorker, {}),
   loraAdapters: list(struct({ name: goString, artifactURL: goString }), {}),
@@ -87,13 +85,13 @@ const model = struct({
     owner: goString,
     backends: list(modelBackend, {}),
     autoscalingPolicy: autoscalingPolicySpec,
-    costExpansionRatePercent: int32,
+    costExpansionRatePercent: goInt32,
     modelMatch: struct({ headers: map(stringMatch), uri: stringMatch, body: struct({ model: goString }) }),
   }),
   status: struct({
     conditions: list(condition, {}),
-    backendStatuses: list(struct({ name: goString, replicas: int32 }), {}),
-    observedGeneration: int64,
+    backendStatuses: list(struct({ name: goString, replicas: goInt32 }), {}),
+    observedGeneration: goInt64,
   }),
 });
 
@@ -115,7 +113,7 @@ const target = struct({
     uid: goString,
   }),
   additionalMatchLabels: map(goString),
-  metricEndpoint: struct({ uri: goString, port: int32 }),
+  metricEndpoint: struct({ uri: goString, port: goInt32 }),
 });
 
 const autoscalingPolicyBinding = struct({
@@ -124,10 +122,10 @@ const autoscalingPolicyBinding = struct({
   spec: struct({
     policyRef: struct({ name: goString }),
     optimizerConfiguration: struct({
-      params: list(struct({ target, cost: int32, minReplicas: int32, maxReplicas: int32 }), {}),
-      costExpansionRatePercent: int32,
+      params: list(struct({ target, cost: goInt32, minReplicas: goInt32, maxReplicas: goInt32 }), {}),
+      costExpansionRatePercent: goInt32,
     }),
-    scalingConfiguration: struct({ target, minReplicas: int32, maxReplicas: int32 }),
+    scalingConfiguration: struct({ target, minReplicas: goInt32, maxReplicas: goInt32 }),
   }),
   status: struct({}),
 });
@@ -142,12 +140,12 @@ export type PanicPolicy = Decoded<typeof panicPolicy>;
 export type AutoscalingPolicyBinding = Decoded<typeof autoscalingPolicyBinding>;
 
 export const decodeModel = (object: KubeObject): Result<Model, FieldError[]> =>
-  decodeWith(model, object, FieldPath.root());
+  decodeParsed(object, model, FieldPath.root());
 
 export const decodeAutoscalingPolicy = (object: KubeObject): Result<AutoscalingPolicy, FieldError[]> =>
-  decodeWith(autoscalingPolicy, object, FieldPath.root());
+  decodeParsed(object, autoscalingPolicy, FieldPath.root());
 
 export const decodeAutoscalingPolicyBinding = (
   object: KubeObject,
 ): Result<AutoscalingPolicyBinding, FieldError[]> =>
-  decodeWith(autoscalingPolicyBinding, object, FieldPath.root());
+  decodeParsed(object, autoscalingPolicyBinding, FieldPath.root());

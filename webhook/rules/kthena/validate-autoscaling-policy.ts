@@ -9,7 +9,7 @@ import type { Rule } from '../../state.js';
 import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.js';
 import { type FieldError, FieldPath, GoStringer, invalid } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
-import type { GoDuration } from '../../util/go-json.js';
+import type { GoDuration } from '../../util/go-decode/scalars.js';
 import {
   type AutoscalingPolicy,
   type PanicPolicy,

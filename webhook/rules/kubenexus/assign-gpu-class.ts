@@ -9,11 +9,12 @@
 import { allow, mutate } from '../../admission/decisions.js';
 import type { Decision, JsonObject, KubeObject } from '../../admission/types.js';
 import type { Rule } from '../../state.js';
-import { quantityAt } from '../../util/quantity.js';
+import { quantityAt } from '../shared/quantity-at.js';
 import { success, type Result } from '../../util/result.js';
 import type { FieldError } from '../shared/field-errors.js';
 import type { TierMapping } from './tier-mapping.js';
-import { asObject, asArray, podContainers } from '../../util/json.js';
+import { asObject, asArray } from '../../util/json.js';
+import { podContainers } from '../shared/pod-containers.js';
 
 export type SkipReason =
   'no-gpu' | 'no-tier' | 'unknown-tier' | 'user-override' | 'unknown-namespace' | 'invalid-quantity';

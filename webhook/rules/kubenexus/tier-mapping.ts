@@ -53,8 +53,6 @@ export const DEFAULT_TIER_MAPPING: TierMapping = {
   workloadOverrides: new Map(),
 };
 
-export type MappingResult = { ok: true; mapping: TierMapping } | { ok: false; errors: string[] };
-
 const TOP_LEVEL_KEYS = new Set([
   'namespaceLabelKey',
   'nodeLabelKey',
@@ -156,12 +154,6 @@ function firstCollectionKey(
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** parseTierMapping's problems as the text the operator logs and reports in its events. */
-export function parseTierMapping(data: Readonly<Record<string, string>>): MappingResult {
-  const read = readTierMapping(data);
-  return read.ok ? { ok: true, mapping: read.value } : { ok: false, errors: read.error.map(String) };
 }
 
 /**

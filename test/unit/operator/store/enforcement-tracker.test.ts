@@ -2,20 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { EnforcementTracker } from '../../../../operator/store/enforcement-tracker.js';
-import {
-  actionFor,
-  parseEnforcement,
-  type Enforcement,
-} from '../../../../webhook/enforcement/enforcement.js';
+import { actionFor, readEnforcement, type Enforcement } from '../../../../webhook/enforcement/enforcement.js';
+import { FieldPath } from '../../../../webhook/rules/shared/field-errors.js';
 import { operatorMetrics } from '../../../../operator/metrics/operator-metrics.js';
 import type { ConfigMapView } from '../../../../webhook/state.js';
 
 const names = ['validate-pod', 'mutate-pod'];
 
 function fromFlag(text: string): Enforcement {
-  const parsed = parseEnforcement(text, names, '--enforcement');
+  const parsed = readEnforcement(text, names, FieldPath.of('--enforcement'));
   assert.ok(parsed.ok);
-  return parsed.enforcement;
+  return parsed.value;
 }
 
 function tracker(flag: string) {

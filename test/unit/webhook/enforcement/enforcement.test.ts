@@ -5,39 +5,41 @@ import {
   actionFor,
   describeEnforcement,
   MAX_ENFORCEMENT_CHARS,
-  parseEnforcement,
+  readEnforcement,
   type EnforcementAction,
 } from '../../../../webhook/enforcement/enforcement.js';
+import { FieldPath } from '../../../../webhook/rules/shared/field-errors.js';
 import type { JsonPatch } from '../../../../webhook/admission/response.js';
 import type { Decision } from '../../../../webhook/admission/types.js';
 import type { Judgement } from '../../../../webhook/server/decide.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
 
 const known = ['validate-pod', 'mutate-pod', 'mutate-pod-gpu-class'];
+const FLAG = FieldPath.of('--enforcement');
 
-describe('parseEnforcement', () => {
+describe('readEnforcement', () => {
   it('reads webhook=action entries separated by commas or newlines, with * for the rest', () => {
-    const parsed = parseEnforcement('validate-pod=warn,\n# rolling out\n*=dryrun\n', known, '--enforcement');
+    const parsed = readEnforcement('validate-pod=warn,\n# rolling out\n*=dryrun\n', known, FLAG);
     assert.ok(parsed.ok);
-    assert.equal(actionFor(parsed.enforcement, 'validate-pod'), 'warn');
-    assert.equal(actionFor(parsed.enforcement, 'mutate-pod'), 'dryrun');
-    assert.equal(describeEnforcement(parsed.enforcement), '*=dryrun,validate-pod=warn');
+    assert.equal(actionFor(parsed.value, 'validate-pod'), 'warn');
+    assert.equal(actionFor(parsed.value, 'mutate-pod'), 'dryrun');
+    assert.equal(describeEnforcement(parsed.value), '*=dryrun,validate-pod=warn');
   });
 
   it('is deny for every webhook when empty', () => {
-    const parsed = parseEnforcement('', known, '--enforcement');
+    const parsed = readEnforcement('', known, FLAG);
     assert.ok(parsed.ok);
-    assert.equal(actionFor(parsed.enforcement, 'mutate-pod'), 'deny');
+    assert.equal(actionFor(parsed.value, 'mutate-pod'), 'deny');
   });
 
   it('names every problem with the entry it is in', () => {
-    const parsed = parseEnforcement(
+    const parsed = readEnforcement(
       'validate-pod, mutate-pod=audit, nope=warn, validate-pod=warn, validate-pod=deny',
       known,
-      'data.enforcement',
+      FieldPath.of('data', 'enforcement'),
     );
     assert.ok(!parsed.ok);
-    assert.deepEqual(parsed.errors, [
+    assert.deepEqual(parsed.error.map(String), [
       'data.enforcement: entry "validate-pod" is not webhook=action',
       'data.enforcement.mutate-pod: action must be one of deny, warn, dryrun, got "audit"',
       'data.enforcement: unknown webhook "nope"; known: mutate-pod, mutate-pod-gpu-class, validate-pod',
@@ -46,9 +48,9 @@ describe('parseEnforcement', () => {
   });
 
   it('refuses a text longer than its bound without reading it', () => {
-    const parsed = parseEnforcement('x'.repeat(MAX_ENFORCEMENT_CHARS + 1), known, '--enforcement');
+    const parsed = readEnforcement('x'.repeat(MAX_ENFORCEMENT_CHARS + 1), known, FLAG);
     assert.ok(!parsed.ok);
-    assert.match(parsed.errors[0] ?? '', /longer than 4096 characters/);
+    assert.match(parsed.error[0]?.toString() ?? '', /longer than 4096 characters/);
   });
 });
 

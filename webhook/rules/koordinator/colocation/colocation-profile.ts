@@ -17,8 +17,9 @@ import {
   parseLabelSelector,
   selectorMatches,
   selectsEverything,
-  type SelectorParse,
+  type LabelSelector,
 } from '../../../util/label-selector.js';
+import type { Result } from '../../../util/result.js';
 import {
   strategicMergePatch,
   StrategicMergePatchError,
@@ -48,16 +49,16 @@ export function profileMatches(
   const { namespaceSelector, selector } = selectorsOf(profile);
   if (namespaceLabels !== undefined) {
     if (!namespaceSelector.ok) throw problem(profile, namespaceSelector.error);
-    const everything = selectsEverything(namespaceSelector.selector);
-    if (!everything && !selectorMatches(namespaceSelector.selector, namespaceLabels)) return false;
+    const everything = selectsEverything(namespaceSelector.value);
+    if (!everything && !selectorMatches(namespaceSelector.value, namespaceLabels)) return false;
   }
   if (!selector.ok) throw problem(profile, selector.error);
-  return selectorMatches(selector.selector, labels);
+  return selectorMatches(selector.value, labels);
 }
 
 interface ProfileSelectors {
-  namespaceSelector: SelectorParse;
-  selector: SelectorParse;
+  namespaceSelector: Result<LabelSelector>;
+  selector: Result<LabelSelector>;
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import type { JsonObject, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
-import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { formatQuantity, writtenAs } from '../../../util/quantity.js';
+import { quantityAt } from '../../shared/quantity-at.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asArray, asObject, readJsonText } from '../../../util/json.js';

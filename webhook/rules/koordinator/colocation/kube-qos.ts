@@ -3,7 +3,8 @@
  * computes it from cpu and memory: Koordinator derives a default QoS class from it.
  */
 import type { JsonObject } from '../../../admission/types.js';
-import { asObject, podContainers } from '../../../util/json.js';
+import { asObject } from '../../../util/json.js';
+import { podContainers } from '../../shared/pod-containers.js';
 import { quantityOf } from '../../../util/quantity.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { atField, type FieldError, type FieldPath } from '../../shared/field-errors.js';

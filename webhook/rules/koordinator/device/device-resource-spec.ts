@@ -7,7 +7,7 @@
  */
 import type { JsonValue, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
-import { quantityAt } from '../../../util/quantity.js';
+import { quantityAt } from '../../shared/quantity-at.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asArray, asObject } from '../../../util/json.js';
 import type { StepSkip } from '../../shared/step-skip.js';

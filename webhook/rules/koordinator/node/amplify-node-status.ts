@@ -8,7 +8,8 @@
 import { allow, mutate, warn } from '../../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../../admission/types.js';
 import type { Rule } from '../../../state.js';
-import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { formatQuantity, writtenAs } from '../../../util/quantity.js';
+import { quantityAt } from '../../shared/quantity-at.js';
 import { success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { skipAudit, type StepSkip } from '../../shared/step-skip.js';

@@ -16,7 +16,8 @@ import { atField, FieldPath, type FieldError } from '../../shared/field-errors.j
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
-import { formatQuantity, quantityAt } from '../../../util/quantity.js';
+import { formatQuantity } from '../../../util/quantity.js';
+import { quantityAt } from '../../shared/quantity-at.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { podRequests, type Amounts } from './pod-requests.js';
 import { quotaNameOf } from './resolve-quota.js';

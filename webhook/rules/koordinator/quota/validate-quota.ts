@@ -16,7 +16,8 @@ import type { Decision, JsonObject, JsonValue } from '../../../admission/types.j
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
 import { asObject, readJsonText } from '../../../util/json.js';
-import { formatQuantity, quantityAt, writtenAs } from '../../../util/quantity.js';
+import { formatQuantity, writtenAs } from '../../../util/quantity.js';
+import { quantityAt } from '../../shared/quantity-at.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
 import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';

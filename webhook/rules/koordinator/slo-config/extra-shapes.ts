@@ -7,16 +7,9 @@
  */
 import { type FieldError, type FieldPath, invalid, required } from '../../shared/field-errors.js';
 import { labelKeyProblem } from '../../../util/k8s-names.js';
-import {
-  goAnyObject,
-  goBool,
-  goFloat64,
-  goString,
-  list,
-  map,
-  struct,
-  tagged,
-} from '../../../util/go-decode.js';
+import { list, map, struct } from '../../../util/go-decode/composites.js';
+import { goAnyObject, goBool, goFloat64, goString } from '../../../util/go-decode/scalars.js';
+import { tagged } from '../../../util/go-decode/tags.js';
 import { NODE_PROFILE } from './node-selectors.js';
 
 // koordlet puts the application in cgroup `<base>/<parentDir>/<relativePath>`, or `<qos dir>/<name>`

@@ -3,6 +3,7 @@
  * go-playground tags of their Go types (https://github.com/koordinator-sh/koordinator/blob/main/apis/configuration/slo_controller_config.go,
  * `apis/slo/v1alpha1/nodeslo_types.go`). Enum-like strings (policies) carry no tags there, so none here.
  */
+import { list, map, struct } from '../../../util/go-decode/composites.js';
 import {
   goAnyObject,
   goBool,
@@ -11,13 +12,10 @@ import {
   goInt32,
   goInt64,
   goIntOrString,
-  goQuantity,
+  goQuantityNanos,
   goString,
-  list,
-  map,
-  struct,
-  tagged,
-} from '../../../util/go-decode.js';
+} from '../../../util/go-decode/scalars.js';
+import { tagged } from '../../../util/go-decode/tags.js';
 import { NODE_PROFILE } from './node-selectors.js';
 
 const percent = tagged(goInt64, 'min=0,max=100');
@@ -168,7 +166,7 @@ const SYSTEM_STRATEGY = {
   schedIdleSaverWmark: goInt64,
   schedFeatures: map(goBool),
   pageCacheLimitEnabled: tagged(goInt64, 'min=0,max=1'),
-  totalNetworkBandwidth: goQuantity,
+  totalNetworkBandwidth: goQuantityNanos,
 };
 
 export const SYSTEM_CONFIG = struct({

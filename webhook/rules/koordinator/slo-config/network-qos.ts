@@ -26,7 +26,7 @@ import {
   invalid,
 } from '../../shared/field-errors.js';
 import { formatQuantity, readQuantity } from '../../../util/quantity.js';
-import type { IntOrString } from '../../../util/go-decode.js';
+import type { IntOrString } from '../../../util/go-decode/scalars.js';
 import type { RESOURCE_QOS_CONFIG, SYSTEM_CONFIG } from './koordinator-shapes.js';
 import type { LabelSelectorJson } from './node-selectors.js';
 

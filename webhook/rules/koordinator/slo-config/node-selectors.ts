@@ -13,7 +13,8 @@ import {
   type SelectorRequirement,
 } from '../../../util/label-selector.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../../util/bounded-text.js';
-import { goString, list, map, struct } from '../../../util/go-decode.js';
+import { list, map, struct } from '../../../util/go-decode/composites.js';
+import { goString } from '../../../util/go-decode/scalars.js';
 
 /** A node as strategies see it. (StateSnapshot's NodeView has this shape.) */
 export interface NodeLabels {

@@ -10,7 +10,8 @@
  */
 import { atField, type FieldError, FieldPath } from '../../shared/field-errors.js';
 import { failure, success, type Result } from '../../../util/result.js';
-import { type Decoder, type Decoding } from '../../../util/go-decode.js';
+import type { Decoder } from '../../../util/go-decode/decoding.js';
+import { type DecodeReport, decodeJsonText } from '../../../util/go-decode/entry-points.js';
 import {
   CPU_NORMALIZATION_CONFIG,
   HOST_APPLICATION_CONFIG,
@@ -18,7 +19,6 @@ import {
   resourceAmplificationConfig,
   resourceAmplificationProblems,
 } from './extra-shapes.js';
-import { parseJsonText } from '../../../util/json-text.js';
 import {
   COLOCATION_CONFIG,
   CPU_BURST_CONFIG,
@@ -78,19 +78,12 @@ export const keyPath = (key: string): FieldPath => FieldPath.of('data').key(key)
 const valueRoot = (key: string): FieldPath => keyPath(key).json();
 
 /** The key's value decoded (undefined for JSON null); what the slo-controller fails to parse else. */
-function decode<T>(
+const decode = <T>(
   definition: KeyDefinition<T>,
   text: string,
-  out: Decoding,
-): Result<T | undefined, FieldError[]> {
-  const parsed = parseJsonText(text);
-  if (!parsed.ok) {
-    const problem = parsed.error.tooLarge ? parsed.error.message : `not valid JSON: ${parsed.error.message}`;
-    return failure([atField(keyPath(definition.key), problem)]);
-  }
-  const config = definition.decoder(parsed.value, valueRoot(definition.key), out);
-  return out.typeErrors.length > 0 ? failure(out.typeErrors) : success(config);
-}
+  report?: DecodeReport,
+): Result<T | undefined, FieldError[]> =>
+  decodeJsonText(text, definition.decoder, valueRoot(definition.key), report);
 
 function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
   const { key, strategiesField } = definition;
@@ -102,14 +95,14 @@ function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
     key,
     strategiesField,
     check(text, context) {
-      const out: Decoding = { typeErrors: [], tagErrors: [], unknownFields: [] };
-      const decoded = decode(definition, text, out);
+      const report: Required<DecodeReport> = { tagErrors: [], unknownFields: [] };
+      const decoded = decode(definition, text, report);
       if (!decoded.ok) return { problems: decoded.error };
       const config = decoded.value;
-      const unknownFields = (out.unknownFields ?? []).map((path) => path.toString());
+      const unknownFields = report.unknownFields.map((path) => path.toString());
       const errors: FieldError[] = [];
       const strategies = strategiesIn(config, errors);
-      errors.push(...out.tagErrors);
+      errors.push(...report.tagErrors);
       if (config !== undefined && definition.ownProblems) {
         errors.push(...definition.ownProblems(config, root, context));
       }
@@ -139,7 +132,7 @@ function checkerFor<T>(definition: KeyDefinition<T>): KeyChecker {
       };
     },
     strategiesOf(text) {
-      const decoded = decode(definition, text, { typeErrors: [], tagErrors: [] });
+      const decoded = decode(definition, text);
       return decoded.ok ? strategiesIn(decoded.value, []) : undefined;
     },
   };
@@ -151,7 +144,7 @@ function systemConfigFor(
 ): Result<SystemConfig | undefined, FieldError> {
   const text = data[SYSTEM_CONFIG_KEY] ?? '';
   if (text === '') return success(undefined);
-  const decoded = decode(SYSTEM, text, { typeErrors: [], tagErrors: [] });
+  const decoded = decode(SYSTEM, text);
   return decoded.ok ? decoded : failure(decoded.error[0] ?? atField(keyPath(SYSTEM_CONFIG_KEY), 'invalid'));
 }
 

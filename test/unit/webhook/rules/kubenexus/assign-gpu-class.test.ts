@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { AdmissionRequest, Decision, KubeObject } from '../../../../../webhook/admission/types.js';
 import { jsonPatch } from '../../../../../webhook/admission/response.js';
 import { assignGpuClass } from '../../../../../webhook/rules/kubenexus/assign-gpu-class.js';
-import { parseTierMapping, type TierMapping } from '../../../../../webhook/rules/kubenexus/tier-mapping.js';
+import { readTierMapping, type TierMapping } from '../../../../../webhook/rules/kubenexus/tier-mapping.js';
 import { deepFreeze } from '../../../../harness/deep-freeze.js';
 import { stateSnapshot } from '../../../../harness/state.js';
 
@@ -91,10 +91,10 @@ describe('assignGpuClass', () => {
   });
 
   const several = (
-    parseTierMapping({ 'mapping.yaml': 'tiers:\n  bronze: [l4, a100]\n  gold: h100' }) as {
-      mapping: TierMapping;
+    readTierMapping({ 'mapping.yaml': 'tiers:\n  bronze: [l4, a100]\n  gold: h100' }) as {
+      value: TierMapping;
     }
-  ).mapping;
+  ).value;
 
   it('turns several classes into a required node-affinity term', () => {
     const decision = decide(limitsGpu, 'bronze', several);
@@ -180,10 +180,10 @@ describe('assignGpuClass', () => {
 
   it('uses the workload-type override of the tier', () => {
     const mapping = (
-      parseTierMapping({
+      readTierMapping({
         'mapping.yaml': 'tiers:\n  gold: h100\nworkloadOverrides:\n  gold:\n    inference: [a100, h100]',
-      }) as { mapping: TierMapping }
-    ).mapping;
+      }) as { value: TierMapping }
+    ).value;
     const inference = pod(
       { containers: [gpuContainer({ limits: { 'nvidia.com/gpu': '1' } })] },
       { 'workload.kubenexus.io/type': 'inference' },

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   DEFAULT_TIER_MAPPING,
-  parseTierMapping,
+  readTierMapping,
 } from '../../../../../webhook/rules/kubenexus/tier-mapping.js';
 
-const parse = (yaml: string, extra: Record<string, string> = {}): ReturnType<typeof parseTierMapping> =>
-  parseTierMapping({ 'mapping.yaml': yaml, ...extra });
+const parse = (yaml: string, extra: Record<string, string> = {}): ReturnType<typeof readTierMapping> =>
+  readTierMapping({ 'mapping.yaml': yaml, ...extra });
 
 function errorsOf(yaml: string, extra: Record<string, string> = {}): string[] {
   const result = parse(yaml, extra);
   assert.equal(result.ok, false, 'expected the mapping to be refused');
-  return result.ok ? [] : result.errors;
+  return result.ok ? [] : result.error.map(String);
 }
 
 describe('tier mapping', () => {
@@ -42,18 +42,18 @@ describe('tier mapping', () => {
       ].join('\n'),
     );
     assert.ok(result.ok);
-    assert.equal(result.mapping.namespaceLabelKey, 'example.com/tier');
-    assert.equal(result.mapping.nodeLabelKey, 'example.com/gpu');
-    assert.deepEqual(result.mapping.gpuResources, ['nvidia.com/gpu']);
-    assert.deepEqual(Object.fromEntries(result.mapping.tiers), { gold: ['h100', 'a100'], bronze: ['l4'] });
-    assert.deepEqual(result.mapping.workloadOverrides.get('gold')?.get('inference'), ['a100']);
+    assert.equal(result.value.namespaceLabelKey, 'example.com/tier');
+    assert.equal(result.value.nodeLabelKey, 'example.com/gpu');
+    assert.deepEqual(result.value.gpuResources, ['nvidia.com/gpu']);
+    assert.deepEqual(Object.fromEntries(result.value.tiers), { gold: ['h100', 'a100'], bronze: ['l4'] });
+    assert.deepEqual(result.value.workloadOverrides.get('gold')?.get('inference'), ['a100']);
   });
 
   it('defaults every key but tiers', () => {
     const result = parse('tiers:\n  gold: h100\n');
     assert.ok(result.ok);
-    assert.equal(result.mapping.nodeLabelKey, 'gpu.nvidia.com/class');
-    assert.deepEqual(result.mapping.gpuResources, DEFAULT_TIER_MAPPING.gpuResources);
+    assert.equal(result.value.nodeLabelKey, 'gpu.nvidia.com/class');
+    assert.deepEqual(result.value.gpuResources, DEFAULT_TIER_MAPPING.gpuResources);
   });
 
   const invalid: [string, string, Record<string, string>, RegExp][] = [
@@ -127,9 +127,10 @@ describe('tier mapping', () => {
   }
 
   it('refuses a ConfigMap without the mapping key', () => {
-    assert.deepEqual(parseTierMapping({}), {
+    const read = readTierMapping({});
+    assert.deepEqual(read.ok ? read : { ok: false, error: read.error.map(String) }, {
       ok: false,
-      errors: ['data[mapping.yaml]: Required value: the mapping is missing'],
+      error: ['data[mapping.yaml]: Required value: the mapping is missing'],
     });
   });
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FieldError, FieldPath } from '../../../../../../webhook/rules/shared/field-errors.js';
-import type { Decoding } from '../../../../../../webhook/util/go-decode.js';
-import { parseJsonText } from '../../../../../../webhook/util/json-text.js';
+import { decodeJsonText } from '../../../../../../webhook/util/go-decode/entry-points.js';
 import {
   LABEL_SELECTOR,
   type LabelSelectorJson,
@@ -18,13 +17,10 @@ import {
 import { mulberry32 } from '../../../../../fuzz/prng.js';
 
 function selector(json: unknown): LabelSelectorJson {
-  const parsed = parseJsonText(JSON.stringify(json));
-  assert.ok(parsed.ok);
-  const out: Decoding = { typeErrors: [], tagErrors: [] };
-  const decoded = LABEL_SELECTOR(parsed.value, FieldPath.root(), out);
-  assert.deepEqual(out.typeErrors, []);
-  assert.ok(decoded);
-  return decoded;
+  const decoded = decodeJsonText(JSON.stringify(json), LABEL_SELECTOR, FieldPath.root());
+  assert.deepEqual(decoded.ok ? [] : decoded.error, []);
+  assert.ok(decoded.ok && decoded.value);
+  return decoded.value;
 }
 
 function strategies(entries: { name?: string; nodeSelector?: unknown }[]): {

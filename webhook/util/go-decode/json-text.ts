@@ -4,16 +4,21 @@
  * beyond 2^53 exactly) and the order of an object's keys (Go matches keys to fields
  * case-insensitively, the last match winning). Syntax errors read like Go's, with a position.
  */
-import { goQuote } from '../rules/shared/field-errors.js';
-import { failure, success, type Result } from './result.js';
+import { goQuote } from '../go-quote.js';
+import { failure, success, type Result } from '../result.js';
 
+/**
+ * A JSON value with its number literals and key order. A container's children are iterables, not
+ * arrays, so that a parsed value can be seen as a JsonNode without copying it (go-decode's
+ * `decodeParsed`); the parser's own nodes hold arrays.
+ */
 export type JsonNode =
   | { kind: 'null' }
   | { kind: 'boolean'; value: boolean }
   | { kind: 'number'; text: string }
   | { kind: 'string'; value: string }
-  | { kind: 'array'; items: JsonNode[] }
-  | { kind: 'object'; entries: [string, JsonNode][] };
+  | { kind: 'array'; items: Iterable<JsonNode> }
+  | { kind: 'object'; entries: Iterable<readonly [string, JsonNode]> };
 
 /** Why a text was not read: Go's syntax error, or valid JSON larger than this server reads. */
 export interface JsonTextProblem {
@@ -231,20 +236,26 @@ function render(node: JsonNode, parts: string[], budget: { left: number }): bool
       return put(node.text);
     case 'string':
       return put(JSON.stringify(node.value.slice(0, budget.left + 1)));
-    case 'array':
+    case 'array': {
       if (!put('[')) return false;
-      for (const [index, item] of node.items.entries()) {
-        if (index > 0 && !put(',')) return false;
+      let first = true;
+      for (const item of node.items) {
+        if (!first && !put(',')) return false;
+        first = false;
         if (!render(item, parts, budget)) return false;
       }
       return put(']');
-    case 'object':
+    }
+    case 'object': {
       if (!put('{')) return false;
-      for (const [index, [key, value]] of node.entries.entries()) {
-        if (index > 0 && !put(',')) return false;
+      let first = true;
+      for (const [key, value] of node.entries) {
+        if (!first && !put(',')) return false;
+        first = false;
         if (!put(`${JSON.stringify(key.slice(0, budget.left + 1))}:`)) return false;
         if (!render(value, parts, budget)) return false;
       }
       return put('}');
+    }
   }
 }

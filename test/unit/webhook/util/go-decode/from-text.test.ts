@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FieldPath } from '../../../../webhook/rules/shared/field-errors.js';
+import { FieldPath } from '../../../../../webhook/rules/shared/field-errors.js';
+import { list, map, struct } from '../../../../../webhook/util/go-decode/composites.js';
+import { type Decoder, type Decoding, TEXT_DIALECT } from '../../../../../webhook/util/go-decode/decoding.js';
+import { decodeJsonText } from '../../../../../webhook/util/go-decode/entry-points.js';
+import { parseJsonText } from '../../../../../webhook/util/go-decode/json-text.js';
 import {
-  type Decoder,
-  type Decoding,
   goAnyObject,
   goBool,
   goDuration,
@@ -11,14 +13,10 @@ import {
   goInt32,
   goInt64,
   goIntOrString,
-  goQuantity,
+  goQuantityNanos,
   goString,
-  list,
-  map,
-  struct,
-  tagged,
-} from '../../../../webhook/util/go-decode.js';
-import { parseJsonText } from '../../../../webhook/util/json-text.js';
+} from '../../../../../webhook/util/go-decode/scalars.js';
+import { tagged } from '../../../../../webhook/util/go-decode/tags.js';
 
 interface Outcome<T> {
   value: T | undefined;
@@ -29,7 +27,7 @@ interface Outcome<T> {
 function decode<T>(decoder: Decoder<T>, text: string): Outcome<T> {
   const parsed = parseJsonText(text);
   assert.ok(parsed.ok);
-  const out: Decoding = { typeErrors: [], tagErrors: [] };
+  const out: Decoding = { dialect: TEXT_DIALECT, typeErrors: [], tagErrors: [] };
   const value = decoder(parsed.value, FieldPath.of('f'), out);
   return {
     value,
@@ -65,7 +63,7 @@ describe('Go scalar types', () => {
     assert.deepEqual(decode(goInt32, '2147483648').typeErrors, [
       'f: Invalid value: 2147483648: must be an integer (int32) from -2147483648 to 2147483647',
     ]);
-    assert.equal(decode(goInt32, '-2147483648').value, -2147483648n);
+    assert.equal(decode(goInt32, '-2147483648').value, -2147483648);
   });
 
   it('shows the offending value as written', () => {
@@ -102,7 +100,7 @@ describe('Go scalar types', () => {
       goFloat64,
       goString,
       goBool,
-      goQuantity,
+      goQuantityNanos,
       goIntOrString,
     ] as Decoder<unknown>[]) {
       assert.deepEqual(decode(decoder, 'null'), { value: undefined, typeErrors: [], tagErrors: [] });
@@ -110,17 +108,17 @@ describe('Go scalar types', () => {
   });
 
   it('reads durations, quantities and int-or-strings', () => {
-    assert.equal(decode(goDuration, '"5m"').value, 300_000);
+    assert.deepEqual(decode(goDuration, '"5m"').value, { text: '5m', ms: 300_000 });
     assert.deepEqual(decode(goDuration, '"5 minutes"').typeErrors, [
       'f: Invalid value: "5 minutes": must be a duration such as "5m" or "1h30m"',
     ]);
     assert.deepEqual(decode(goDuration, '300').typeErrors, [
       'f: Invalid value: 300: must be a duration string such as "5m"',
     ]);
-    assert.equal(decode(goQuantity, '"100M"').value, 100_000_000n * 1_000_000_000n);
-    assert.equal(decode(goQuantity, '" 1k "').value, 1000n * 1_000_000_000n);
-    assert.equal(decode(goQuantity, '1e3').value, 1000n * 1_000_000_000n);
-    assert.deepEqual(decode(goQuantity, '"100Mbps"').typeErrors, [
+    assert.equal(decode(goQuantityNanos, '"100M"').value, 100_000_000n * 1_000_000_000n);
+    assert.equal(decode(goQuantityNanos, '" 1k "').value, 1000n * 1_000_000_000n);
+    assert.equal(decode(goQuantityNanos, '1e3').value, 1000n * 1_000_000_000n);
+    assert.deepEqual(decode(goQuantityNanos, '"100Mbps"').typeErrors, [
       'f: Invalid value: "100Mbps": must be a quantity such as "100M"',
     ]);
     assert.deepEqual(decode(goIntOrString, '10').value, { type: 'int', value: 10n });
@@ -295,5 +293,37 @@ describe('validator tags', () => {
   it('refuses a malformed tag when the shape is built', () => {
     assert.throws(() => tagged(goInt64, 'min=x'), /bad bound/);
     assert.throws(() => tagged(goInt64, 'required'), /unsupported validator tag/);
+  });
+});
+
+describe('decodeJsonText', () => {
+  const shape = struct({ percent: tagged(goInt64, 'max=100'), name: goString });
+  const root = FieldPath.of('data').key('k').json();
+
+  it('reports a syntax error at the field holding the text', () => {
+    const decoded = decodeJsonText('{"percent": }', shape, root);
+    assert.ok(!decoded.ok);
+    assert.deepEqual(decoded.error.map(String), [
+      "data[k]: not valid JSON: invalid character '}' looking for beginning of value (line 1, column 13)",
+    ]);
+  });
+
+  it('fails with the type errors, and reports tag errors and unknown keys apart', () => {
+    const typed = decodeJsonText('{"percent": "x"}', shape, root);
+    assert.ok(!typed.ok);
+    assert.deepEqual(typed.error.map(String), [
+      'data[k]: percent: Invalid value: "x": must be an integer (int64)',
+    ]);
+    const report = { tagErrors: [], unknownFields: [] };
+    const tags = decodeJsonText('{"percent": 101, "nmae": "a"}', shape, root, report);
+    assert.deepEqual(tags, { ok: true, value: { percent: 101n } });
+    assert.deepEqual(report.tagErrors.map(String), [
+      'data[k]: percent: Invalid value: 101: must be at most 100',
+    ]);
+    assert.deepEqual(report.unknownFields.map(String), ['data[k]: nmae']);
+  });
+
+  it('decodes the document null to nothing', () => {
+    assert.deepEqual(decodeJsonText('null', shape, root), { ok: true, value: undefined });
   });
 });

@@ -1,31 +1,52 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JsonValue } from '../../../../webhook/admission/types.js';
-import { type FieldError, FieldPath } from '../../../../webhook/rules/shared/field-errors.js';
+import type { JsonValue } from '../../../../../webhook/admission/types.js';
+import { FieldPath } from '../../../../../webhook/rules/shared/field-errors.js';
+import { list, map, struct } from '../../../../../webhook/util/go-decode/composites.js';
 import {
   type Decoder,
-  anyJson,
-  decodeWith,
+  type Decoding,
+  PARSED_DIALECT,
+} from '../../../../../webhook/util/go-decode/decoding.js';
+import { decodeParsed } from '../../../../../webhook/util/go-decode/entry-points.js';
+import { parsedNode } from '../../../../../webhook/util/go-decode/parsed-node.js';
+import type { JsonNode } from '../../../../../webhook/util/go-decode/json-text.js';
+import {
+  goAnyJson,
   goBool,
   goDuration,
+  goInt32 as int32,
+  goInt64 as int64,
+  goQuantity as quantity,
   goString,
   goTime,
-  int32,
-  int64,
-  list,
-  map,
-  quantity,
-  struct,
-  uint32,
-} from '../../../../webhook/util/go-json.js';
+  goUint32 as uint32,
+} from '../../../../../webhook/util/go-decode/scalars.js';
 
 function decode<T>(
   decoder: Decoder<T>,
   value: JsonValue | undefined,
 ): { value: T | undefined; errors: string[] } {
-  const errors: FieldError[] = [];
-  const decoded = decoder(value, FieldPath.of('f'), errors);
-  return { value: decoded, errors: errors.map((error) => error.toString()) };
+  const out: Decoding = { dialect: PARSED_DIALECT, typeErrors: [], tagErrors: [] };
+  const decoded = decoder(value === undefined ? undefined : parsedNode(value), FieldPath.of('f'), out);
+  return { value: decoded, errors: out.typeErrors.map((error) => error.toString()) };
+}
+
+/** A node back as the value it was parsed from. */
+function plain(node: JsonNode | undefined): JsonValue | undefined {
+  if (node === undefined) return undefined;
+  switch (node.kind) {
+    case 'null':
+      return null;
+    case 'number':
+      return Number(node.text);
+    case 'array':
+      return Array.from(node.items, (item) => plain(item) ?? null);
+    case 'object':
+      return Object.fromEntries(Array.from(node.entries, ([key, value]) => [key, plain(value) ?? null]));
+    default:
+      return node.value;
+  }
 }
 
 describe('Go JSON decoders', () => {
@@ -67,7 +88,7 @@ describe('Go JSON decoders', () => {
     assert.deepEqual(decode(uint32, -1).errors, [
       'f: Invalid value: -1: must be a uint32 (a whole number from 0 to 4294967295)',
     ]);
-    assert.deepEqual(decode(int64, 2 ** 53), { value: 2 ** 53, errors: [] });
+    assert.deepEqual(decode(int64, 2 ** 53), { value: 2n ** 53n, errors: [] });
     assert.equal(decode(int64, 2 ** 64).errors.length, 1);
   });
 
@@ -122,8 +143,9 @@ describe('Go JSON decoders', () => {
   });
 
   it('takes any JSON for a free-form field', () => {
-    assert.deepEqual(decode(anyJson, { gpu: [1, 'x'] }), { value: { gpu: [1, 'x'] }, errors: [] });
-    assert.deepEqual(decode(anyJson, 'text').value, 'text');
+    const free = decode(goAnyJson, { gpu: [1, 'x'] });
+    assert.deepEqual({ ...free, value: plain(free.value) }, { value: { gpu: [1, 'x'] }, errors: [] });
+    assert.deepEqual(plain(decode(goAnyJson, 'text').value), 'text');
   });
 
   it('decodes known struct fields, ignores unknown ones, and drops absent ones', () => {
@@ -166,13 +188,13 @@ describe('Go JSON decoders', () => {
     assert.equal(decoded?.get('a'), 'b');
   });
 
-  it('decodeWith returns the value only when nothing was malformed', () => {
+  it('decodeParsed returns the value only when nothing was malformed', () => {
     const decoder = struct({ spec: struct({ n: int32 }) });
-    assert.deepEqual(decodeWith(decoder, { spec: { n: 1 } }, FieldPath.root()), {
+    assert.deepEqual(decodeParsed({ spec: { n: 1 } }, decoder, FieldPath.root()), {
       ok: true,
       value: { spec: { n: 1 } },
     });
-    const failed = decodeWith(decoder, { spec: { n: 'one' } }, FieldPath.root());
+    const failed = decodeParsed({ spec: { n: 'one' } }, decoder, FieldPath.root());
     assert.ok(!failed.ok);
     assert.deepEqual(
       failed.error.map((error) => error.toString()),

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type JsonNode, MAX_ENTRIES, nodeText, parseJsonText } from '../../../../webhook/util/json-text.js';
+import {
+  type JsonNode,
+  MAX_ENTRIES,
+  nodeText,
+  parseJsonText,
+} from '../../../../../webhook/util/go-decode/json-text.js';
 
 function parsed(text: string): JsonNode {
   const result = parseJsonText(text);
