@@ -90,7 +90,8 @@ export async function runOperator(
   registerProcessMetrics(registry, options.memoryLimitBytes);
   const metrics = operatorMetrics(registry);
   const admission = admissionMetrics(registry);
-  // One clock for every loop and timer; a skewed wall clock moves certificate validity only.
+  // One clock for every loop, timer and reading of the time; a skewed wall clock moves what reads
+  // the wall time (certificate validity, pods' deletion deadlines, timestamps), never a duration.
   const clock = overrides.clock ? withWallTime(overrides.clock) : systemClock;
   // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
@@ -119,6 +120,7 @@ export async function runOperator(
     logger,
     metrics,
     events,
+    clock,
   });
   const enforcement = new EnforcementTracker(
     options.enforcement,
