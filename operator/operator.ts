@@ -1,42 +1,34 @@
 /**
  * Wires the operator together: the state store, the certificate manager, the configuration
- * reconciler and the admission server, and the readiness check that joins them.
+ * reconciler and the admission server, and the readiness check that joins them. What each part
+ * does lives in its own module; the order they start and stop in, in lifecycle.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
-import { DEFAULT_TIER_MAPPING, type TierMapping } from '../webhook/rules/kubenexus/tier-mapping.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
-import { Registry } from 'prom-client';
-import { admissionMetrics } from '../webhook/metrics/admission-metrics.js';
-import { operatorMetrics, type OperatorMetrics } from './metrics/operator-metrics.js';
-import { registerProcessMetrics } from './metrics/process-metrics.js';
-import {
-  enabledWebhooks,
-  webhookShortNames,
-  type TableContext,
-  type WebhookEntry,
-} from '../webhook/table.js';
+import type { OperatorMetrics } from './metrics/operator-metrics.js';
+import { processRegistry } from './metrics/process-registry.js';
+import { webhookShortNames, type WebhookEntry } from '../webhook/table.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
+import { certificatePolicy, verifiedName } from './certificates/certificate-policy.js';
 import { systemClock, withWallTime } from './kube/clock.js';
 import { EventRecorder } from './kube/events.js';
 import { leaderElected } from './kube/operator-events.js';
 import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/leader-election.js';
 import { OwnerResolver } from './kube/owner.js';
-import type { CertificatePolicy } from './certificates/tls-plan.js';
 import type { OperatorOptions } from './config/options.js';
-import { publishProblem, readinessReport, type HandshakeTarget, type ReadinessSources } from './readiness.js';
+import { startInOrder, stopInOrder, type OperatorParts } from './lifecycle.js';
+import { handshakeTarget, publishProblem, readinessReport, type ReadinessSources } from './readiness.js';
 import { PeriodicAudit } from './audit/periodic-audit.js';
 import { EnforcementTracker } from './store/enforcement-tracker.js';
 import { StateStore } from './store/state-store.js';
 import { ConfigurationReconciler } from './webhooks/configuration-reconciler.js';
 import type { Endpoint } from './webhooks/desired-configurations.js';
-
-/** The longest a certificate check may wait, so a renewal missed while suspended fires within a minute. */
-const MAX_CHECK_INTERVAL_MS = 60_000;
+import { ServedWebhooks } from './webhooks/served-webhooks.js';
 
 /** What tests may replace: the wall clock (skew) and the webhooks served (entries of their own). */
 export interface RunOverrides {
@@ -59,25 +51,6 @@ export interface RunningOperator {
   stop: () => Promise<void>;
 }
 
-function servingNames(
-  options: OperatorOptions,
-  endpoint: Endpoint,
-): Pick<CertificatePolicy, 'dnsNames' | 'ipAddresses'> {
-  const service = `${options.serviceName}.${options.namespace}.svc`;
-  const dnsNames = [service, `${service}.cluster.local`];
-  const ipAddresses: string[] = [];
-  if (endpoint.mode === 'url') {
-    dnsNames.push('localhost');
-    ipAddresses.push('127.0.0.1');
-    if (/^[\d.]+$/.test(endpoint.host) || endpoint.host.includes(':')) {
-      if (!ipAddresses.includes(endpoint.host)) ipAddresses.push(endpoint.host);
-    } else if (!dnsNames.includes(endpoint.host)) {
-      dnsNames.push(endpoint.host);
-    }
-  }
-  return { dnsNames, ipAddresses };
-}
-
 export async function runOperator(
   options: OperatorOptions,
   kubeConfig: KubeConfig,
@@ -85,41 +58,17 @@ export async function runOperator(
   logger: Logger,
   overrides: RunOverrides = {},
 ): Promise<RunningOperator> {
-  // One registry for the process's /metrics: its own, the operator's and the admission server's.
-  const registry = new Registry();
-  registerProcessMetrics(registry, options.memoryLimitBytes);
-  const metrics = operatorMetrics(registry);
-  const admission = admissionMetrics(registry);
-  // One clock for every loop and timer; a skewed wall clock moves certificate validity only.
+  const { registry, metrics, admission } = processRegistry(options.memoryLimitBytes);
+  // One clock for every loop, timer and reading of the time; a skewed wall clock moves what reads
+  // the wall time (certificate validity, pods' deletion deadlines, timestamps), never a duration.
   const clock = overrides.clock ? withWallTime(overrides.clock) : systemClock;
   // The ConfigMaps the store watches and /validate-configmap checks.
   const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
-  // The GPU-class webhook's selectors follow the tier mapping, so the table is rebuilt when it changes.
-  const buildWebhooks = (mapping: TierMapping): readonly WebhookEntry[] => {
-    const context: TableContext = {
-      namespace: options.namespace,
-      excludedNamespaces: options.excludedNamespaces,
-      tierLabelKey: mapping.namespaceLabelKey,
-      gpuResourceNames: mapping.gpuResources,
-      configMaps,
-      koordinatorNamespace: options.sloConfigNamespace,
-      gates: options.featureGates,
-      overrides: options.webhookOverrides,
-      maxAmplificationRatio: options.maxAmplificationRatio,
-    };
-    return overrides.webhooks ?? enabledWebhooks(context);
-  };
-  let webhooks = buildWebhooks(DEFAULT_TIER_MAPPING);
-
+  const webhooks = new ServedWebhooks(options, configMaps, overrides.webhooks);
   const events = new EventRecorder(kubeConfig, logger, { clock });
-  const store = new StateStore({
-    kubeConfig,
-    configMaps,
-    tierMappingNamespace: options.namespace,
-    logger,
-    metrics,
-    events,
-  });
+  // What the store and the loops all take.
+  const shared = { kubeConfig, logger, metrics, events, clock };
+  const store = new StateStore({ ...shared, configMaps, tierMappingNamespace: options.namespace });
   const enforcement = new EnforcementTracker(
     options.enforcement,
     webhookShortNames(),
@@ -127,10 +76,6 @@ export async function runOperator(
     metrics,
     events,
   );
-  store.on('configMapChanged', (namespace, name) => {
-    if (namespace === options.namespace && name === OPERATOR_CONFIG_NAME)
-      enforcement.observe(store.configMap(namespace, name));
-  });
   const owner = new OwnerResolver(kubeConfig, options.ownerClusterRole || undefined, logger);
   // Every replica serves; only the holder of the Lease writes the Secret and the configurations.
   const elector = new LeaderElector({
@@ -149,16 +94,26 @@ export async function runOperator(
     clock,
   });
   const isLeader = (): boolean => elector.isLeader();
+  const policy = certificatePolicy(options, endpoint);
+  // Its port is the bound one once the server listens (options.port may be 0).
+  const selfCheck = handshakeTarget(options.bindAddress, options.port, verifiedName(policy, endpoint));
   // Set once the admission server listens: until then nothing could answer a webhook.
   let listening = false;
+  const readiness: ReadinessSources = {
+    handshakeTarget: selfCheck,
+    listening: () => listening,
+    draining: () => server.isDraining,
+    hasCertificate: () => server.certificate !== undefined,
+    publishedCaBundle: () => configurations.publishedCaBundle(),
+    storeUnsynced: () => store.unsynced(),
+    configurationsSynced: () => configurations.synced,
+    certificateSynced: () => certificates.synced,
+  };
   const configurations: ConfigurationReconciler = new ConfigurationReconciler({
-    kubeConfig,
-    webhooks: () => webhooks,
+    ...shared,
+    webhooks: webhooks.entries,
     endpoint,
     owner,
-    logger,
-    metrics,
-    events,
     repairsAlsoOn: {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -169,90 +124,33 @@ export async function runOperator(
     // The first write of a failurePolicy=Fail configuration must find someone to answer it:
     // this replica, with its certificate verifying against the bundle written and its caches synced.
     canPublish: (caBundlePem) => publishProblem(readiness, caBundlePem),
-    clock,
   });
-  store.on('tierMappingChanged', (mapping) => {
-    webhooks = buildWebhooks(mapping);
-    configurations.request();
-  });
-  const names = servingNames(options, endpoint);
-  const handshakeTarget: HandshakeTarget = {
-    host: ['0.0.0.0', '::'].includes(options.bindAddress) ? '127.0.0.1' : options.bindAddress,
-    port: options.port,
-    verifyName: endpoint.mode === 'url' ? endpoint.host : (names.dnsNames[0] ?? ''),
-  };
-  const readiness: ReadinessSources = {
-    handshakeTarget,
-    listening: () => listening,
-    draining: () => server.isDraining,
-    hasCertificate: () => server.certificate !== undefined,
-    publishedCaBundle: () => configurations.publishedCaBundle(),
-    storeUnsynced: () => store.unsynced(),
-    configurationsSynced: () => configurations.synced,
-    certificateSynced: () => certificates.synced,
-  };
   const certificates: CertificateManager = new CertificateManager({
-    kubeConfig,
+    ...shared,
     namespace: options.namespace,
     secretName: options.secretName,
-    policy: {
-      caLifetimeMs: options.caLifetimeMs,
-      caRenewBeforeMs: options.caRenewBeforeMs,
-      servingLifetimeMs: options.certLifetimeMs,
-      servingRenewBeforeMs: options.certRenewBeforeMs,
-      bundlePropagationMs: options.bundlePropagationMs,
-      maxCheckIntervalMs: MAX_CHECK_INTERVAL_MS,
-      ...names,
-    },
+    policy,
     isPublished: (caPem) => configurations.isPublished(caPem),
     owner,
-    logger,
-    metrics,
-    events,
     isLeader,
-    clock,
   });
-  elector.on('started', () => {
-    leaderElected(events, { namespace: options.namespace, name: LEASE_NAME }, elector.identity);
-    certificates.request();
-    configurations.request();
-  });
-  // A newly published bundle may let a pending serving-certificate switch proceed.
-  configurations.on('published', () => {
-    certificates.request();
-  });
-
   const audit =
     options.auditIntervalMs > 0
       ? new PeriodicAudit({
+          ...shared,
           intervalMs: options.auditIntervalMs,
           policyReports: options.auditPolicyReports,
-          kubeConfig,
           store,
-          webhooks: () => webhooks,
+          webhooks: webhooks.entries,
           configMaps,
           isLeader,
-          events,
-          metrics,
-          logger,
-          clock,
         })
       : undefined;
-  const storeStarted = store.start().then(() => {
-    logger.info('state store synced');
-    configurations.request();
-    audit?.start();
-  });
-  elector.start();
-  await configurations.start();
-  const material = await certificates.start();
-  configurations.setCaBundle(material.caBundlePem);
-
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
     tls: () => {
       const ca = certificates.material?.caBundlePem;
-      return ca ? { ca, verifyName: handshakeTarget.verifyName } : undefined;
+      return ca ? { ca, verifyName: selfCheck.verifyName } : undefined;
     },
     onResult: (result, error) => {
       admission.quotaForwards.inc({ result });
@@ -261,7 +159,7 @@ export async function runOperator(
   });
   const server = new AdmissionHttpsServer(
     createAdmissionApp({
-      webhooks: () => webhooks,
+      webhooks: webhooks.entries,
       state: () => store,
       readiness: () => readinessReport(readiness),
       metrics: admission,
@@ -275,29 +173,44 @@ export async function runOperator(
     logger,
     admission,
   );
-  const port = await server.listen(options.port, options.bindAddress, {
-    certificatePem: material.servingCertPem,
-    privateKeyPem: material.servingKeyPem,
-  });
-  handshakeTarget.port = port;
-  listening = true;
-  configurations.request();
   const metricsServer = new MetricsServer({
     registry,
     logger,
     debug: { '/elasticQuota': () => store.quotaDebugView() },
   });
-  const metricsPort = options.metricsAddress
-    ? await metricsServer.listen(options.metricsAddress.port, options.metricsAddress.host)
-    : undefined;
-  certificates.on('material', (next) => {
-    server.setCertificate({ certificatePem: next.servingCertPem, privateKeyPem: next.servingKeyPem });
-    configurations.setCaBundle(next.caBundlePem);
+
+  store.on('configMapChanged', (namespace, name) => {
+    if (namespace === options.namespace && name === OPERATOR_CONFIG_NAME)
+      enforcement.observe(store.configMap(namespace, name));
   });
-  storeStarted.catch((error: unknown) => {
-    logger.error({ err: error }, 'state store failed to start');
+  store.on('tierMappingChanged', (mapping) => {
+    webhooks.follow(mapping);
+    configurations.request();
+  });
+  elector.on('started', () => {
+    leaderElected(events, { namespace: options.namespace, name: LEASE_NAME }, elector.identity);
+    certificates.request();
+    configurations.request();
+  });
+  // A newly published bundle may let a pending serving-certificate switch proceed.
+  configurations.on('published', () => {
+    certificates.request();
   });
 
+  const parts: OperatorParts = {
+    store,
+    elector,
+    configurations,
+    certificates,
+    audit,
+    forwarder,
+    server,
+    metricsServer,
+  };
+  const { port, metricsPort } = await startInOrder(parts, options, logger, (bound) => {
+    selfCheck.port = bound;
+    listening = true;
+  });
   return {
     port,
     metricsPort,
@@ -308,12 +221,6 @@ export async function runOperator(
     relist: () => {
       store.relist();
     },
-    stop: async () => {
-      // Stop writing and hand the lease over at once, so a rolling restart does not wait for it
-      // to expire; stop taking requests; a normal stop never deletes the webhook configurations.
-      await Promise.all([elector.stop(), server.close(options.shutdownGraceMs), audit?.stop()]);
-      forwarder.close();
-      await Promise.all([metricsServer.close(), certificates.stop(), configurations.stop(), store.stop()]);
-    },
+    stop: () => stopInOrder(parts, options.shutdownGraceMs),
   };
 }

@@ -17,6 +17,11 @@ export interface HandshakeTarget {
   verifyName: string;
 }
 
+/** The listening address (loopback for a wildcard bind), verified under the name the API server uses. */
+export function handshakeTarget(bindAddress: string, port: number, verifyName: string): HandshakeTarget {
+  return { host: ['0.0.0.0', '::'].includes(bindAddress) ? '127.0.0.1' : bindAddress, port, verifyName };
+}
+
 function verifyHandshake(
   target: HandshakeTarget,
   caBundlePem: string,

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { NO_DECISION_METRICS } from '../../webhook/metrics/decision-metrics.js';
 import { NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import type { WebhookEntry } from '../../webhook/table.js';
-import type { Clock } from '../kube/clock.js';
+import { systemClock, type Clock } from '../kube/clock.js';
 import type { EventRecorder } from '../kube/events.js';
 import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
@@ -41,8 +41,11 @@ export interface PeriodicAuditOptions {
 export class PeriodicAudit {
   /** Requeued one interval after each audit ends, so runs never overlap however long one takes. */
   private readonly loop: ReconcileLoop;
+  /** Times each audit and stamps its success and its reports. */
+  private readonly clock: Clock;
 
   constructor(private readonly options: PeriodicAuditOptions) {
+    this.clock = options.clock ?? systemClock;
     this.loop = new ReconcileLoop({
       reconcile: async () => {
         try {
@@ -54,7 +57,7 @@ export class PeriodicAudit {
       // runOnce logs its own failures and never throws.
       onError: () => undefined,
       background: true,
-      ...(options.clock ? { clock: options.clock } : {}),
+      clock: this.clock,
     });
   }
 
@@ -92,8 +95,8 @@ export class PeriodicAudit {
       metrics.auditFindings.reset();
       return undefined;
     }
-    const started = performance.now();
-    const collector = this.options.policyReports ? new PolicyReportCollector() : undefined;
+    const started = this.clock.monotonic();
+    const collector = this.options.policyReports ? new PolicyReportCollector(this.clock.now()) : undefined;
     try {
       const report = await runAudit({
         ...(collector ? { onJudged: collector.add } : {}),
@@ -137,9 +140,9 @@ export class PeriodicAudit {
         );
       }
       if (collector) await this.publish(collector);
-      const seconds = (performance.now() - started) / 1000;
+      const seconds = (this.clock.monotonic() - started) / 1000;
       metrics.auditDuration.set(seconds);
-      metrics.auditLastSuccess.set(Date.now() / 1000);
+      metrics.auditLastSuccess.set(this.clock.now().getTime() / 1000);
       logger.info(
         {
           judged: report.judged,

@@ -95,6 +95,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
       (kind) => {
         options.metrics.informerRestarts.inc({ kind });
       },
+      this.clock,
     );
     this.loop = new ReconcileLoop({
       reconcile: () => this.reconcile(),

@@ -15,6 +15,7 @@
  * objects with `listing()` and `listed()`, so the sink can drop what the list no longer has.
  */
 import { DEFAULT_BACKOFF } from './reconcile-loop.js';
+import { systemClock, type Clock } from './clock.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { JsonObject } from '../../webhook/admission/types.js';
@@ -54,6 +55,8 @@ export interface ReflectorOptions {
   pageSize?: number;
   /** Called on each restart after a failure (for the informer-restarts metric). */
   onRestart?: (kind: string) => void;
+  /** Times its backoff, its watches' deadlines and how long a watch lasted. */
+  clock?: Clock;
 }
 
 const LIST_PAGE_SIZE = 500;
@@ -95,6 +98,7 @@ export class Reflector {
   private resourceVersion: string | undefined;
   private listMode: ListMode;
   private readonly pageSize: number;
+  private readonly clock: Clock;
   private backoffMs = INITIAL_BACKOFF_MS;
   private hasSynced = false;
   private stopped = true;
@@ -116,6 +120,7 @@ export class Reflector {
   ) {
     this.listMode = options.listMode ?? 'stream';
     this.pageSize = options.pageSize ?? LIST_PAGE_SIZE;
+    this.clock = options.clock ?? systemClock;
   }
 
   get kind(): string {
@@ -229,9 +234,10 @@ export class Reflector {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolvePromise) => {
-      const timer = setTimeout(done, ms);
+      const clock = this.clock;
+      const timer = clock.setTimeout(done, ms);
       function done(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         resolvePromise();
       }
       this.wake = done;
@@ -286,8 +292,8 @@ export class Reflector {
       abort.abort();
     };
     this.abort.signal.addEventListener('abort', onStop);
-    const deadline = setTimeout(onStop, seconds * 1000 + WATCH_GRACE_MS);
-    const started = Date.now();
+    const deadline = this.clock.setTimeout(onStop, seconds * 1000 + WATCH_GRACE_MS);
+    const started = this.clock.monotonic();
     let events = 0;
     try {
       const response = await apiGet(this.kubeConfig, this.spec.path, query, abort.signal);
@@ -308,11 +314,11 @@ export class Reflector {
       if (this.initialEventsPending) throw new Error('the streaming list ended before its last object');
       // Something between us and the API server (a proxy, a balancer) closing every watch at once
       // would otherwise make this a busy loop.
-      if (events === 0 && Date.now() - started < SHORTEST_WATCH_MS)
+      if (events === 0 && this.clock.monotonic() - started < SHORTEST_WATCH_MS)
         throw new Error('the watch ended at once');
       this.backoffMs = INITIAL_BACKOFF_MS;
     } finally {
-      clearTimeout(deadline);
+      this.clock.clearTimeout(deadline);
       this.abort.signal.removeEventListener('abort', onStop);
     }
   }

@@ -13,6 +13,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.js';
 import { isNotFound } from './errors.js';
 
 export interface WatchSpec<T extends KubernetesObject> {
@@ -45,7 +46,7 @@ const OPTIONAL_KIND_RECHECK_MS = 5_000;
 export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter<InformerEvents<T>> {
   private readonly informer: ListWatch<T>;
   private backoffMs = INITIAL_BACKOFF_MS;
-  private restartTimer: NodeJS.Timeout | undefined;
+  private restartTimer: unknown;
   private failedSinceStart = false;
   private stopped = false;
   private hasSynced = false;
@@ -55,6 +56,8 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     private readonly spec: WatchSpec<T>,
     private readonly logger: Logger,
     private readonly onRestart: (kind: string) => void = () => undefined,
+    /** Times the restarts' backoff. */
+    private readonly clock: Clock = systemClock,
   ) {
     super();
     this.informer = new ListWatch<T>(
@@ -108,7 +111,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
   }
 
   private scheduleRestart(error: unknown): void {
-    if (this.stopped || this.restartTimer) return;
+    if (this.stopped || this.restartTimer !== undefined) return;
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
     if (this.spec.optional && isNotFound(error)) {
@@ -122,7 +125,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
         this.hasSynced = true;
         this.emit('synced');
       }
-      this.restartTimer = setTimeout(() => {
+      this.restartTimer = this.clock.setTimeout(() => {
         this.restartTimer = undefined;
         if (!this.stopped) void this.attempt();
       }, delay);
@@ -137,7 +140,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
       'watch failed; restarting',
     );
     this.onRestart(this.spec.kind);
-    this.restartTimer = setTimeout(() => {
+    this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = undefined;
       if (!this.stopped) void this.attempt();
     }, delay);
@@ -153,7 +156,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.restartTimer !== undefined) this.clock.clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
     await this.informer.stop();
   }

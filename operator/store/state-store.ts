@@ -26,6 +26,7 @@ import type {
   StateSnapshot,
 } from '../../webhook/state.js';
 import { asObject, labelsOf, stringsOf } from '../../webhook/util/json.js';
+import { systemClock, type Clock } from '../kube/clock.js';
 import type { EventRecorder } from '../kube/events.js';
 import { Reflector, type ReflectorSink, type ReflectorSpec } from '../kube/reflector.js';
 import { QuotaIndex } from './quota-index.js';
@@ -49,6 +50,8 @@ export interface StateStoreOptions {
    * store itself (the `admit` command reads state from files, or lists a cluster once).
    */
   sources?: (spec: ReflectorSpec, sink: ReflectorSink) => StoreSource;
+  /** Judges pods past their deletion grace period, ages the quota ledger and times the watches. */
+  clock?: Clock;
 }
 
 /** What the store needs of the source of one watched kind. */
@@ -119,7 +122,8 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
   private readonly quotaProfiles = new GroupedIndex<ElasticQuotaProfileView>((profile) => profile.treeId);
   private readonly reservations = new Map<string, ReservationView>();
   private readonly elasticQuotas = new QuotaIndex();
-  private readonly usage = new QuotaUsage();
+  private readonly clock: Clock;
+  private readonly usage: QuotaUsage;
   /** The quota bindings the pods' quotas were last resolved against. */
   private resolvedBindings = 0;
   private readonly sources: StoreSource[] = [];
@@ -130,6 +134,8 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
 
   constructor(private readonly options: StateStoreOptions) {
     super();
+    this.clock = options.clock ?? systemClock;
+    this.usage = new QuotaUsage(this.clock);
     this.tierMapping = new TierMappingTracker(options.logger, options.metrics, options.events, (mapping) =>
       this.emit('tierMappingChanged', mapping),
     );
@@ -275,6 +281,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         onRestart: (kind) => {
           this.options.metrics.informerRestarts.inc({ kind });
         },
+        clock: this.clock,
       });
     this.sources.push(source);
   }
@@ -331,7 +338,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
       put: (pod) => {
         const id = podKeyOf(pod);
         if (!id) return;
-        const record = podRecord(pod, id, new Date(), quotaOf);
+        const record = podRecord(pod, id, this.clock.now(), quotaOf);
         if (!record) {
           this.usage.delete(id.key);
           return;

@@ -106,6 +106,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       },
       logger,
       onRestart,
+      this.clock,
     );
     this.validating = new SupervisedInformer(
       kubeConfig,
@@ -117,6 +118,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       },
       logger,
       onRestart,
+      this.clock,
     );
     this.loop = new ReconcileLoop({
       reconcile: () => this.reconcileOnce(),

@@ -11,6 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { JsonObject } from '../../../../webhook/admission/types.js';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from '../../../../operator/kube/reflector.js';
+import { FakeClock } from '../../../harness/fake-clock.js';
 
 type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
 
@@ -226,6 +227,31 @@ describe('Reflector', () => {
     await new Promise((done) => setTimeout(done, 300));
     // Backoff doubles from 200 ms: a busy loop would have made thousands of requests by now.
     assert.ok(watches <= 5, `${watches} watches`);
+  });
+
+  it('waits out its backoff on the clock it is given, not on the system timers', async () => {
+    let requests = 0;
+    const kubeConfig = await serve((_url, res) => {
+      requests++;
+      status(res, 500, 'scripted failure');
+    });
+    const clock = new FakeClock();
+    const restarts: string[] = [];
+    const started = namespacesInto(new RecordingSink(), kubeConfig, {
+      clock,
+      onRestart: (kind) => restarts.push(kind),
+    });
+    void started.start();
+    await until('the first failure', () => restarts.length === 1);
+    // Longer than the first backoff (200 ms): a reflector on the system timers would have retried.
+    await new Promise((done) => setTimeout(done, 500));
+    assert.equal(requests, 1);
+    await clock.advance(199);
+    await new Promise((done) => setTimeout(done, 100));
+    assert.equal(requests, 1);
+    await clock.advance(1);
+    await until('the retry', () => restarts.length === 2);
+    assert.equal(requests, 2);
   });
 
   it('counts an absent optional kind as synced and empty', async () => {

@@ -4,18 +4,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { operatorMetrics } from '../../../../operator/metrics/operator-metrics.js';
-import { registerProcessMetrics } from '../../../../operator/metrics/process-metrics.js';
+import { processRegistry } from '../../../../operator/metrics/process-registry.js';
 import { repoRoot } from '../../../../scripts/cluster/layout.js';
 import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 
 /** The registry as runOperator assembles it. */
-function operatorRegistry(): Registry {
-  const registry = new Registry();
-  registerProcessMetrics(registry, 1024);
-  operatorMetrics(registry);
-  admissionMetrics(registry);
-  return registry;
-}
+const operatorRegistry = (): Registry => processRegistry(1024).registry;
 
 const names = async (registry: Registry): Promise<string[]> =>
   (await registry.getMetricsAsJSON()).map((metric) => metric.name);
