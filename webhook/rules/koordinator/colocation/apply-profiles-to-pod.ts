@@ -1,7 +1,7 @@
 /**
  * Koordinator's cluster_colocation_profile.go for a new pod: every matching ClusterColocationProfile,
  * in name order, then the batch/mid resource translation (docs/rules/mutate-pod.md;
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/cluster_colocation_profile.go).
+ * cluster_colocation_profile.go).
  */
 import type { KubeObject } from '../../../admission/types.js';
 import { NAMESPACE_NAME_LABEL } from '../../../names.js';

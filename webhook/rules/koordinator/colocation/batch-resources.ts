@@ -1,8 +1,10 @@
 /**
  * Koordinator's mutatePodResourceSpec
- * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/cluster_colocation_profile.go): a koord-batch or koord-mid pod asks for the node's reclaimed resources
+ * (cluster_colocation_profile.go): a koord-batch or koord-mid pod asks for the node's reclaimed resources
  * (kubernetes.io/batch-cpu, -memory; mid-cpu, -memory) instead of cpu and memory, so the
  * scheduler places it against what colocation frees rather than against prod capacity.
+ *
+ * Upstream sources and every message: docs/rules/mutate-pod.md.
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import type { CopyOnWrite, PathSegment } from '../../../util/copy-on-write.js';

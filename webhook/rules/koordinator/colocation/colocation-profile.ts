@@ -1,6 +1,6 @@
 /**
  * One ClusterColocationProfile
- * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/cluster_colocation_profile.go): whether it matches an object, whether the dice
+ * (cluster_colocation_profile.go): whether it matches an object, whether the dice
  * let it apply, and what applying it does. Pods and Reservations share this; they differ only in
  * where the pod spec lives and whether namespaces are matched.
  *
@@ -9,6 +9,8 @@
  * Koordinator fails the request (or, for a selector, applies the profile to everything); either
  * way one typo in a cluster-scoped profile would refuse or rewrite every new pod in the cluster,
  * which is exactly how an admission webhook wedges a cluster.
+ *
+ * Upstream sources and every message: docs/rules/mutate-pod.md.
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import type { ColocationProfileView, StateSnapshot } from '../../../state.js';

@@ -1,7 +1,9 @@
 /**
  * Koordinator's extended_resource_spec.go
- * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/extended_resource_spec.go): the pod annotation node.koordinator.sh/extended-resource-spec mirrors each
+ * (extended_resource_spec.go): the pod annotation node.koordinator.sh/extended-resource-spec mirrors each
  * container's batch-cpu and batch-memory requests and limits, for the koordlet to read.
+ *
+ * Upstream sources and every message: docs/rules/mutate-pod.md.
  */
 import type { JsonObject, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';

@@ -1,9 +1,11 @@
 /**
  * Koordinator's device_resource_spec.go
- * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/device_resource_spec.go): a container asking for koordinator.sh/gpu (a percentage: 200 is two whole
+ * (device_resource_spec.go): a container asking for koordinator.sh/gpu (a percentage: 200 is two whole
  * GPUs) gets it split into gpu-core and gpu-memory-ratio, and every GPU container gets its
  * gpu.shared count. nvidia.com/gpu is left alone. Unlike Koordinator, a container with only
  * requests or only limits gets the missing map created instead of crashing the handler.
+ *
+ * Upstream sources and every message: docs/rules/mutate-pod.md.
  */
 import type { JsonValue, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';

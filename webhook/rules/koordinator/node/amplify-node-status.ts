@@ -1,6 +1,6 @@
 /**
  * /mutate-node-status (docs/rules/mutate-node-status.md; Koordinator's
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/node/plugins/resourceamplification/resource_amplification.go): a node whose resource-amplification-ratio annotation
+ * resource_amplification.go): a node whose resource-amplification-ratio annotation
  * says e.g. {"cpu": 1.5} reports 1.5 × its real allocatable CPU, and keeps the real one in the
  * raw-allocatable annotation so the next status update amplifies from it, not from the already
  * amplified value.

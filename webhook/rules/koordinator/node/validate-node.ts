@@ -1,7 +1,7 @@
 /**
  * /validate-node: Koordinator's check that a relabelled node does not fall under two node
  * strategies of one slo-controller-config key
- * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/node/plugins/sloconfig/slo_plugin.go), plus a check Koordinator
+ * (slo_plugin.go), plus a check Koordinator
  * lacks (docs/rules/validate-node.md): a node's resource-amplification ratio annotation must be a JSON object whose every ratio
  * is a finite number from 1 to the admin's bound; otherwise the node is refused, naming the
  * resource.

@@ -1,11 +1,13 @@
 /**
  * The rules of pod-enhanced-validator-config
- * (https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/validating/pod_enhanced_validator.go): what they look like, read from
+ * (pod_enhanced_validator.go): what they look like, read from
  * the ConfigMap, and a write-time check so a bad edit is refused with its path rather than
  * leaving the rules unenforced.
  *
  *   enable: "true"
  *   rules: '[{"name": "team-label", "requiredLabels": ["team"], "namespaceWhitelist": ["kube-system"]}]'
+ *
+ * Upstream sources and every message: docs/rules/validate-pod.md.
  */
 import { POD_ENHANCED_VALIDATOR_CONFIG_NAME } from '../../../names.js';
 import type { Rule } from '../../../state.js';

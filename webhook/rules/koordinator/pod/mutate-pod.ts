@@ -2,7 +2,7 @@
  * /mutate-pod: Koordinator's CREATE chain, in its order: ClusterColocationProfiles with the
  * batch/mid translation, the extended-resource-spec annotation, the multi-quota-tree node affinity
  * (gated), the device resource split. UPDATE changes nothing (as in Koordinator). Upstream:
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/mutating_handler.go; docs/rules/mutate-pod.md.
+ * mutating_handler.go; docs/rules/mutate-pod.md.
  */
 import { allow, mutate } from '../../../admission/decisions.js';
 import type { Rule } from '../../../state.js';

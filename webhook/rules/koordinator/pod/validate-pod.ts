@@ -3,7 +3,7 @@
  * reserve-pod annotation and the colocation checks, then the quota meta check and quota
  * admission, then the device requests (gated), then the required labels of the enhanced
  * validation (gated). Upstream:
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/validating/validating_handler.go;
+ * validating_handler.go;
  * every message: docs/rules/validate-pod.md.
  */
 import type { Rule } from '../../../state.js';

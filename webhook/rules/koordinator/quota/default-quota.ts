@@ -4,7 +4,7 @@
  * - A quota without a tree id inherits its parent's (the parent must exist).
  * - The shared weight defaults to max, and an explicit one is aligned with max's keys.
  * Upstream: fillQuotaDefaultInformation in
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/elasticquota/quota_topology.go;
+ * quota_topology.go;
  * every message: docs/rules/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota.md.
  */
 import { allow, mutate } from '../../../admission/decisions.js';

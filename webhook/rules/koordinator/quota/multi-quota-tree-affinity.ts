@@ -1,8 +1,10 @@
 /**
  * Koordinator's multi_quota_tree_affinity.go (gate MultiQuotaTree;
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/pod/mutating/multi_quota_tree_affinity.go): a cluster split into several quota trees, each owning a
+ * multi_quota_tree_affinity.go): a cluster split into several quota trees, each owning a
  * set of nodes described by an ElasticQuotaProfile. A pod of a quota in such a tree is pinned to
  * that tree's nodes with a required node affinity, so quota accounting and placement agree.
+ *
+ * Upstream sources and every message: docs/rules/mutate-pod.md.
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../../admission/types.js';
 import type { StateSnapshot } from '../../../state.js';

@@ -5,7 +5,7 @@
  * - quota admission (gate EnableQuotaAdmission; UPDATE also needs EnableQuotaAdmissionOnUpdate):
  *   a pod whose requests would push its quota's use past the limit (the admission annotation,
  *   else spec.max) is refused, naming the quota, resource, requested, used and limit.
- * Upstream: https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/elasticquota/pod_check.go
+ * Upstream: pod_check.go
  * and pkg/webhook/pod/validating/evaluate_quota.go; every message: docs/rules/validate-pod.md.
  *
  * Admission writes nothing to the cluster: an allowed pod comes back as a `reserve` effect, which

@@ -3,7 +3,7 @@
  * order and with its messages (each after the field it is about), plus two it lacks, run after
  * all of its own so that where Koordinator refuses, it is Koordinator's message that is shown: a
  * child's max may not exceed its parent's, and a quota may not become its own ancestor.
- * Upstream: https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/elasticquota/quota_topology.go
+ * Upstream: quota_topology.go
  * and quota_topology_check.go; every message: docs/rules/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota.md.
  *
  * Unlike Koordinator, validation never changes the store (no phantom quotas when a later

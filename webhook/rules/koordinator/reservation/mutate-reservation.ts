@@ -1,6 +1,6 @@
 /**
  * /mutate-reservation (docs/rules/mutate-reservation.md;
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/reservation/mutating/cluster_colocation_profile.go): new Reservations get the ClusterColocationProfiles whose
+ * cluster_colocation_profile.go): new Reservations get the ClusterColocationProfiles whose
  * selector matches their labels, the same way pods do, except that namespaceSelector is ignored
  * (Reservations are cluster-scoped), the scheduler name and priority go into the pod template,
  * and resources are never translated.

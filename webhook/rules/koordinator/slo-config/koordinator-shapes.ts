@@ -1,7 +1,9 @@
 /**
  * The JSON shapes of the five slo-controller-config keys Koordinator's webhook checks, with the
- * go-playground tags of their Go types (https://github.com/koordinator-sh/koordinator/blob/main/apis/configuration/slo_controller_config.go,
+ * go-playground tags of their Go types (slo_controller_config.go,
  * `apis/slo/v1alpha1/nodeslo_types.go`). Enum-like strings (policies) carry no tags there, so none here.
+ *
+ * Upstream sources and every message: docs/rules/validate-configmap.md.
  */
 import { list, map, struct } from '../../../util/go-decode/composites.js';
 import {

@@ -1,6 +1,6 @@
 /**
  * resource-qos-config's network QoS checks (CheckNetQosCfg in
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/cm/plugins/sloconfig/resource_qos_checker.go),
+ * resource_qos_checker.go),
  * per strategy (the cluster one, then each node strategy), over the lsr, ls and be classes:
  *
  * 1. each of ingressRequest, ingressLimit, egressRequest, egressLimit is an integer percentage from

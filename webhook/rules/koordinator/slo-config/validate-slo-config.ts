@@ -1,6 +1,6 @@
 /**
  * /validate-configmap for Koordinator's slo-controller-config (docs/rules/validate-configmap.md;
- * https://github.com/koordinator-sh/koordinator/blob/main/pkg/webhook/cm/plugins/sloconfig/): a change that the
+ * `pkg/webhook/cm/plugins/sloconfig`): a change that the
  * slo-controller would fail to parse, or that breaks a bound, a selector rule or the
  * one-strategy-per-node rule, is refused with every problem, one per line. Every other ConfigMap
  * is left alone, and DELETE is allowed (the slo-controller falls back to its defaults).
