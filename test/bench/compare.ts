@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { repoRoot } from '../../scripts/cluster/layout.js';
 
-const LINE = /^(?:info|met |MISS)\s{2}(.+?)\s+(-?[\d.]+) (\S+)/;
+// A figure's line: its name, value and unit, then its target when it has one (report.ts).
+const LINE = /^(?:info|met |MISS)\s{2}(.+?)\s+(-?[\d.]+) (\S+?)(?:\s+\(target [^)]*\))?\s*$/;
 
 function runBench(dir: string, suites: string[]): Map<string, { value: number; unit: string }> {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', ...suites], {

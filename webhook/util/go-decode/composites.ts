@@ -5,7 +5,7 @@
 import type { FieldPath } from '../../rules/shared/field-errors.js';
 import { type Decoder, type Decoding, report, typeMismatch } from './decoding.js';
 import type { JsonNode } from './json-text.js';
-import { checkTags } from './tags.js';
+import { checkTags, hasTags } from './tags.js';
 
 const EXPECTED = { object: 'an object', array: 'a list' } as const;
 
@@ -33,42 +33,81 @@ export type Struct<F extends Fields> = { [K in keyof F]?: F[K] extends Decoder<i
  * name, the last matching key winning.
  */
 export function struct<F extends Fields>(fields: F): Decoder<Struct<F>> {
-  const names = Object.keys(fields);
-  const folded = new Map(names.map((name) => [name.toLowerCase(), name]));
+  const members = Object.entries(fields).map(([name, decoder]) => ({ name, decoder }));
+  const folded = new Map(members.map(({ name }) => [name.toLowerCase(), name]));
+  const anyTagged = members.some(({ decoder }) => hasTags(decoder));
   return (node, path, out) => {
     const object = ofKind(node, 'object', path, out);
     if (object === undefined) return undefined;
-    const chosen = new Map<string, JsonNode>();
-    for (const [key, value] of object.entries) {
-      const name = Object.hasOwn(fields, key)
-        ? key
-        : out.dialect.foldKeyCase
-          ? folded.get(key.toLowerCase())
-          : undefined;
-      if (name !== undefined) chosen.set(name, value);
-      else report(out.unknownFields, () => path.child(key));
+    const chosen = chooseFields(object, fields, folded, path, out);
+    // Absent decodes to nothing and breaks no tag (every tag is omitempty): no path to build.
+    const present = members.map(({ name }) => {
+      const value = chosen(name);
+      return value === undefined ? undefined : { value, path: path.child(name) };
+    });
+    const decoded: Record<string, unknown> = {};
+    if (!anyTagged) {
+      for (const [i, { name, decoder }] of members.entries()) {
+        const field = present[i];
+        const value = field && decoder(field.value, field.path, out);
+        if (value !== undefined) decoded[name] = value;
+      }
+      return decoded as Struct<F>;
     }
     // As go-playground walks a struct: each field's own tags, then what is nested in it. A field's
     // own tags may name a sibling, so they run once every field is decoded; what is nested is held
     // until then, in one list for the whole struct (field i's errors from nestedEnds[i-1]).
-    const decoded: Record<string, unknown> = {};
-    const nested: Decoding = { ...out, tagErrors: [] };
+    const nested: Decoding = {
+      dialect: out.dialect,
+      typeErrors: out.typeErrors,
+      tagErrors: [],
+      ...(out.unknownFields ? { unknownFields: out.unknownFields } : {}),
+    };
     const nestedEnds: number[] = [];
-    for (const name of names) {
-      const value = fields[name]?.(chosen.get(name), path.child(name), nested);
+    for (const [i, { name, decoder }] of members.entries()) {
+      const field = present[i];
+      const value = field && decoder(field.value, field.path, nested);
       if (value !== undefined) decoded[name] = value;
       nestedEnds.push(nested.tagErrors.length);
     }
-    for (const [index, name] of names.entries()) {
-      const decoder = fields[name];
-      if (decoder) checkTags(decoder, decoded[name], path.child(name), out, (field) => decoded[field]);
-      for (let at = nestedEnds[index - 1] ?? 0; at < (nestedEnds[index] ?? 0); at++) {
+    const sibling = (field: string): unknown => decoded[field];
+    for (const [i, { name, decoder }] of members.entries()) {
+      const field = present[i];
+      if (field) checkTags(decoder, decoded[name], field.path, out, sibling);
+      for (let at = nestedEnds[i - 1] ?? 0; at < (nestedEnds[i] ?? 0); at++) {
         const error = nested.tagErrors[at];
         if (error) report(out.tagErrors, () => error);
       }
     }
     return decoded as Struct<F>;
   };
+}
+
+/**
+ * Which value each field takes. Where keys are unique and matched exactly (a parsed object), by
+ * looking each field up; otherwise by walking the keys in order, so that in a dialect that folds
+ * case the last matching key wins. Keys no field takes are reported when asked for.
+ */
+function chooseFields(
+  object: Extract<JsonNode, { kind: 'object' }>,
+  fields: Fields,
+  folded: ReadonlyMap<string, string>,
+  path: FieldPath,
+  out: Decoding,
+): (name: string) => JsonNode | undefined {
+  if (object.lookup !== undefined && !out.dialect.foldKeyCase && out.unknownFields === undefined)
+    return (name) => object.lookup?.(name);
+  const chosen = new Map<string, JsonNode>();
+  for (const [key, value] of object.entries) {
+    const name = Object.hasOwn(fields, key)
+      ? key
+      : out.dialect.foldKeyCase
+        ? folded.get(key.toLowerCase())
+        : undefined;
+    if (name !== undefined) chosen.set(name, value);
+    else report(out.unknownFields, () => path.child(key));
+  }
+  return (name) => chosen.get(name);
 }
 
 /**

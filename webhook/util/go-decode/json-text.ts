@@ -18,7 +18,15 @@ export type JsonNode =
   | { kind: 'number'; text: string }
   | { kind: 'string'; value: string }
   | { kind: 'array'; items: Iterable<JsonNode> }
-  | { kind: 'object'; entries: Iterable<readonly [string, JsonNode]> };
+  | {
+      kind: 'object';
+      entries: Iterable<readonly [string, JsonNode]>;
+      /**
+       * The value of one key, where keys are unique (a parsed object's are): lets a struct read its
+       * fields without walking every key, the metadata and free-form parts included.
+       */
+      readonly lookup?: (key: string) => JsonNode | undefined;
+    };
 
 /** Why a text was not read: Go's syntax error, or valid JSON larger than this server reads. */
 export interface JsonTextProblem {

@@ -46,6 +46,10 @@ function tagsOf<T>(decoder: Decoder<T>): readonly Tag[] {
   return 'tags' in decoder ? (decoder as TaggedDecoder<T>).tags : [];
 }
 
+export function hasTags<T>(decoder: Decoder<T>): boolean {
+  return tagsOf(decoder).length > 0;
+}
+
 function compare(a: bigint | number, b: bigint | number): number {
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'bigint' && Number.isInteger(b)) return compare(a, BigInt(b));
