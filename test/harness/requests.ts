@@ -38,3 +38,11 @@ export function admissionRequest(fields: ReviewFields): AdmissionRequest {
 export function reviewBody(request: AdmissionRequest): string {
   return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
 }
+
+/** The kind and resource of Koordinator's ElasticQuota, for admissionRequest. */
+export const ELASTIC_QUOTA = {
+  group: 'scheduling.sigs.k8s.io',
+  version: 'v1alpha1',
+  kind: 'ElasticQuota',
+  resource: 'elasticquotas',
+} as const;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { AdmissionRequest, Decision, KubeObject } from '../../../../../../webhook/admission/types.js';
 import { podValidator } from '../../../../../../webhook/rules/koordinator/pod/validate-pod.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { admissionRequest } from '../../../../../harness/requests.js';
 
 const validate = podValidator({
   skipValidatingPriority: false,
@@ -36,18 +37,15 @@ function pod(
 }
 
 function review(object: KubeObject, oldObject?: KubeObject): AdmissionRequest {
-  return {
-    uid: 'u',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
+  return admissionRequest({
+    kind: 'Pod',
+    resource: 'pods',
     namespace: 'team',
     name: 'p',
     operation: oldObject ? 'UPDATE' : 'CREATE',
-    userInfo: {},
     object,
     oldObject: oldObject ?? null,
-    dryRun: false,
-  };
+  });
 }
 
 function message(decision: Decision): string {

@@ -5,6 +5,7 @@ import { checkDeviceRequests } from '../../../../../../webhook/rules/koordinator
 import { aggregate } from '../../../../../../webhook/rules/shared/findings.js';
 import { podValidator } from '../../../../../../webhook/rules/koordinator/pod/validate-pod.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { admissionRequest } from '../../../../../harness/requests.js';
 
 function review(...containers: Record<string, string>[]): AdmissionRequest {
   const object = {
@@ -13,17 +14,7 @@ function review(...containers: Record<string, string>[]): AdmissionRequest {
     metadata: { name: 'p', namespace: 'team' },
     spec: { containers: containers.map((requests, i) => ({ name: `c${i}`, resources: { requests } })) },
   } as KubeObject;
-  return {
-    uid: 'u',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    namespace: 'team',
-    operation: 'CREATE',
-    userInfo: {},
-    object,
-    oldObject: null,
-    dryRun: false,
-  };
+  return admissionRequest({ kind: 'Pod', resource: 'pods', namespace: 'team', object });
 }
 
 const P = 'pod.spec.containers[*].resources.requests';

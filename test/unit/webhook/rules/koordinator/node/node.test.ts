@@ -4,6 +4,7 @@ import type { AdmissionRequest, Decision, KubeObject } from '../../../../../../w
 import { amplifyNodeStatus } from '../../../../../../webhook/rules/koordinator/node/amplify-node-status.js';
 import { nodeValidator } from '../../../../../../webhook/rules/koordinator/node/validate-node.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { admissionRequest } from '../../../../../harness/requests.js';
 
 const RATIO = 'node.koordinator.sh/resource-amplification-ratio';
 const RAW = 'node.koordinator.sh/raw-allocatable';
@@ -22,17 +23,14 @@ function statusUpdate(
   oldObject: KubeObject,
   operation: 'UPDATE' | 'CREATE' = 'UPDATE',
 ): AdmissionRequest {
-  return {
-    uid: 'u',
-    kind: { group: '', version: 'v1', kind: 'Node' },
-    resource: { group: '', version: 'v1', resource: 'nodes' },
+  return admissionRequest({
+    kind: 'Node',
+    resource: 'nodes',
     subResource: 'status',
     operation,
-    userInfo: {},
     object,
     oldObject,
-    dryRun: false,
-  };
+  });
 }
 
 const state = stateSnapshot();

@@ -4,6 +4,7 @@ import type { AdmissionRequest, Decision, KubeObject } from '../../../../../../w
 import { podMutator } from '../../../../../../webhook/rules/koordinator/pod/mutate-pod.js';
 import { deepFreeze } from '../../../../../harness/deep-freeze.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { admissionRequest } from '../../../../../harness/requests.js';
 
 const mutatePod = podMutator({
   roll: () => 0,
@@ -27,17 +28,14 @@ function pod(containers: Record<string, unknown>[], annotations: Record<string, 
 /** Every pod under review is frozen: the mutator must copy what it changes, never write to it. */
 function review(object: KubeObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): AdmissionRequest {
   deepFreeze(object);
-  return {
-    uid: 'u',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
+  return admissionRequest({
+    kind: 'Pod',
+    resource: 'pods',
     namespace: 'team',
     operation,
-    userInfo: {},
     object,
     oldObject: operation === 'UPDATE' ? object : null,
-    dryRun: false,
-  };
+  });
 }
 
 function mutated(decision: Decision): KubeObject {

@@ -4,6 +4,7 @@ import type { AdmissionRequest, Decision, KubeObject } from '../../../../../../w
 import { defaultElasticQuota } from '../../../../../../webhook/rules/koordinator/quota/default-quota.js';
 import { quotaView } from '../../../../../../webhook/rules/koordinator/quota/quota-view.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { admissionRequest, ELASTIC_QUOTA } from '../../../../../harness/requests.js';
 
 function quota(
   name: string,
@@ -20,17 +21,13 @@ function quota(
 }
 
 function review(object: KubeObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): AdmissionRequest {
-  return {
-    uid: 'u',
-    kind: { group: 'scheduling.sigs.k8s.io', version: 'v1alpha1', kind: 'ElasticQuota' },
-    resource: { group: 'scheduling.sigs.k8s.io', version: 'v1alpha1', resource: 'elasticquotas' },
+  return admissionRequest({
+    ...ELASTIC_QUOTA,
     namespace: 'team',
     operation,
-    userInfo: {},
     object,
     oldObject: operation === 'UPDATE' ? object : null,
-    dryRun: false,
-  };
+  });
 }
 
 const parentQuota = quotaView(

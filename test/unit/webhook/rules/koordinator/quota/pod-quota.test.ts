@@ -14,6 +14,7 @@ import { podIsDone, podRequests } from '../../../../../../webhook/rules/koordina
 import { quotaView } from '../../../../../../webhook/rules/koordinator/quota/quota-view.js';
 import { parseQuantity } from '../../../../../../webhook/util/quantity.js';
 import { stateSnapshot, type StateFixture } from '../../../../../harness/state.js';
+import { admissionRequest } from '../../../../../harness/requests.js';
 
 const L = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
 const on = { quotaAdmission: true, quotaAdmissionOnUpdate: false };
@@ -32,18 +33,15 @@ function review(
   object: KubeObject,
   oldObject: KubeObject | null = null,
 ): AdmissionRequest {
-  return {
-    uid: 'u',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
+  return admissionRequest({
+    kind: 'Pod',
+    resource: 'pods',
     namespace: 'team',
     name: 'p',
     operation,
-    userInfo: {},
     object,
     oldObject,
-    dryRun: false,
-  };
+  });
 }
 
 function quota(

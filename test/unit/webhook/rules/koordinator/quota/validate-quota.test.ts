@@ -9,6 +9,7 @@ import type {
 import { quotaView } from '../../../../../../webhook/rules/koordinator/quota/quota-view.js';
 import { elasticQuotaValidator } from '../../../../../../webhook/rules/koordinator/quota/validate-quota.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
+import { admissionRequest, ELASTIC_QUOTA } from '../../../../../harness/requests.js';
 
 /** The validator with Koordinator's default gates. */
 const validateElasticQuota = elasticQuotaValidator({ maxKeysSubset: false });
@@ -55,17 +56,7 @@ function review(
   object: KubeObject | null,
   oldObject: KubeObject | null = null,
 ): AdmissionRequest {
-  return {
-    uid: 'u',
-    kind: { group: 'scheduling.sigs.k8s.io', version: 'v1alpha1', kind: 'ElasticQuota' },
-    resource: { group: 'scheduling.sigs.k8s.io', version: 'v1alpha1', resource: 'elasticquotas' },
-    namespace: 'team',
-    operation,
-    userInfo: {},
-    object,
-    oldObject,
-    dryRun: false,
-  };
+  return admissionRequest({ ...ELASTIC_QUOTA, namespace: 'team', operation, object, oldObject });
 }
 
 // A tree: root ← parent (min cpu 4, max cpu 10) ← a (min 2), b (min 1); parent2 in tree t2.
