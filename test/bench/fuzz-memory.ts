@@ -16,7 +16,8 @@
  * 60 % of the chart's memory limit; heap limit plus the non-heap peak at most 90 % of it).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { get as httpGet } from 'node:http';
 import { Agent } from 'node:https';
 import { join } from 'node:path';
@@ -64,6 +65,8 @@ export interface FuzzMemorySettings {
   childNodeFlags: string[];
   /** The memory limit to size against; the chart's default when undefined. */
   memoryLimitBytes: number | undefined;
+  /** At each mark, glibc's own figures and what malloc_trim(0) gives back (gdb; changes what follows). */
+  mallocProbe: boolean;
 }
 
 export const FUZZ_MEMORY_DEFAULTS: FuzzMemorySettings = {
@@ -78,12 +81,14 @@ export const FUZZ_MEMORY_DEFAULTS: FuzzMemorySettings = {
   childEnv: {},
   childNodeFlags: [],
   memoryLimitBytes: undefined,
+  mallocProbe: false,
 };
 
 /**
  * The suite's flags: --valid, --cases (per round), --mutation-rounds, --ledger-pods,
  * --large-bodies, --idle (ms), --concurrency, --seed, --memory-limit (a quantity),
- * --child-env=KEY=value;KEY=value and --child-node-flags=--flag,--flag (added to the operator's).
+ * --child-env=KEY=value;KEY=value and --child-node-flags=--flag,--flag (added to the operator's),
+ * --malloc-probe=true (a diagnosis, not a measurement: see mallocProbe).
  */
 export function fuzzMemorySettings(flags: ReadonlyMap<string, string>): FuzzMemorySettings {
   const count = (name: string, fallback: number): number => {
@@ -111,6 +116,7 @@ export function fuzzMemorySettings(flags: ReadonlyMap<string, string>): FuzzMemo
     childEnv: env,
     childNodeFlags: (flags.get('child-node-flags') ?? '').split(',').filter(Boolean),
     memoryLimitBytes: limit === undefined ? undefined : Number(parseQuantity(limit) / 1_000_000_000n),
+    mallocProbe: flags.get('malloc-probe') === 'true',
   };
 }
 
@@ -293,6 +299,37 @@ function procStatus(pid: number): { rss: number; hwm: number; anon: number; file
   return { rss: kib('VmRSS'), hwm: kib('VmHWM'), anon: kib('RssAnon'), file: kib('RssFile') };
 }
 
+/**
+ * glibc's account of the process's malloc heap (malloc_info's totals: arenas, what they hold from
+ * the system, what of that is free, what is mmapped chunk by chunk), then the resident set after
+ * malloc_trim(0), which returns every free page of every arena: whatever that gives back is memory
+ * the allocator kept after the program freed it. Through gdb, which stops the process for a few
+ * seconds; the trim changes what later marks see, so this is a diagnosis run, not a measurement.
+ */
+function mallocProbe(pid: number): string {
+  const file = join(tmpdir(), `admission-malloc-info-${pid}.xml`);
+  execFileSync(
+    'gdb',
+    [
+      ...['-p', String(pid), '-batch', '-nx'],
+      ...['-ex', `call (void*) fopen("${file}", "w")`, '-ex', 'call (int) malloc_info(0, $1)'],
+      ...['-ex', 'call (int) fclose($1)', '-ex', 'call (int) malloc_trim(0)'],
+    ],
+    { stdio: 'ignore' },
+  );
+  const xml = readFileSync(file, 'utf8');
+  rmSync(file, { force: true });
+  const totals = xml.slice(xml.lastIndexOf('</heap>'));
+  const size = (pattern: string): number =>
+    Number(new RegExp(`<${pattern} size="(\\d+)"`).exec(totals)?.[1] ?? Number.NaN);
+  const free = size('total type="fast" count="\\d+"') + size('total type="rest" count="\\d+"');
+  return (
+    `glibc: ${(xml.match(/<heap nr=/g) ?? []).length} arenas holding ${asMiB(size('system type="current"'))} MiB ` +
+    `(${asMiB(free)} MiB of it free), ${asMiB(size('total type="mmap" count="\\d+"'))} MiB in mmapped chunks; ` +
+    `RSS after malloc_trim(0) ${asMiB(procStatus(pid).rss)} MiB`
+  );
+}
+
 /** Asks the probe inside the operator (memory-probe.ts) over the IPC channel. */
 class Probe {
   private nextId = 1;
@@ -460,6 +497,7 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
   const probe = new Probe(operator);
   const agent = new Agent({ keepAlive: true, maxSockets: settings.concurrency * 2, ca: operator.ca });
   const marks: Mark[] = [];
+  const mallocProbeOn = settings.mallocProbe;
   let peakNonHeap = 0;
   let heapLimit = 0;
 
@@ -484,6 +522,7 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
       ledger: entries,
     };
     marks.push(figures);
+    if (mallocProbeOn) console.log(`info  fuzz memory: ${label}: ${mallocProbe(pid)}`);
     console.log(
       `info  fuzz memory: ${label}: RSS ${asMiB(rss)} MiB, after GC ${asMiB(after.rss)} MiB (anon ${asMiB(after.anon)}, file ${asMiB(after.file)}); heap used ${asMiB(answer.heapUsed)}, heap resident ${asMiB(answer.heapPhysical)}, external ${asMiB(answer.external)}, arrayBuffers ${asMiB(answer.arrayBuffers)} MiB; ledger ${entries}`,
     );
