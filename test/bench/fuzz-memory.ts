@@ -54,8 +54,11 @@ export interface FuzzMemorySettings {
   rounds: number;
   /** Admitted pods (253-character names) through the quota ledger. */
   ledgerPods: number;
-  /** Bodies just under the 7 MiB limit, accepted and judged. */
+  /** Bodies just under the 7 MiB limit, accepted and judged, spread through the transport phase. */
   largeBodies: number;
+  /** Then a burst of such bodies, `burstConcurrency` at once: what the body budget lets in. */
+  burst: number;
+  burstConcurrency: number;
   /** Idle time before the last marks: past the ledger's 30 s. */
   idleMs: number;
   concurrency: number;
@@ -75,6 +78,8 @@ export const FUZZ_MEMORY_DEFAULTS: FuzzMemorySettings = {
   rounds: 3,
   ledgerPods: 20_000,
   largeBodies: 64,
+  burst: 48,
+  burstConcurrency: 24,
   idleMs: 35_000,
   concurrency: 8,
   seed: 1,
@@ -86,7 +91,7 @@ export const FUZZ_MEMORY_DEFAULTS: FuzzMemorySettings = {
 
 /**
  * The suite's flags: --valid, --cases (per round), --mutation-rounds, --ledger-pods,
- * --large-bodies, --idle (ms), --concurrency, --seed, --memory-limit (a quantity),
+ * --large-bodies, --burst, --burst-concurrency, --idle (ms), --concurrency, --seed, --memory-limit (a quantity),
  * --child-env=KEY=value;KEY=value and --child-node-flags=--flag,--flag (added to the operator's),
  * --malloc-probe=true (a diagnosis, not a measurement: see mallocProbe).
  */
@@ -110,6 +115,8 @@ export function fuzzMemorySettings(flags: ReadonlyMap<string, string>): FuzzMemo
     rounds: count('mutation-rounds', defaults.rounds),
     ledgerPods: count('ledger-pods', defaults.ledgerPods),
     largeBodies: count('large-bodies', defaults.largeBodies),
+    burst: count('burst', defaults.burst),
+    burstConcurrency: Math.max(1, count('burst-concurrency', defaults.burstConcurrency)),
     idleMs: count('idle', defaults.idleMs),
     concurrency: Math.max(1, count('concurrency', defaults.concurrency)),
     seed: count('seed', defaults.seed),
@@ -556,10 +563,14 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
     sendCase(fuzzCase, { port: operator.port, agent, ca: operator.ca, timeoutMs: 5000 }).then((result) => {
       tally.add(result);
     });
-  const phase = async (label: string, cases: Iterable<FuzzCase>): Promise<void> => {
+  const phase = async (
+    label: string,
+    cases: Iterable<FuzzCase>,
+    concurrency = settings.concurrency,
+  ): Promise<void> => {
     const tally = new Tally();
     const started = performance.now();
-    await pool(cases, settings.concurrency, (fuzzCase) => send(fuzzCase, tally));
+    await pool(cases, concurrency, (fuzzCase) => send(fuzzCase, tally));
     console.log(
       `info  fuzz memory: ${label}: ${[...tally.counts.values()].reduce((a, b) => a + b, 0)} requests in ${((performance.now() - started) / 1000).toFixed(1)} s: ${tally.toString()}`,
     );
@@ -588,6 +599,11 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
       envelopesAndTransport(settings.seed, others, settings.largeBodies),
     );
     await mark('after envelopes and transport');
+    if (settings.burst > 0) {
+      const label = `a burst of ${settings.burst} bodies just under 7 MiB, ${settings.burstConcurrency} at once`;
+      await phase(label, burstOfLargeBodies(settings.burst), settings.burstConcurrency);
+      await mark(`after ${label}`);
+    }
 
     await phase('ledger: admitted pods with 253-character names', ledgerPods(settings.ledgerPods));
     console.log(
@@ -687,10 +703,14 @@ function* envelopesAndTransport(
   while (large < largeBodies) yield largeBody(large++);
 }
 
-function largeBody(n: number): FuzzCase {
+function* burstOfLargeBodies(count: number): Generator<FuzzCase> {
+  for (let n = 0; n < count; n++) yield largeBody(n, 'burst');
+}
+
+function largeBody(n: number, kind = 'large'): FuzzCase {
   const corpus = seeds().filter((seed) => seed.path === '/mutate-pod' || seed.path === '/validate-pod');
   const seed = corpus[n % corpus.length]!;
-  const uid = `bench-large-${n}`;
+  const uid = `bench-${kind}-${n}`;
   const request = structuredClone(seed.request) as {
     object?: { metadata?: { annotations?: Record<string, string> } };
   };
