@@ -31,6 +31,8 @@ export const kubeconfigPath = join(clusterDir, 'kubeconfig');
 export const controllerManagerKubeconfigPath = join(clusterDir, 'controller-manager.kubeconfig');
 /** The API server's admission plugin configuration (see control-plane.ts). */
 export const admissionConfigurationPath = join(clusterDir, 'admission-configuration.yaml');
+/** The credentials the API server presents to admission webhooks (named by the admission configuration). */
+export const webhookClientKubeconfigPath = join(clusterDir, 'webhook-client.kubeconfig');
 /** The node's own files (kubelet, kube-proxy and scheduler configuration, the kubelet's root). */
 export const nodeDir = join(clusterDir, 'node');
 /**
