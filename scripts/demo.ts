@@ -53,7 +53,7 @@ function pod(name: string, resources: Record<string, string>, labels: Record<str
 
 async function main(): Promise<void> {
   say('== admission-operator demo ==\n');
-  const { startedNow } = await startCluster((line) => {
+  const { startedNow, state } = await startCluster((line) => {
     say(`  [cluster] ${line}`);
   });
   const kc = new KubeConfig();
@@ -91,6 +91,13 @@ async function main(): Promise<void> {
         '--cert-lifetime=8s',
         '--cert-renew-before=4s',
         '--bundle-propagation=1s',
+        // As `npm start` does: only the API server, by its client certificate, gets an answer.
+        ...(state.webhookClient
+          ? [
+              `--client-ca-file=${state.webhookClient.caFile}`,
+              `--client-subject-names=${state.webhookClient.subject}`,
+            ]
+          : []),
       ],
       {},
     );

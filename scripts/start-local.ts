@@ -11,7 +11,13 @@ import { kubeconfigPath, repoRoot } from './cluster/layout.js';
 
 async function startLocalCluster(log: (line: string) => void): Promise<LocalCluster> {
   const { state } = await startCluster(log);
-  return { kubeconfigPath, server: state.server, crdsDir: join(repoRoot, 'crds') };
+  const client = state.webhookClient;
+  return {
+    kubeconfigPath,
+    server: state.server,
+    crdsDir: join(repoRoot, 'crds'),
+    webhookClient: client ? { caFile: client.caFile, subject: client.subject } : undefined,
+  };
 }
 
 // As the image's entry point: `npm start -- --version` (or a subcommand) answers and exits.

@@ -53,6 +53,7 @@ import type { AdmissionRequest, KubeObject } from '../../webhook/admission/types
 import { searchOverlaps } from '../../webhook/rules/koordinator/slo-config/node-selectors.js';
 import { sloConfigCheckers } from '../../webhook/rules/koordinator/slo-config/slo-config-keys.js';
 import { sloConfigValidator } from '../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
+import { apiServerCallers } from '../harness/allowing-server.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { admissionRequest } from '../harness/requests.js';
 import { stateSnapshot } from '../harness/state.js';
@@ -218,11 +219,14 @@ async function startBenchServer(): Promise<BenchServer> {
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
     metrics,
     logger,
+    // Verification off: what is measured here is the rules and the transport, not the handshake.
+    callers: apiServerCallers(false),
   });
   const server = new AdmissionHttpsServer(app, logger, metrics);
   const port = await server.listen(0, '127.0.0.1', {
     certificatePem: leaf.certificatePem,
     privateKeyPem: leaf.privateKeyPem,
+    clientCaPem: '',
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: ca.certificatePem });
 

@@ -4,6 +4,7 @@
  * (metrics-server.ts), so nothing that can reach the webhooks can read them. Transport (TLS,
  * certificate reloads, connection limits) lives in https-server.ts.
  */
+import type { TLSSocket } from 'node:tls';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { pruneJson } from '../admission/json-depth.js';
@@ -21,6 +22,7 @@ import { BodyAbortedError, BodyBudget, MAX_BODY_BYTES, readBody } from './read-b
 import { answerBeforeBody } from './answer-before-body.js';
 import { watchForAbandonedCall } from './abandoned-calls.js';
 import { FORWARDED_HEADER } from './quota-forwarder.js';
+import { refusalStatus, type Caller, type CallerVerifier } from './caller-verification.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -61,7 +63,21 @@ export interface AdmissionAppOptions {
   bodyBudget?: BodyBudget;
   /** Each webhook's enforcement action, read on every request (it changes at run time); deny when omitted. */
   enforcement?: () => Enforcement;
+  /**
+   * Who is calling (caller-verification.ts). Only a verified caller's admissions reserve quota or
+   * are forwarded; when verification is required, nobody else gets an answer at all.
+   */
+  callers: Pick<CallerVerifier, 'required' | 'identify'>;
 }
+
+/** All an unverified caller learns: no decision, no message of a rule. */
+const UNVERIFIED_ANSWER: Record<401 | 403 | 503, string> = {
+  401: 'the admission server answers only the API server, verified by its client certificate or token',
+  403: 'the admission server answers only the API server: these credentials are not its',
+  503: 'the admission server cannot verify the caller right now',
+};
+/** Refusals of unverified callers are logged at most this often, with their count since the last line. */
+const UNVERIFIED_LOG_INTERVAL_MS = 10_000;
 
 function objectName(request: AdmissionRequest): string {
   const name = request.name ?? request.object?.metadata.name;
@@ -190,7 +206,45 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     }
   });
 
+  // Who is calling, before anything of the request is read: an unverified caller's body is never parsed.
+  let unverifiedSinceLog = 0;
+  let lastUnverifiedLog = -Infinity;
+  app.use(async (ctx, next) => {
+    const forwarded = ctx.get(FORWARDED_HEADER) !== '';
+    const authorization = ctx.get('Authorization');
+    const caller = await options.callers.identify(
+      ctx.req.socket as TLSSocket,
+      authorization === '' ? undefined : authorization,
+      forwarded,
+    );
+    if (!caller.verified) {
+      const refused = options.callers.required || caller.reason === 'forward-without-replica-certificate';
+      metrics.unverifiedCallers.inc({ reason: caller.reason, result: refused ? 'refused' : 'unreserved' });
+      if (refused) {
+        unverifiedSinceLog += 1;
+        const now = performance.now();
+        if (now - lastUnverifiedLog >= UNVERIFIED_LOG_INTERVAL_MS) {
+          logger.warn(
+            {
+              reason: caller.reason,
+              refused: unverifiedSinceLog,
+              remoteAddress: ctx.req.socket.remoteAddress,
+            },
+            'refused a caller that is not the verified API server',
+          );
+          lastUnverifiedLog = now;
+          unverifiedSinceLog = 0;
+        }
+        const status = refusalStatus(caller.reason);
+        throw new BadReviewError(status, UNVERIFIED_ANSWER[status]);
+      }
+    }
+    ctx.state.caller = caller;
+    await next();
+  });
+
   app.use(async (ctx) => {
+    const caller = ctx.state.caller as Caller;
     const entry = options.webhooks().find((candidate) => candidate.path === ctx.path);
     if (!entry) throw new BadReviewError(404, `no webhook is served at ${truncate(ctx.path, 128)}`);
     // The review, once read: a call abandoned after that is logged with its uid and object.
@@ -224,11 +278,12 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
           : decide(entry, request, options.state(), logger, metrics),
         actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
       );
-    // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind).
+    // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind),
+    // and only the verified API server's: a forged review must not hold a tenant's quota.
     const reserves = ({ decision }: EnforcedJudgement): boolean =>
-      decision.allowed && decision.reserve !== undefined && !request.dryRun;
+      caller.verified && decision.allowed && decision.reserve !== undefined && !request.dryRun;
     let judgement = judge();
-    if (reserves(judgement) && ctx.get(FORWARDED_HEADER) === '') {
+    if (reserves(judgement) && caller.verified && caller.as === 'api-server') {
       const forwarded = options.forward?.(entry.path, raw, request.uid);
       if (forwarded) {
         const answer = await forwarded;
