@@ -18,6 +18,8 @@
  *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
+ *   quota-burst two replicas behind one address, 12 concurrent 500m creates into a quota with room
+ *            for 6, callers verified (ledger and leader) and not (watched usage only): admitted
  *   scale    only when named: the compiled operator on a fresh local control plane grown to
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
  *            against the raw list, peak and settled memory, a forced relist, cost per pod;
@@ -25,7 +27,7 @@
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
- * --state-scale=N (default 1), --rounds=N (transport, default 2).
+ * --state-scale=N (default 1), --rounds=N (transport and quota-burst, default 2).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request } from 'node:https';
@@ -59,6 +61,7 @@ import { admissionRequest } from '../harness/requests.js';
 import { stateSnapshot } from '../harness/state.js';
 import { pinServer, unpinServer, type DriveSettings } from './drive.js';
 import { benchAdmit } from './admit.js';
+import { benchQuotaBurst } from './quota-burst.js';
 import { inform, percentile, record, summary } from './report.js';
 import { benchServer } from './server.js';
 import { benchState, emptyState, stateSize } from './state.js';
@@ -690,13 +693,14 @@ if (want('server') || want('state') || want('state-server')) {
 if (want('rotation')) await benchRotation();
 if (want('refusals')) await survive('refusals', benchRefusals);
 if (want('admit')) await survive('admit', benchAdmit);
-if (want('cluster') || want('transport') || want('state') || want('state-e2e')) {
+if (want('cluster') || want('transport') || want('state') || want('state-e2e') || want('quota-burst')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
   });
   try {
     if (want('cluster')) await survive('cluster', benchCluster);
     if (want('transport')) await survive('transport', () => benchTransport(rounds));
+    if (want('quota-burst')) await survive('quota-burst', () => benchQuotaBurst(rounds));
     if (want('state') || want('state-e2e'))
       await survive('state e2e', () => benchStateCluster(settings, stateSize(scale)));
   } finally {

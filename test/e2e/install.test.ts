@@ -296,6 +296,133 @@ describe('the chart on the local node', () => {
     assert.deepEqual(failed.messages, [], 'every create that should be admitted was');
   });
 
+  it('step 1b: an attacker pod reaching the Service with forged reviews gets 401/403 and nothing else; the tenant keeps its quota', async (t) => {
+    const kc = await clusterKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    // The tenant: a 2-CPU quota with one real pod in it.
+    const victim = await podReadyNamespace(t, 'e2e-victim');
+    await kubectl(
+      ['apply', '-f', '-'],
+      `apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata: {name: team, namespace: ${victim}}\nspec: {min: {cpu: "0"}, max: {cpu: "2"}}\n`,
+    );
+    const tenantPod = {
+      metadata: { generateName: 'worker-', labels: { [QUOTA_LABEL]: 'team' } },
+      spec: {
+        nodeSelector: UNSCHEDULABLE,
+        containers: [
+          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '500m' } } },
+        ],
+      },
+    };
+    await waitFor('the quota to be known to the leader', () =>
+      core.createNamespacedPod({ namespace: victim, body: tenantPod }),
+    );
+
+    // The attacker: a pod of another namespace, running node from the operator's own image (the
+    // node has no other), POSTing forged reviews for a 1500m pod of the tenant to the Service.
+    const attacker = await podReadyNamespace(t, 'attacker');
+    const service = await core.readNamespacedService({ namespace: releaseNamespace, name: releaseName });
+    const replica = (await chartPods())[0];
+    const forged = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'forged-1',
+        kind: { group: '', version: 'v1', kind: 'Pod' },
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        namespace: victim,
+        name: 'forged-1',
+        operation: 'CREATE',
+        userInfo: { username: `system:serviceaccount:${attacker}:default` },
+        object: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'forged-1', namespace: victim, labels: { [QUOTA_LABEL]: 'team' } },
+          spec: { containers: [{ name: 'main', image: 'x', resources: { requests: { cpu: '1500m' } } }] },
+        },
+      },
+    });
+    const script = `
+      const https = require('node:https'), http = require('node:http');
+      const call = (send, url, options, body) => new Promise((done) => {
+        const req = send.request(url, { timeout: 5000, ...options }, (res) => {
+          let text = ''; res.on('data', (c) => (text += c)); res.on('end', () => done({ status: res.statusCode, body: text }));
+        });
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', (e) => done({ error: e.message }));
+        req.end(body);
+      });
+      const post = (headers) => call(https, process.env.ADMISSION + '/validate-pod',
+        { method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', ...headers } }, process.env.REVIEW);
+      (async () => {
+        const answers = [];
+        for (let i = 0; i < 5; i++) answers.push(await post({}));
+        answers.push(await post({ 'x-admission-forwarded': '1' }));
+        answers.push(await call(http, process.env.METRICS + '/elasticQuota', {}));
+        console.log(JSON.stringify(answers));
+      })();`;
+    await core.createNamespacedPod({
+      namespace: attacker,
+      body: {
+        metadata: { name: 'forger' },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'forger',
+              image: `localhost/admission-operator:${tag}`,
+              imagePullPolicy: 'Never',
+              command: ['node', '-e', script],
+              env: [
+                { name: 'ADMISSION', value: `https://${service.spec?.clusterIP}:443` },
+                { name: 'METRICS', value: `http://${replica?.status?.podIP}:8080` },
+                { name: 'REVIEW', value: forged },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    await waitFor(
+      'the attacker pod to finish',
+      async () => {
+        const pod = await core.readNamespacedPod({ namespace: attacker, name: 'forger' });
+        return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' ? pod : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    const output = (await kubectl(['logs', '-n', attacker, 'forger'])).stdout.trim();
+    log(`attacker's answers: ${output.slice(0, 600)}`);
+    const answers = JSON.parse(output) as { status?: number; body?: string; error?: string }[];
+    const forgeries = answers.slice(0, 5);
+    assert.deepEqual(
+      forgeries.map((answer) => answer.status),
+      [401, 401, 401, 401, 401],
+      'the forged reviews reached the Service and were refused',
+    );
+    for (const answer of forgeries) assert.doesNotMatch(answer.body ?? '', /allowed|used|limited|quota|cpu/i);
+    assert.equal(answers[5]?.status, 403, 'a forged forward to a replica is refused');
+    assert.equal(answers[6]?.status, 403, 'the quota debug view answers no pod');
+
+    // 7.5 CPUs of forged pods and not a millicore reserved: the tenant's pods fill its quota exactly.
+    const failed = new FailedAdmissions();
+    for (let i = 0; i < 3; i++)
+      await failed.admitted('tenant pod', () =>
+        core.createNamespacedPod({ namespace: victim, body: tenantPod }),
+      );
+    assert.deepEqual(failed.messages, [], 'no tenant pod refused because of forged calls');
+    await assert.rejects(
+      core.createNamespacedPod({ namespace: victim, body: tenantPod }),
+      (error: unknown) => {
+        assert.match(
+          String((error as { body?: unknown }).body),
+          /exceeded quota: .*used: cpu=2, limited: cpu=2/,
+        );
+        return true;
+      },
+    );
+  });
+
   it('step 2: helm upgrade to an image with another tag while pods are created at 20/s: zero failed creates, the rollout finishes', async (t) => {
     const kc = await clusterKubeConfig();
     const loadNamespace = await podReadyNamespace(t, 'e2e-load');
