@@ -224,7 +224,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
         unverifiedSinceLog += 1;
         const now = performance.now();
         if (now - lastUnverifiedLog >= UNVERIFIED_LOG_INTERVAL_MS) {
-          logger.warn(
+          // Info, not warn: anyone can send these, so they say nothing of the server's health; the
+          // metric says how many there are.
+          logger.info(
             {
               reason: caller.reason,
               refused: unverifiedSinceLog,
