@@ -4,7 +4,6 @@
  * (metrics-server.ts), so nothing that can reach the webhooks can read them. Transport (TLS,
  * certificate reloads, connection limits) lives in https-server.ts.
  */
-import type { TLSSocket } from 'node:tls';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { pruneJson } from '../admission/json-depth.js';
@@ -21,8 +20,8 @@ import type { AdmissionMetrics } from '../metrics/admission-metrics.js';
 import { BodyAbortedError, BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 import { answerBeforeBody } from './answer-before-body.js';
 import { watchForAbandonedCall } from './abandoned-calls.js';
-import { FORWARDED_HEADER } from './quota-forwarder.js';
-import { refusalStatus, type Caller, type CallerVerifier } from './caller-verification.js';
+import type { Caller, CallerVerifier } from './caller-verification.js';
+import { callerGate } from './caller-gate.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -69,15 +68,6 @@ export interface AdmissionAppOptions {
    */
   callers: Pick<CallerVerifier, 'required' | 'identify'>;
 }
-
-/** All an unverified caller learns: no decision, no message of a rule. */
-const UNVERIFIED_ANSWER: Record<401 | 403 | 503, string> = {
-  401: 'the admission server answers only the API server, verified by its client certificate or token',
-  403: 'the admission server answers only the API server: these credentials are not its',
-  503: 'the admission server cannot verify the caller right now',
-};
-/** Refusals of unverified callers are logged at most this often, with their count since the last line. */
-const UNVERIFIED_LOG_INTERVAL_MS = 10_000;
 
 function objectName(request: AdmissionRequest): string {
   const name = request.name ?? request.object?.metadata.name;
@@ -207,43 +197,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
   });
 
   // Who is calling, before anything of the request is read: an unverified caller's body is never parsed.
-  let unverifiedSinceLog = 0;
-  let lastUnverifiedLog = -Infinity;
-  app.use(async (ctx, next) => {
-    const forwarded = ctx.get(FORWARDED_HEADER) !== '';
-    const authorization = ctx.get('Authorization');
-    const caller = await options.callers.identify(
-      ctx.req.socket as TLSSocket,
-      authorization === '' ? undefined : authorization,
-      forwarded,
-    );
-    if (!caller.verified) {
-      const refused = options.callers.required || caller.reason === 'forward-without-replica-certificate';
-      metrics.unverifiedCallers.inc({ reason: caller.reason, result: refused ? 'refused' : 'unreserved' });
-      if (refused) {
-        unverifiedSinceLog += 1;
-        const now = performance.now();
-        if (now - lastUnverifiedLog >= UNVERIFIED_LOG_INTERVAL_MS) {
-          // Info, not warn: anyone can send these, so they say nothing of the server's health; the
-          // metric says how many there are.
-          logger.info(
-            {
-              reason: caller.reason,
-              refused: unverifiedSinceLog,
-              remoteAddress: ctx.req.socket.remoteAddress,
-            },
-            'refused a caller that is not the verified API server',
-          );
-          lastUnverifiedLog = now;
-          unverifiedSinceLog = 0;
-        }
-        const status = refusalStatus(caller.reason);
-        throw new BadReviewError(status, UNVERIFIED_ANSWER[status]);
-      }
-    }
-    ctx.state.caller = caller;
-    await next();
-  });
+  app.use(callerGate(options.callers, metrics, logger));
 
   app.use(async (ctx) => {
     const caller = ctx.state.caller as Caller;
