@@ -232,9 +232,12 @@ export interface HttpsCall {
   ca?: string;
   /** Call as the API server does, with its webhook client certificate (`curl --cert --key`). */
   asApiServer?: boolean;
+  /** Or with this client certificate. */
+  client?: { cert: string; key: string };
   method?: string;
   body?: string;
   contentType?: string;
+  headers?: Record<string, string>;
 }
 
 export interface HttpAnswer {
@@ -266,9 +269,9 @@ export async function httpsCall(port: number, path: string, call: HttpsCall = {}
     port,
     path,
     method: call.method ?? 'GET',
-    ...(call.asApiServer ? await apiServerClient() : {}),
+    ...(call.asApiServer ? await apiServerClient() : (call.client ?? {})),
     ...(call.ca ? { ca: call.ca } : { rejectUnauthorized: false }),
-    headers: call.contentType ? { 'Content-Type': call.contentType } : {},
+    headers: { ...(call.contentType ? { 'Content-Type': call.contentType } : {}), ...call.headers },
     timeout: 5000,
   });
   return answerOf(req, call.body);

@@ -18,10 +18,16 @@ import {
   podReadyNamespace,
   waitFor,
 } from '../harness/cluster.js';
-import { freshOperator, httpGet, type OperatorProcess } from '../harness/operator.js';
+import {
+  freshOperator,
+  httpGet,
+  httpsCall,
+  type HttpAnswer,
+  type OperatorProcess,
+} from '../harness/operator.js';
+import { admissionRequest, reviewBody } from '../harness/requests.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'node:https';
 import { pkiDir } from '../../scripts/cluster/layout.js';
 
 const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
@@ -75,30 +81,18 @@ function forgedReview(target: Victim, uid: string): string {
       ],
     },
   };
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      requestKind: { group: '', version: 'v1', kind: 'Pod' },
-      requestResource: { group: '', version: 'v1', resource: 'pods' },
-      name: uid,
-      namespace: target.namespace,
-      operation: 'CREATE',
-      userInfo: { username: 'system:serviceaccount:attacker:default', groups: ['system:serviceaccounts'] },
-      object,
-      oldObject: null,
-      dryRun: false,
-      options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
-    },
+  const request = admissionRequest({
+    kind: 'Pod',
+    resource: 'pods',
+    namespace: target.namespace,
+    name: uid,
+    object,
   });
-}
-
-interface Posted {
-  status: number;
-  body: string;
+  return reviewBody({
+    ...request,
+    uid,
+    userInfo: { username: 'system:serviceaccount:attacker:default', groups: ['system:serviceaccounts'] },
+  });
 }
 
 /** POSTs `body` to the operator's /validate-pod as `curl -k` would, with the given client certificate. */
@@ -107,31 +101,13 @@ function post(
   body: string,
   client?: { cert: string; key: string },
   headers: Record<string, string> = {},
-): Promise<Posted> {
-  return new Promise((resolvePromise, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: operator.port,
-        path: '/validate-pod',
-        method: 'POST',
-        rejectUnauthorized: false,
-        ...(client ?? {}),
-        headers: { 'Content-Type': 'application/json', ...headers },
-        timeout: 5000,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolvePromise({ status: res.statusCode ?? 0, body: text });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(body);
+): Promise<HttpAnswer> {
+  return httpsCall(operator.port, '/validate-pod', {
+    method: 'POST',
+    body,
+    contentType: 'application/json',
+    headers,
+    ...(client ? { client } : {}),
   });
 }
 
