@@ -322,7 +322,6 @@ describe('the chart on the local node', () => {
     // node has no other), POSTing forged reviews for a 1500m pod of the tenant to the Service.
     const attacker = await podReadyNamespace(t, 'attacker');
     const service = await core.readNamespacedService({ namespace: releaseNamespace, name: releaseName });
-    const replica = (await chartPods())[0];
     const forged = JSON.stringify({
       apiVersion: 'admission.k8s.io/v1',
       kind: 'AdmissionReview',
@@ -342,6 +341,7 @@ describe('the chart on the local node', () => {
         },
       },
     });
+    // Each target gets five forged reviews, then a forged forward; the metrics target, its debug view.
     const script = `
       const https = require('node:https'), http = require('node:http');
       const call = (send, url, options, body) => new Promise((done) => {
@@ -352,57 +352,96 @@ describe('the chart on the local node', () => {
         req.on('error', (e) => done({ error: e.message }));
         req.end(body);
       });
-      const post = (headers) => call(https, process.env.ADMISSION + '/validate-pod',
+      const post = (target, headers) => call(https, target + '/validate-pod',
         { method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', ...headers } }, process.env.REVIEW);
       (async () => {
-        const answers = [];
-        for (let i = 0; i < 5; i++) answers.push(await post({}));
-        answers.push(await post({ 'x-admission-forwarded': '1' }));
-        answers.push(await call(http, process.env.METRICS + '/elasticQuota', {}));
+        const answers = { forged: [], forwards: [], debug: [] };
+        for (const target of process.env.ADMISSION.split(' ')) {
+          for (let i = 0; i < 5; i++) answers.forged.push(await post(target, {}));
+          answers.forwards.push(await post(target, { 'x-admission-forwarded': '1' }));
+        }
+        for (const target of process.env.METRICS.split(' ')) answers.debug.push(await call(http, target + '/elasticQuota', {}));
         console.log(JSON.stringify(answers));
       })();`;
-    await core.createNamespacedPod({
-      namespace: attacker,
-      body: {
-        metadata: { name: 'forger' },
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'forger',
-              image: `localhost/admission-operator:${tag}`,
-              imagePullPolicy: 'Never',
-              command: ['node', '-e', script],
-              env: [
-                { name: 'ADMISSION', value: `https://${service.spec?.clusterIP}:443` },
-                { name: 'METRICS', value: `http://${replica?.status?.podIP}:8080` },
-                { name: 'REVIEW', value: forged },
-              ],
-            },
-          ],
+    interface Answer {
+      status?: number;
+      body?: string;
+      error?: string;
+    }
+    /** Runs the script in a pod of the attacker's namespace and returns what it printed. */
+    const attack = async (
+      name: string,
+      hostNetwork: boolean,
+      admission: string[],
+      metrics: string[],
+    ): Promise<Record<'forged' | 'forwards' | 'debug', Answer[]>> => {
+      await core.createNamespacedPod({
+        namespace: attacker,
+        body: {
+          metadata: { name },
+          spec: {
+            restartPolicy: 'Never',
+            hostNetwork,
+            containers: [
+              {
+                name: 'forger',
+                image: `localhost/admission-operator:${tag}`,
+                imagePullPolicy: 'Never',
+                command: ['node', '-e', script],
+                env: [
+                  { name: 'ADMISSION', value: admission.join(' ') },
+                  { name: 'METRICS', value: metrics.join(' ') },
+                  { name: 'REVIEW', value: forged },
+                ],
+              },
+            ],
+          },
         },
-      },
-    });
-    await waitFor(
-      'the attacker pod to finish',
-      async () => {
-        const pod = await core.readNamespacedPod({ namespace: attacker, name: 'forger' });
-        return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' ? pod : undefined;
-      },
-      { timeoutMs: 120_000, intervalMs: 500 },
+      });
+      await waitFor(
+        `the attacker pod ${name} to finish`,
+        async () => {
+          const pod = await core.readNamespacedPod({ namespace: attacker, name });
+          return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed' ? pod : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      const output = (await kubectl(['logs', '-n', attacker, name])).stdout.trim();
+      log(`${name}'s answers: ${output.slice(0, 600)}`);
+      return JSON.parse(output) as Record<'forged' | 'forwards' | 'debug', Answer[]>;
+    };
+    // From the pod network, every endpoint of the Service (the pods the Service sends to). This
+    // node routes nothing between pods through the host (IP forwarding stays off, see
+    // docs/development.md), so a pod reaches a Service's address only from the host network: the
+    // second attacker calls the Service's own address from there, through kube-proxy's rules.
+    const endpoints = (await chartPods()).map((pod) => pod.status?.podIP ?? '');
+    const fromPods = await attack(
+      'forger',
+      false,
+      endpoints.map((ip) => `https://${ip}:9443`),
+      endpoints.map((ip) => `http://${ip}:8080`),
     );
-    const output = (await kubectl(['logs', '-n', attacker, 'forger'])).stdout.trim();
-    log(`attacker's answers: ${output.slice(0, 600)}`);
-    const answers = JSON.parse(output) as { status?: number; body?: string; error?: string }[];
-    const forgeries = answers.slice(0, 5);
-    assert.deepEqual(
-      forgeries.map((answer) => answer.status),
-      [401, 401, 401, 401, 401],
-      'the forged reviews reached the Service and were refused',
+    const fromHost = await attack('forger-host', true, [`https://${service.spec?.clusterIP}:443`], []);
+    for (const [from, answers] of [
+      ['the pod network', fromPods],
+      ['the Service address', fromHost],
+    ] as const) {
+      assert.deepEqual(
+        answers.forged.map((answer) => answer.status),
+        answers.forged.map(() => 401),
+        `the forged reviews from ${from} reached the operator and were refused`,
+      );
+      for (const answer of answers.forged)
+        assert.doesNotMatch(answer.body ?? '', /allowed|used|limited|quota|cpu/i);
+      assert.ok(
+        answers.forwards.every((answer) => answer.status === 403),
+        `forged forwards from ${from} are refused`,
+      );
+    }
+    assert.ok(
+      fromPods.debug.length === 2 && fromPods.debug.every((answer) => answer.status === 403),
+      'the quota debug view answers no pod',
     );
-    for (const answer of forgeries) assert.doesNotMatch(answer.body ?? '', /allowed|used|limited|quota|cpu/i);
-    assert.equal(answers[5]?.status, 403, 'a forged forward to a replica is refused');
-    assert.equal(answers[6]?.status, 403, 'the quota debug view answers no pod');
 
     // 7.5 CPUs of forged pods and not a millicore reserved: the tenant's pods fill its quota exactly.
     const failed = new FailedAdmissions();
