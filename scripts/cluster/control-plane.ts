@@ -442,7 +442,8 @@ async function withLock<T>(log: Log, work: () => Promise<T>): Promise<T> {
 /**
  * Starts the cluster unless it is already up; `startedNow` tells the caller whether to stop it
  * later. A cluster with a node serves a caller that needs none; one without a node is started
- * anew when a node is asked for (the API server must move to the node's address).
+ * anew when a node is asked for (the API server must move to the node's address), and one of
+ * another Kubernetes release is started anew on this process's release.
  */
 export async function startCluster(
   log: Log,
@@ -450,13 +451,16 @@ export async function startCluster(
 ): Promise<{ state: ClusterState; startedNow: boolean }> {
   return withLock(log, async () => {
     const status = await clusterStatus();
-    const fits = status.state?.node === true || options.node !== true;
+    const sameRelease = status.state?.kubernetesVersion === kubernetesVersion;
+    const fits = sameRelease && (status.state?.node === true || options.node !== true);
     if (status.running && status.state && fits) return { state: status.state, startedNow: false };
     if (status.state) {
       log(
-        status.running
-          ? 'restarting the running cluster with a node'
-          : `cleaning up a previous cluster (${status.reason})`,
+        !status.running
+          ? `cleaning up a previous cluster (${status.reason})`
+          : sameRelease
+            ? 'restarting the running cluster with a node'
+            : `restarting the running cluster (Kubernetes ${status.state.kubernetesVersion}) on Kubernetes ${kubernetesVersion}`,
       );
       await stopAll(status.state.processes, status.state.node === true, log);
     }
