@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
-import { repoRoot } from '../../scripts/cluster/layout.js';
+import { kubernetesVersion, repoRoot } from '../../scripts/cluster/layout.js';
 import { apiGet, forEachLine, readJson } from '../../operator/kube/api-stream.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { clusterKubeConfig, waitFor } from '../harness/cluster.js';
@@ -108,10 +108,17 @@ async function settle(operator: RunningOperator, label: string): Promise<Settled
   return settled;
 }
 
-async function podsListed(operator: RunningOperator): Promise<{ lists: number; pods: number }> {
+/** The pods' lists so far (a streaming list or pages: the API server's WatchList decides), and the pods kept. */
+async function podsListed(operator: RunningOperator): Promise<{ lists: number; mode: string; pods: number }> {
   const text = await metricsText(operator.metricsPort);
+  const modes = ['stream', 'pages'].map((mode) => ({
+    mode,
+    lists: metricValue(text, `admission_store_lists_total{kind="pods",mode="${mode}"}`),
+  }));
+  const listed = modes.filter((entry) => entry.lists > 0);
   return {
-    lists: metricValue(text, 'admission_store_lists_total{kind="pods"}'),
+    lists: listed.reduce((sum, entry) => sum + entry.lists, 0),
+    mode: listed.map((entry) => entry.mode).join('+') || 'none',
     pods: metricValue(text, 'admission_store_objects{kind="pods"}'),
   };
 }
@@ -184,6 +191,9 @@ async function measureSize(
   const pid = operator.child.pid ?? 0;
   const startPeak = peakRssMiB(pid);
   const listed = await podsListed(operator);
+  console.log(
+    `scale: ${label}: the operator listed the pods with ${listed.mode === 'stream' ? 'a streaming list' : listed.mode}`,
+  );
   inform(`scale: ${label}: pods in the store at Ready`, listed.pods, 'pods');
   inform(`scale: ${label}: start to Ready`, operator.readyMs, 'ms');
   const settled = await settle(operator, label);
@@ -303,7 +313,7 @@ export async function benchScale(
 ): Promise<void> {
   const sizes = scaleSteps(size, steps);
   console.log(
-    `scale: up to ${size.pods} pods, ${size.nodes} nodes, ${size.namespaces} namespaces, measured at ${sizes.map((s) => s.pods).join(', ')} pods (a fresh local control plane)`,
+    `scale: Kubernetes ${kubernetesVersion}, up to ${size.pods} pods, ${size.nodes} nodes, ${size.namespaces} namespaces, measured at ${sizes.map((s) => s.pods).join(', ')} pods (a fresh local control plane)`,
   );
   const log = (line: string): void => {
     console.error(`[cluster] ${line}`);
