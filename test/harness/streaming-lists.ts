@@ -14,38 +14,48 @@ export function streamingListsOnByDefault(minor: number): boolean {
   return minor === 32 || minor >= 34;
 }
 
-/** Lists the ConfigMaps of `namespace` as a streaming list: true when the server ends it with its bookmark. */
-export async function serverStreamsLists(kubeConfig: KubeConfig, namespace = 'default'): Promise<boolean> {
+/**
+ * A streaming list of the collection at `path`, every event parsed and nothing kept: the time to its
+ * closing bookmark and the objects it sent; undefined where the server refuses streaming lists.
+ */
+export async function rawStreamingList(
+  kubeConfig: KubeConfig,
+  path: string,
+): Promise<{ ms: number; objects: number } | undefined> {
+  const started = performance.now();
   const abort = new AbortController();
   const query = new URLSearchParams({
     watch: '1',
     sendInitialEvents: 'true',
     resourceVersionMatch: 'NotOlderThan',
     allowWatchBookmarks: 'true',
-    timeoutSeconds: '10',
+    timeoutSeconds: '600',
   });
-  let ended = false;
+  let objects = 0;
+  let ms: number | undefined;
   try {
-    const response = await apiGet(
-      kubeConfig,
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      query,
-      abort.signal,
-    );
+    const response = await apiGet(kubeConfig, path, query, abort.signal);
     await forEachLine(response, (line) => {
       const event = JSON.parse(line) as { type?: string; object?: { metadata?: { annotations?: object } } };
       const annotations = (event.object?.metadata?.annotations ?? {}) as Record<string, string>;
-      if (event.type === 'BOOKMARK' && annotations['k8s.io/initial-events-end'] === 'true') {
-        ended = true;
+      if (event.type !== 'BOOKMARK') objects++;
+      else if (annotations['k8s.io/initial-events-end'] === 'true') {
+        ms = performance.now() - started;
         abort.abort();
       }
     }).catch((error: unknown) => {
-      if (!ended) throw error;
+      if (ms === undefined) throw error;
     });
-    return ended;
   } catch (error) {
     // What the reflector takes for a refusal (operator/kube/reflector.ts).
-    if (error instanceof ApiStatusError && [400, 403, 405, 422].includes(error.code)) return false;
+    if (error instanceof ApiStatusError && [400, 403, 405, 422].includes(error.code)) return undefined;
     throw error;
   }
+  if (ms === undefined) throw new Error(`the streaming list of ${path} ended before its closing bookmark`);
+  return { ms, objects };
+}
+
+/** Whether the server serves streaming lists, asked with one of a namespace's ConfigMaps. */
+export async function serverStreamsLists(kubeConfig: KubeConfig, namespace = 'default'): Promise<boolean> {
+  return (await rawStreamingList(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`)) !== undefined;
 }
