@@ -326,7 +326,12 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
               `--kubelet-client-key=${pki.node.apiserverKubeletClientKey}`,
               '--kubelet-preferred-address-types=InternalIP',
             ]
-          : ['--authorization-mode=RBAC']),
+          : [
+              '--authorization-mode=RBAC',
+              // Without a node nothing dials the `kubernetes` Service, and from 1.37 the API server
+              // refuses a loopback advertise address for the endpoints it would write there.
+              '--endpoint-reconciler-type=none',
+            ]),
         '--allow-privileged=true',
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${pki.serviceAccountPub}`,
