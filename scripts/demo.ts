@@ -5,6 +5,8 @@
  * certificate rotations while pods keep being admitted, then a rolling restart of two replicas
  * behind one address while pods keep being created. Cleans up after itself.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import './runtime/require-node.js';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -3,6 +3,8 @@
  * image must never carry: with neither $KUBECONFIG nor an in-cluster config, it starts (or joins)
  * the local control plane of `scripts/cluster/` and applies the CRDs to it.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import './runtime/require-node.js';
 import { join } from 'node:path';
 import { runSubcommand } from '../operator/cli/dispatch.js';
 import { startOperatorProcess, type LocalCluster } from '../operator/startup.js';

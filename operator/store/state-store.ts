@@ -270,9 +270,9 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
       remove: (object) => {
         sink.remove(object);
       },
-      listed: () => {
+      listed: (mode) => {
         sink.listed();
-        storeLists.inc({ kind: spec.kind });
+        storeLists.inc({ kind: spec.kind, mode: mode ?? 'none' });
       },
     };
     const source =

@@ -384,7 +384,12 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
               `--kubelet-client-key=${pki.node.apiserverKubeletClientKey}`,
               '--kubelet-preferred-address-types=InternalIP',
             ]
-          : ['--authorization-mode=RBAC']),
+          : [
+              '--authorization-mode=RBAC',
+              // Without a node nothing dials the `kubernetes` Service, and from 1.37 the API server
+              // refuses a loopback advertise address for the endpoints it would write there.
+              '--endpoint-reconciler-type=none',
+            ]),
         '--allow-privileged=true',
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${pki.serviceAccountPub}`,
@@ -500,7 +505,8 @@ async function withLock<T>(log: Log, work: () => Promise<T>): Promise<T> {
 /**
  * Starts the cluster unless it is already up; `startedNow` tells the caller whether to stop it
  * later. A cluster with a node serves a caller that needs none; one without a node is started
- * anew when a node is asked for (the API server must move to the node's address).
+ * anew when a node is asked for (the API server must move to the node's address), and one of
+ * another Kubernetes release is started anew on this process's release.
  */
 export async function startCluster(
   log: Log,
@@ -508,17 +514,21 @@ export async function startCluster(
 ): Promise<{ state: ClusterState; startedNow: boolean }> {
   return withLock(log, async () => {
     const status = await clusterStatus();
+    const sameRelease = status.state?.kubernetesVersion === kubernetesVersion;
     // A cluster whose API server presents no client certificate to webhooks is of an older checkout.
+    const presentsClientCertificate = status.state?.webhookClient !== undefined;
     const fits =
-      (status.state?.node === true || options.node !== true) && status.state?.webhookClient !== undefined;
+      sameRelease && presentsClientCertificate && (status.state?.node === true || options.node !== true);
     if (status.running && status.state && fits) return { state: status.state, startedNow: false };
     if (status.state) {
       log(
         !status.running
           ? `cleaning up a previous cluster (${status.reason})`
-          : status.state.webhookClient === undefined
-            ? 'restarting the running cluster: its API server presents no client certificate to webhooks'
-            : 'restarting the running cluster with a node',
+          : !sameRelease
+            ? `restarting the running cluster (Kubernetes ${status.state.kubernetesVersion}) on Kubernetes ${kubernetesVersion}`
+            : !presentsClientCertificate
+              ? 'restarting the running cluster: its API server presents no client certificate to webhooks'
+              : 'restarting the running cluster with a node',
       );
       await stopAll(status.state.processes, status.state.node === true, log);
     }

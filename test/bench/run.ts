@@ -29,6 +29,8 @@
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
  * --state-scale=N (default 1), --rounds=N (transport and quota-burst, default 2).
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../../scripts/runtime/require-node.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
