@@ -24,6 +24,8 @@ export interface Verdict {
   patchError?: string;
   /** Koordinator's handler panicked: the call fails and the API server applies the failure policy. */
   panic?: string;
+  /** Where it panicked (the goroutine's stack), for the report. */
+  stack?: string;
 }
 
 export type Aspect = 'allowed' | 'code' | 'message' | 'warnings' | 'object';

@@ -11,6 +11,8 @@ export interface OracleAnswer {
   status?: number;
   body?: JsonObject;
   panic?: string;
+  /** The goroutine's stack at a panic. */
+  stack?: string;
   object?: JsonObject;
   error?: string;
   ok?: boolean;

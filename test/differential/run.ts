@@ -85,7 +85,7 @@ async function judge(
   const answer = await oracle.ask({ op: 'review', path, review });
   if (answer.error !== undefined) throw new Error(`the oracle failed on ${path}: ${answer.error}`);
   const theirs: Verdict = answer.panic
-    ? { allowed: false, code: 0, message: '', warnings: [], patch: [], panic: answer.panic }
+    ? { allowed: false, code: 0, message: '', warnings: [], patch: [], panic: answer.panic, ...(answer.stack ? { stack: answer.stack } : {}) }
     : verdictOf(answer.body ?? {}, object);
   const mine = verdictOf(ours.answer(path, review, state), object);
   const patched = mine.patch.length > 0 || theirs.patch.length > 0;
@@ -101,7 +101,7 @@ async function judge(
 function describe(observed: Observed, where: string): string {
   const side = (verdict: Verdict): string =>
     verdict.panic
-      ? `panic: ${verdict.panic}`
+      ? `panic: ${verdict.panic}${verdict.stack ? `\n${verdict.stack.split('\n').filter((line) => line.includes('koordinator-sh/koordinator/pkg')).slice(0, 6).join('\n')}` : ''}`
       : `allowed=${verdict.allowed} code=${verdict.code}${verdict.message ? ` message=${JSON.stringify(verdict.message)}` : ''}` +
         (verdict.warnings.length > 0 ? ` warnings=${JSON.stringify(verdict.warnings)}` : '') +
         (verdict.patch.length > 0 ? ` patch=${JSON.stringify(verdict.patch)}` : '');
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
         const tally = byPath.get(path) ?? newTally();
         tally.compared++;
         if (args.review !== undefined) {
-          console.log(JSON.stringify(generated.review, null, 2));
+          console.log(JSON.stringify({ world: world.objects, review: generated.review }, null, 2));
           console.log(describe(observed, `world ${w} review ${i}`));
         }
         if (observed.differences.length === 0) {

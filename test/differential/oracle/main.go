@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime/debug"
 
 	"k8s.io/klog/v2"
 
@@ -43,6 +44,7 @@ type answer struct {
 	Status int             `json:"status,omitempty"`
 	Body   json.RawMessage `json:"body,omitempty"`
 	Panic  string          `json:"panic,omitempty"`
+	Stack  string          `json:"stack,omitempty"`
 	Object json.RawMessage `json:"object,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	OK     bool            `json:"ok,omitempty"`
@@ -136,7 +138,7 @@ func (o *oracle) review(path string, body json.RawMessage) (ans answer) {
 	// API server applies the webhook's failure policy. Reported as such.
 	defer func() {
 		if r := recover(); r != nil {
-			ans = answer{Panic: fmt.Sprint(r)}
+			ans = answer{Panic: fmt.Sprint(r), Stack: string(debug.Stack())}
 		}
 	}()
 	httpRequest := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
