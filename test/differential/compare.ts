@@ -22,7 +22,10 @@ export interface Verdict {
   after?: KubeObject | null;
   /** Why the patch did not apply. */
   patchError?: string;
-  /** Koordinator's handler panicked: the call fails and the API server applies the failure policy. */
+  /**
+   * Koordinator's handler panicked: the call fails and the API server applies the failure
+   * policy (Ignore: admitted unchanged; Fail: refused), which is what the verdict then says.
+   */
   panic?: string;
   /** Where it panicked (the goroutine's stack), for the report. */
   stack?: string;
@@ -74,8 +77,7 @@ export function compareVerdicts(
   canonicalTheirs: JsonObject | null | undefined,
 ): Compared {
   const differences: Aspect[] = [];
-  if (ours.allowed !== theirs.allowed || Boolean(ours.panic) !== Boolean(theirs.panic))
-    differences.push('allowed');
+  if (ours.allowed !== theirs.allowed) differences.push('allowed');
   if (ours.code !== theirs.code) differences.push('code');
   if (ours.message !== theirs.message) differences.push('message');
   if (!isDeepStrictEqual(ours.warnings, theirs.warnings)) differences.push('warnings');

@@ -34,6 +34,7 @@ export class OracleClient {
     this.child = spawn(binary, [`--feature-gates=${featureGates}`], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-8192);
+      if (process.env.ORACLE_LOG) process.stderr.write(chunk);
     });
     createInterface({ input: this.child.stdout, crlfDelay: Infinity }).on('line', (line) => {
       const next = this.waiting.shift();

@@ -2,7 +2,7 @@
  * Our side of the comparison: the operator's own store fed the world's objects the way its
  * watches would feed them (the `admit` command's state loader), and each review judged by the
  * admission server's own reading, deciding and answering code (readReview, decide,
- * admissionResponse), under deny.
+ * admissionResponse), under deny unless told otherwise.
  */
 import { pino } from 'pino';
 import { loadState } from '../../operator/cli/admit/state.js';
@@ -14,7 +14,15 @@ import { NO_DECISION_METRICS } from '../../webhook/metrics/decision-metrics.js';
 import { watchedConfigMaps } from '../../webhook/names.js';
 import { readReview } from '../../webhook/server/app.js';
 import { decide, unreadable } from '../../webhook/server/decide.js';
-import { enabledWebhooks, type TableContext, type WebhookEntry } from '../../webhook/table.js';
+import { enforceAll } from '../../webhook/enforcement/apply-enforcement.js';
+import { readEnforcement } from '../../webhook/enforcement/enforcement.js';
+import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
+import {
+  enabledWebhooks,
+  enforceableNames,
+  type TableContext,
+  type WebhookEntry,
+} from '../../webhook/table.js';
 import { KOORDINATOR_NAMESPACE } from './vocabulary.js';
 import type { World } from './world.js';
 
@@ -54,18 +62,23 @@ export class OurWebhooks {
     return loaded.store;
   }
 
-  /** The AdmissionReview our server would answer. */
-  answer(path: string, review: JsonObject, state: StateStore): JsonObject {
+  /** The webhook serving `path`. */
+  entry(path: string): WebhookEntry {
     const entry = this.byPath.get(path);
     if (!entry) throw new Error(`no webhook of ours serves ${path}`);
+    return entry;
+  }
+
+  /** The AdmissionReview our server would answer, under `enforcement` (deny everywhere by default). */
+  answer(path: string, review: JsonObject, state: StateStore, enforcement = ''): JsonObject {
+    const entry = this.entry(path);
     const { request, unread } = readReview(Buffer.from(JSON.stringify(review)));
-    if (unread) {
-      return admissionResponse(
-        request,
-        unreadable(entry, unread, NO_DECISION_METRICS).decision,
-      ) as unknown as JsonObject;
-    }
-    const judged = decide(entry, request, state, logger, NO_DECISION_METRICS);
-    return admissionResponse(request, judged.decision, judged.patch) as unknown as JsonObject;
+    const judged = unread
+      ? unreadable(entry, unread, NO_DECISION_METRICS)
+      : decide(entry, request, state, logger, NO_DECISION_METRICS);
+    const read = readEnforcement(enforcement, enforceableNames(), FieldPath.of('enforcement'));
+    if (!read.ok) throw new Error(`enforcement ${enforcement}: ${read.error.join('; ')}`);
+    const enforced = enforceAll(entry, judged, read.value);
+    return admissionResponse(request, enforced.decision, enforced.patch) as unknown as JsonObject;
   }
 }

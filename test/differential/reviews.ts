@@ -6,8 +6,11 @@
  * mutations an UPDATE brings (a label changed, a quota moved, a parent flipped).
  *
  * Out of scope: reviews the API server can never send, such as a field of the wrong JSON type
- * in a typed object or a quantity that does not parse. Koordinator's decoder refuses those with a
- * Go error, ours with a message naming the field; the fuzzer (test/fuzz/) covers them for safety.
+ * in a typed object or a quantity that does not parse (Koordinator's decoder refuses those with a
+ * Go error, ours with a message naming the field; the fuzzer, test/fuzz/, covers them for
+ * safety), or a namespaced object without its namespace (the API server sets it from the URL
+ * before admission). The pods are what the API server hands the webhooks: defaulted (requests
+ * taken from limits where missing) and with the priority of their PriorityClass.
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../webhook/admission/types.js';
 import type { Rng } from '../fuzz/prng.js';
@@ -24,6 +27,7 @@ import {
   NODE_LABELS,
   PRIORITY_CLASS_LABEL,
   PRIORITY_CLASS_VALUES,
+  PRIORITY_CLASSES,
   PRIORITY_LABEL,
   PRIORITY_VALUES,
   Q,
@@ -170,8 +174,16 @@ function podResources(rng: Rng): JsonObject {
   return { requests, limits };
 }
 
+/** A container as the API server's defaulting leaves it: a limit without a request is requested too. */
 function container(rng: Rng, name: string): JsonObject {
-  return { name, image: `${name}:1`, resources: podResources(rng) };
+  const resources = podResources(rng);
+  const limits = resources.limits as Record<string, string> | undefined;
+  if (limits) {
+    const requests = (resources.requests ?? {}) as Record<string, string>;
+    for (const [key, value] of Object.entries(limits)) requests[key] ??= value;
+    resources.requests = requests;
+  }
+  return { name, image: `${name}:1`, resources };
 }
 
 function podLabels(rng: Rng): Record<string, string> {
@@ -195,7 +207,6 @@ export function generatePod(rng: Rng, index: number): KubeObject {
   const metadata: JsonObject = rng.chance(0.05)
     ? { generateName: 'gen-', namespace }
     : { name: `p-${index}`, namespace };
-  if (rng.chance(0.04)) delete metadata.namespace;
   metadata.labels = podLabels(rng);
   const annotations: Record<string, string> = {};
   if (rng.chance(0.3)) annotations.owner = 'someone';
@@ -219,7 +230,14 @@ export function generatePod(rng: Rng, index: number): KubeObject {
   if (rng.chance(0.1))
     spec.overhead = { cpu: rng.pick(['100m', '250m']), ...(rng.chance(0.5) ? { memory: '64Mi' } : {}) };
   if (rng.chance(0.3)) spec.priority = rng.pick(PRIORITY_VALUES);
-  if (rng.chance(0.15)) spec.priorityClassName = rng.pick(['koord-batch', 'koord-prod', 'high']);
+  if (rng.chance(0.15)) {
+    // The Priority admission plugin, before any webhook, sets the class's value.
+    const priorityClass = rng.pick(
+      PRIORITY_CLASSES.filter((pc) => ['koord-batch', 'koord-prod', 'high'].includes(pc.name)),
+    );
+    spec.priorityClassName = priorityClass.name;
+    spec.priority = priorityClass.value;
+  }
   if (rng.chance(0.1)) spec.schedulerName = 'default-scheduler';
   if (rng.chance(0.1))
     spec.affinity = {
@@ -254,8 +272,13 @@ function updatedPod(rng: Rng, old: KubeObject): KubeObject {
 
 function podReview(rng: Rng, uid: string, index: number, mutating: boolean): GeneratedReview {
   const pod = generatePod(rng, index);
-  const namespace =
-    typeof pod.metadata.namespace === 'string' ? pod.metadata.namespace : rng.pick(NAMESPACES);
+  const namespace = text(pod.metadata.namespace);
+  if (!mutating) {
+    // After mutation and before validation the API server names a generateName pod and resets a
+    // new pod's status (PrepareForCreate): validating webhooks see a Pending pod.
+    if (pod.metadata.generateName !== undefined) pod.metadata.name = `gen-${index.toString(36)}`;
+    pod.status = { phase: 'Pending' };
+  }
   if (mutating) {
     if (rng.chance(0.1)) {
       // Koordinator's objectSelector (ours: a matchCondition) sends only opted-in updates.
@@ -478,11 +501,22 @@ function quotaMutatingReview(rng: Rng, uid: string, world: World): GeneratedRevi
   };
 }
 
+/** A quota whose name no quota of the world has. */
+function unknownQuota(rng: Rng, world: World, existing: readonly KubeObject[]): KubeObject {
+  const quota = generateQuota(rng, world);
+  const taken = new Set(existing.map((q) => text(q.metadata.name)));
+  quota.metadata.name = ['new-a', 'new-b', 'new-c', 'new-d'].find((name) => !taken.has(name)) ?? 'new-z';
+  return quota;
+}
+
 function quotaValidatingReview(rng: Rng, uid: string, world: World): GeneratedReview {
   const path = '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota';
   const existing = worldObjects(world, 'ElasticQuota');
   const operation = rng.pick<Operation>(['CREATE', 'CREATE', 'UPDATE', 'UPDATE', 'UPDATE', 'DELETE']);
-  const old = existing.length > 0 && rng.chance(0.9) ? rng.pick(existing) : generateQuota(rng, world);
+  // The API server's old object is the stored quota; now and then one the world lacks (a quota
+  // Koordinator's tree does not know yet).
+  const stored = existing.length > 0 && rng.chance(0.9) ? rng.pick(existing) : undefined;
+  const old = stored ?? unknownQuota(rng, world, existing);
   if (operation === 'CREATE') {
     return {
       path,

@@ -4,21 +4,21 @@
  * difference must be one the rule pages document (expected.ts); any other fails the run.
  *
  *   npm run test:differential -- [--reviews N] [--seed S] [--per-world K] [--show N]
- *                                [--world W --review K]   (replay one review, printed in full)
+ *                                [--world W --review K [--enforcement E]]   (replay one review, printed in full)
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { JsonObject, KubeObject } from '../../webhook/admission/types.js';
 import { caseSeed, mulberry32 } from '../fuzz/prng.js';
-import { compareVerdicts, verdictOf, type Verdict } from './compare.js';
-import { classify, DOCUMENTED, type Observed } from './expected.js';
+import { classify, type Change, type Observed } from './classify.js';
+import type { Verdict } from './compare.js';
+import { DOCUMENTED } from './expected.js';
+import { ORACLE_GATES, OUR_GATES } from './gates.js';
 import { ensureOracle, KOORDINATOR_VERSION } from './oracle-build.js';
 import { OracleClient } from './oracle-client.js';
 import { OurWebhooks } from './ours.js';
-import { generateReview, KOORDINATOR_PATHS, type GeneratedReview } from './reviews.js';
-import { ORACLE_GATES, OUR_GATES } from './gates.js';
-import { text } from './vocabulary.js';
-import { generateWorld, withChildRequests, type World } from './world.js';
+import { generateReview, KOORDINATOR_PATHS } from './reviews.js';
+import { Session } from './session.js';
+import { generateWorld } from './world.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +28,8 @@ const { values: args } = parseArgs({
     show: { type: 'string', default: '5' },
     world: { type: 'string' },
     review: { type: 'string' },
+    /** Our enforcement for a replayed review (--world W --review K), e.g. validate-pod/colocation=dryrun. */
+    enforcement: { type: 'string', default: '' },
     /** Writes every undocumented difference, one JSON line each, to this file. */
     dump: { type: 'string' },
   },
@@ -38,70 +40,43 @@ const seed = Number(args.seed);
 const perWorld = Number(args['per-world']);
 const show = Number(args.show);
 
-/** Kinds the API server stores through their Go type (built-in): it sends them in Go's encoding. */
-const BUILT_IN = new Set(['Pod', 'Node', 'ConfigMap']);
-
 interface Tally {
   compared: number;
   agreeing: number;
   representation: number;
+  /** Agreeing where Koordinator's call failed and its failure policy, Ignore, admitted the object. */
+  failedOpen: number;
+  /** Reviews whose differences are all documented. */
+  documentedReviews: number;
+  /** By class: a review counts under each class that explains part of it. */
   documented: Map<string, number>;
   undocumented: Observed[];
 }
 
 function newTally(): Tally {
-  return { compared: 0, agreeing: 0, representation: 0, documented: new Map(), undocumented: [] };
-}
-
-async function canonical(
-  oracle: OracleClient,
-  object: KubeObject | null | undefined,
-): Promise<JsonObject | null | undefined> {
-  if (!object) return object;
-  const answer = await oracle.ask({ op: 'canonical', object });
-  if (answer.error !== undefined)
-    throw new Error(`the oracle cannot read ${text(object.kind)}: ${answer.error}`);
-  return answer.object;
-}
-
-/** The review as the API server sends it: built-in objects in their Go encoding. */
-async function asSent(oracle: OracleClient, generated: GeneratedReview): Promise<GeneratedReview> {
-  const request = generated.review.request as JsonObject;
-  for (const field of ['object', 'oldObject'] as const) {
-    const object = request[field] as KubeObject | null;
-    if (object && BUILT_IN.has(text(object.kind))) request[field] = (await canonical(oracle, object)) ?? null;
-  }
-  return generated;
-}
-
-async function judge(
-  oracle: OracleClient,
-  ours: OurWebhooks,
-  state: Awaited<ReturnType<OurWebhooks['state']>>,
-  generated: GeneratedReview,
-): Promise<Observed> {
-  const { path, review } = await asSent(oracle, generated);
-  const object = ((review.request as JsonObject).object ?? null) as KubeObject | null;
-  const answer = await oracle.ask({ op: 'review', path, review });
-  if (answer.error !== undefined) throw new Error(`the oracle failed on ${path}: ${answer.error}`);
-  const theirs: Verdict = answer.panic
-    ? { allowed: false, code: 0, message: '', warnings: [], patch: [], panic: answer.panic, ...(answer.stack ? { stack: answer.stack } : {}) }
-    : verdictOf(answer.body ?? {}, object);
-  const mine = verdictOf(ours.answer(path, review, state), object);
-  const patched = mine.patch.length > 0 || theirs.patch.length > 0;
-  const compared = compareVerdicts(
-    mine,
-    theirs,
-    patched ? await canonical(oracle, mine.after) : undefined,
-    patched ? await canonical(oracle, theirs.after) : undefined,
-  );
-  return { path, note: generated.note, review, ours: mine, theirs, ...compared };
+  return {
+    compared: 0,
+    agreeing: 0,
+    representation: 0,
+    failedOpen: 0,
+    documentedReviews: 0,
+    documented: new Map(),
+    undocumented: [],
+  };
 }
 
 function describe(observed: Observed, where: string): string {
   const side = (verdict: Verdict): string =>
     verdict.panic
-      ? `panic: ${verdict.panic}${verdict.stack ? `\n${verdict.stack.split('\n').filter((line) => line.includes('koordinator-sh/koordinator/pkg')).slice(0, 6).join('\n')}` : ''}`
+      ? `panic: ${verdict.panic}${
+          verdict.stack
+            ? `\n${verdict.stack
+                .split('\n')
+                .filter((line) => line.includes('koordinator-sh/koordinator/pkg'))
+                .slice(0, 6)
+                .join('\n')}`
+            : ''
+        }`
       : `allowed=${verdict.allowed} code=${verdict.code}${verdict.message ? ` message=${JSON.stringify(verdict.message)}` : ''}` +
         (verdict.warnings.length > 0 ? ` warnings=${JSON.stringify(verdict.warnings)}` : '') +
         (verdict.patch.length > 0 ? ` patch=${JSON.stringify(verdict.patch)}` : '');
@@ -117,7 +92,15 @@ async function main(): Promise<void> {
     process.stderr.write(`${line}\n`);
   });
   const oracle = new OracleClient(binary, ORACLE_GATES);
-  const ours = new OurWebhooks(OUR_GATES);
+  const session = new Session(oracle, new OurWebhooks(OUR_GATES));
+  const rejudge = async (observed: Observed, change: Change): Promise<Observed> => {
+    const again = await session.rejudge(observed, change);
+    // A replayed review shows what each counterfactual led to.
+    if (args.review !== undefined) {
+      console.log(describe(again, `counterfactual ${Object.keys(change).join('+')}:`));
+    }
+    return again;
+  };
   const byPath = new Map<string, Tally>(KOORDINATOR_PATHS.map((path) => [path, newTally()]));
   const started = Date.now();
   const worlds =
@@ -127,37 +110,34 @@ async function main(): Promise<void> {
   let done = 0;
   try {
     for (const w of worlds) {
-      const rng = mulberry32(caseSeed(seed, w));
-      const bare: World = generateWorld(rng);
-      const state = await ours.state(bare);
-      const world = withChildRequests(bare, state);
-      const set = await oracle.ask({ op: 'world', objects: world.objects });
-      if (!set.ok) throw new Error(`the oracle refused world ${w}: ${set.error}`);
-      const count = Math.min(perWorld, total - done);
-      for (let i = 0; i < (args.world !== undefined ? perWorld : count); i++) {
-        const path = KOORDINATOR_PATHS[(w * perWorld + i) % KOORDINATOR_PATHS.length] ?? '/mutate-pod';
-        const generated = generateReview(
-          mulberry32(caseSeed(seed ^ 0x5bd1e995, w * perWorld + i)),
-          world,
-          path,
-          w * perWorld + i,
-        );
+      const world = await session.setWorld(generateWorld(mulberry32(caseSeed(seed, w))));
+      const count = args.world !== undefined ? perWorld : Math.min(perWorld, total - done);
+      for (let i = 0; i < count; i++) {
+        const index = w * perWorld + i;
+        const path = KOORDINATOR_PATHS[index % KOORDINATOR_PATHS.length] ?? '/mutate-pod';
         if (args.review !== undefined && Number(args.review) !== i) continue;
-        const observed = await judge(oracle, ours, state, generated);
+        const generated = await session.asSent(
+          generateReview(mulberry32(caseSeed(seed ^ 0x5bd1e995, index)), world, path, index),
+        );
+        const observed = await session.judge(generated, `world ${w} review ${i}`, args.enforcement);
         const tally = byPath.get(path) ?? newTally();
         tally.compared++;
         if (args.review !== undefined) {
           console.log(JSON.stringify({ world: world.objects, review: generated.review }, null, 2));
-          console.log(describe(observed, `world ${w} review ${i}`));
+          console.log(describe(observed, observed.where ?? ''));
         }
         if (observed.differences.length === 0) {
           tally.agreeing++;
           if (observed.representationOnly) tally.representation++;
+          if (observed.theirs.panic !== undefined) tally.failedOpen++;
           continue;
         }
-        const documented = classify(observed, world);
-        if (documented) tally.documented.set(documented, (tally.documented.get(documented) ?? 0) + 1);
-        else tally.undocumented.push({ ...observed, where: `world ${w} review ${i}` });
+        const classes = await classify(observed, DOCUMENTED, rejudge);
+        if (classes) {
+          tally.documentedReviews++;
+          for (const id of classes) tally.documented.set(id, (tally.documented.get(id) ?? 0) + 1);
+        } else tally.undocumented.push(observed);
+        if (classes && args.review !== undefined) console.log(`documented: ${classes.join(', ')}`);
       }
       done += count;
     }
@@ -171,16 +151,25 @@ async function main(): Promise<void> {
     `differential: ours against Koordinator ${KOORDINATOR_VERSION}, seed ${seed}, ${done} reviews in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   console.log(
-    'path                                                       compared  agreeing  (repr.)  documented  undocumented',
+    'path                                                     compared  agreeing (repr., failed open)  documented  undocumented',
   );
+  const cell = (n: number, width: number): string => String(n).padStart(width);
+  const sum = { compared: 0, agreeing: 0, representation: 0, failedOpen: 0, documented: 0 };
   for (const [path, tally] of byPath) {
-    const documented = [...tally.documented.values()].reduce((a, b) => a + b, 0);
     for (const [id, n] of tally.documented) classes.set(id, (classes.get(id) ?? 0) + n);
     undocumented += tally.undocumented.length;
+    sum.compared += tally.compared;
+    sum.agreeing += tally.agreeing;
+    sum.representation += tally.representation;
+    sum.failedOpen += tally.failedOpen;
+    sum.documented += tally.documentedReviews;
     console.log(
-      `${path.padEnd(58)} ${String(tally.compared).padStart(8)}  ${String(tally.agreeing).padStart(8)}  ${String(tally.representation).padStart(7)}  ${String(documented).padStart(10)}  ${String(tally.undocumented.length).padStart(12)}`,
+      `${path.padEnd(56)} ${cell(tally.compared, 8)}  ${cell(tally.agreeing, 8)} (${cell(tally.representation, 5)}, ${cell(tally.failedOpen, 5)})  ${cell(tally.documentedReviews, 10)}  ${cell(tally.undocumented.length, 12)}`,
     );
   }
+  console.log(
+    `${'total'.padEnd(56)} ${cell(sum.compared, 8)}  ${cell(sum.agreeing, 8)} (${cell(sum.representation, 5)}, ${cell(sum.failedOpen, 5)})  ${cell(sum.documented, 10)}  ${cell(undocumented, 12)}`,
+  );
   console.log('documented differences by class:');
   for (const difference of DOCUMENTED) {
     console.log(
@@ -189,7 +178,7 @@ async function main(): Promise<void> {
   }
   if (args.dump !== undefined) {
     const lines = [...byPath.values()].flatMap((tally) =>
-      tally.undocumented.map((observed) => JSON.stringify(observed)),
+      tally.undocumented.map((observed) => JSON.stringify({ ...observed, world: undefined })),
     );
     writeFileSync(args.dump, lines.map((line) => `${line}\n`).join(''));
   }

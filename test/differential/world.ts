@@ -9,7 +9,8 @@
  */
 import type { JsonObject, KubeObject } from '../../webhook/admission/types.js';
 import type { StateSnapshot } from '../../webhook/state.js';
-import { formatQuantity } from '../../webhook/util/quantity.js';
+import { podRequestsFormatted } from '../../webhook/rules/koordinator/quota/pod-requests.js';
+import { addFormatted, goQuantityString, type FormattedAmount } from '../../webhook/util/quantity.js';
 import type { Rng } from '../fuzz/prng.js';
 import { sloConfigData } from './slo-config.js';
 import {
@@ -358,18 +359,34 @@ export function generateWorld(rng: Rng): World {
 
 /**
  * The world with each quota's `child-request` annotation, Koordinator's record of what its pods use
- * (its quota admission adds each admitted pod to it): what our store counts for the quota (the
- * live pods' requests), over the keys of its max, as Koordinator writes it.
+ * (its quota admission adds each pod it admits): the pods our store counts for the quota (the
+ * live ones), summed in the world's order as Go sums quantities (a sum keeps its first term's
+ * format), over the keys of its max, zeros left out, as Koordinator writes it.
  */
-export function withChildRequests(world: World, state: Pick<StateSnapshot, 'quotaUsed'>): World {
+export function withChildRequests(world: World, state: Pick<StateSnapshot, 'quotaPods'>): World {
+  const pods = new Map(
+    world.objects
+      .filter((item) => item.kind === 'Pod')
+      .map((pod) => [`${text(pod.metadata.namespace)}/${text(pod.metadata.name)}`, pod]),
+  );
   return {
     objects: world.objects.map((item) => {
       if (item.kind !== 'ElasticQuota') return item;
       const max = ((item.spec as JsonObject | undefined)?.max ?? {}) as Record<string, string>;
-      const used: Record<string, string> = {};
-      for (const [key, amount] of state.quotaUsed(text(item.metadata.name))) {
-        if (key in max && amount !== 0n) used[key] = formatQuantity(amount);
+      const counted = new Set(state.quotaPods(text(item.metadata.name)));
+      const sum = new Map<string, FormattedAmount>();
+      for (const [key, pod] of pods) {
+        if (!counted.has(key)) continue;
+        for (const [resource, amount] of podRequestsFormatted(pod)) {
+          if (resource in max && amount.nanos !== 0n)
+            sum.set(resource, addFormatted(sum.get(resource), amount));
+        }
       }
+      const used = Object.fromEntries(
+        [...sum]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([resource, amount]) => [resource, goQuantityString(amount.nanos, amount.format)]),
+      );
       const annotations = { ...((item.metadata.annotations ?? {}) as Record<string, string>) };
       annotations[Q('child-request')] = JSON.stringify(used);
       return { ...item, metadata: { ...item.metadata, annotations } };

@@ -55,10 +55,15 @@ func main() {
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
 	flag.Parse()
-	// Koordinator logs every refusal at Info; the suite reads only stdout, and stderr stays quiet.
-	_ = klogFlags.Set("logtostderr", "false")
-	_ = klogFlags.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
+	// Koordinator logs every refusal at Info; the suite reads only stdout, and stderr stays quiet
+	// unless ORACLE_LOG names a klog verbosity (for a replayed review: its stderr is shown).
+	if verbosity := os.Getenv("ORACLE_LOG"); verbosity != "" {
+		_ = klogFlags.Set("v", verbosity)
+	} else {
+		_ = klogFlags.Set("logtostderr", "false")
+		_ = klogFlags.Set("stderrthreshold", "FATAL")
+		klog.SetOutput(io.Discard)
+	}
 
 	if *gates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
