@@ -544,10 +544,11 @@ function reservationReview(rng: Rng, uid: string): GeneratedReview {
   if (rng.chance(0.6)) labels.app = rng.pick(APP_VALUES);
   if (rng.chance(0.3)) labels['koordinator-colocation-pod'] = 'true';
   if (rng.chance(0.3)) labels.team = rng.pick(['a', 'b']);
-  const spec: JsonObject = {
-    owners: [{ object: { name: 'owner-pod', namespace: 'default' } }],
-    ttl: '1h',
-  };
+  const spec: JsonObject = { owners: [{ object: { name: 'owner-pod', namespace: 'default' } }] };
+  // Mostly a ttl (the CRD's default is 24h), now and then an expiry or neither.
+  const lifetime = rng.int(10);
+  if (lifetime < 7) spec.ttl = rng.pick(['1h', '30m']);
+  else if (lifetime < 9) spec.expires = '2030-01-01T00:00:00Z';
   if (rng.chance(0.85)) {
     spec.template = {
       metadata: { labels: { app: 'reserved' } },

@@ -3,7 +3,8 @@
  * own webhooks (the oracle, built from its Go module) and to ours, answer against answer. Every
  * difference must be one the rule pages document (expected.ts); any other fails the run.
  *
- *   npm run test:differential -- [--reviews N] [--seed S] [--per-world K] [--show N]
+ *   npm run test:differential -- [--reviews N per gate profile] [--gates all|checks|koordinator-defaults]
+ *                                [--seed S] [--per-world K] [--show N] [--dump FILE]
  *                                [--world W --review K [--enforcement E]]   (replay one review, printed in full)
  */
 import { writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { caseSeed, mulberry32 } from '../fuzz/prng.js';
 import { classify, type Change, type Observed } from './classify.js';
 import type { Verdict } from './compare.js';
 import { DOCUMENTED } from './expected.js';
-import { ORACLE_GATES, OUR_GATES } from './gates.js';
+import { GATE_PROFILES, type GateProfile } from './gates.js';
 import { ensureOracle, KOORDINATOR_VERSION } from './oracle-build.js';
 import { OracleClient } from './oracle-client.js';
 import { OurWebhooks } from './ours.js';
@@ -22,7 +23,10 @@ import { generateWorld } from './world.js';
 
 const { values: args } = parseArgs({
   options: {
+    /** Reviews per gate profile. */
     reviews: { type: 'string', default: '10000' },
+    /** A gate profile of gates.ts, or all of them. */
+    gates: { type: 'string', default: 'all' },
     seed: { type: 'string', default: '1' },
     'per-world': { type: 'string', default: '48' },
     show: { type: 'string', default: '5' },
@@ -87,12 +91,10 @@ function describe(observed: Observed, where: string): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  const binary = await ensureOracle((line) => {
-    process.stderr.write(`${line}\n`);
-  });
-  const oracle = new OracleClient(binary, ORACLE_GATES);
-  const session = new Session(oracle, new OurWebhooks(OUR_GATES));
+/** Judges one gate profile's reviews; returns the tallies by path. */
+async function runProfile(binary: string, profile: GateProfile): Promise<Map<string, Tally>> {
+  const oracle = new OracleClient(binary, profile.oracle);
+  const session = new Session(oracle, new OurWebhooks(profile.ours));
   const rejudge = async (observed: Observed, change: Change): Promise<Observed> => {
     const again = await session.rejudge(observed, change);
     // A replayed review shows what each counterfactual led to.
@@ -102,7 +104,6 @@ async function main(): Promise<void> {
     return again;
   };
   const byPath = new Map<string, Tally>(KOORDINATOR_PATHS.map((path) => [path, newTally()]));
-  const started = Date.now();
   const worlds =
     args.world !== undefined
       ? [Number(args.world)]
@@ -119,12 +120,13 @@ async function main(): Promise<void> {
         const generated = await session.asSent(
           generateReview(mulberry32(caseSeed(seed ^ 0x5bd1e995, index)), world, path, index),
         );
-        const observed = await session.judge(generated, `world ${w} review ${i}`, args.enforcement);
+        const where = `${profile.name}: world ${w} review ${i}`;
+        const observed = await session.judge(generated, where, args.enforcement);
         const tally = byPath.get(path) ?? newTally();
         tally.compared++;
         if (args.review !== undefined) {
           console.log(JSON.stringify({ world: world.objects, review: generated.review }, null, 2));
-          console.log(describe(observed, observed.where ?? ''));
+          console.log(describe(observed, where));
         }
         if (observed.differences.length === 0) {
           tally.agreeing++;
@@ -144,20 +146,21 @@ async function main(): Promise<void> {
   } finally {
     await oracle.close();
   }
+  return byPath;
+}
 
-  let undocumented = 0;
-  const classes = new Map<string, number>();
-  console.log(
-    `differential: ours against Koordinator ${KOORDINATOR_VERSION}, seed ${seed}, ${done} reviews in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
+const cell = (n: number, width: number): string => String(n).padStart(width);
+
+/** Prints one profile's table; returns its undocumented count and adds its classes to `classes`. */
+function report(name: string, byPath: ReadonlyMap<string, Tally>, classes: Map<string, number>): number {
+  console.log(`gates: ${name}`);
   console.log(
     'path                                                     compared  agreeing (repr., failed open)  documented  undocumented',
   );
-  const cell = (n: number, width: number): string => String(n).padStart(width);
-  const sum = { compared: 0, agreeing: 0, representation: 0, failedOpen: 0, documented: 0 };
+  const sum = { compared: 0, agreeing: 0, representation: 0, failedOpen: 0, documented: 0, undocumented: 0 };
   for (const [path, tally] of byPath) {
     for (const [id, n] of tally.documented) classes.set(id, (classes.get(id) ?? 0) + n);
-    undocumented += tally.undocumented.length;
+    sum.undocumented += tally.undocumented.length;
     sum.compared += tally.compared;
     sum.agreeing += tally.agreeing;
     sum.representation += tally.representation;
@@ -168,31 +171,61 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `${'total'.padEnd(56)} ${cell(sum.compared, 8)}  ${cell(sum.agreeing, 8)} (${cell(sum.representation, 5)}, ${cell(sum.failedOpen, 5)})  ${cell(sum.documented, 10)}  ${cell(undocumented, 12)}`,
+    `${'total'.padEnd(56)} ${cell(sum.compared, 8)}  ${cell(sum.agreeing, 8)} (${cell(sum.representation, 5)}, ${cell(sum.failedOpen, 5)})  ${cell(sum.documented, 10)}  ${cell(sum.undocumented, 12)}`,
   );
-  console.log('documented differences by class:');
+  return sum.undocumented;
+}
+
+async function main(): Promise<void> {
+  const binary = await ensureOracle((line) => {
+    process.stderr.write(`${line}\n`);
+  });
+  const profiles = GATE_PROFILES.filter((profile) => args.gates === 'all' || profile.name === args.gates);
+  if (profiles.length === 0) {
+    throw new Error(`--gates: one of all, ${GATE_PROFILES.map((profile) => profile.name).join(', ')}`);
+  }
+  const started = Date.now();
+  const results: [GateProfile, Map<string, Tally>][] = [];
+  for (const profile of profiles) results.push([profile, await runProfile(binary, profile)]);
+
+  const compared = results.reduce(
+    (n, [, byPath]) => n + [...byPath.values()].reduce((m, tally) => m + tally.compared, 0),
+    0,
+  );
+  console.log(
+    `differential: ours against Koordinator ${KOORDINATOR_VERSION}, seed ${seed}, ${compared} reviews in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  let undocumented = 0;
+  const classes = new Map<string, number>();
+  for (const [profile, byPath] of results) undocumented += report(profile.name, byPath, classes);
+  console.log('documented differences by class (a review counts under each class that explains part of it):');
   for (const difference of DOCUMENTED) {
     console.log(
       `  ${String(classes.get(difference.id) ?? 0).padStart(6)}  ${difference.id} (${difference.page})`,
     );
   }
+  const all = results.flatMap(([, byPath]) => [...byPath.values()]);
   if (args.dump !== undefined) {
-    const lines = [...byPath.values()].flatMap((tally) =>
+    const lines = all.flatMap((tally) =>
       tally.undocumented.map((observed) => JSON.stringify({ ...observed, world: undefined })),
     );
     writeFileSync(args.dump, lines.map((line) => `${line}\n`).join(''));
   }
-  for (const tally of byPath.values()) {
+  for (const tally of all) {
     for (const observed of tally.undocumented.slice(0, show))
       console.log(describe(observed, observed.where ?? ''));
   }
-  const empty = [...byPath].filter(([, tally]) => tally.compared === 0).map(([path]) => path);
+  const empty = results.flatMap(([profile, byPath]) =>
+    [...byPath].filter(([, tally]) => tally.compared === 0).map(([path]) => `${path} (${profile.name})`),
+  );
   if (args.world === undefined && empty.length > 0) {
     console.error(`no review compared on ${empty.join(', ')}`);
     process.exitCode = 1;
   }
   if (undocumented > 0) {
-    console.error(`${undocumented} undocumented differences (replay one with --world W --review K)`);
+    console.error(
+      `${undocumented} undocumented differences (replay one with --gates G --world W --review K)`,
+    );
     process.exitCode = 1;
   }
 }
