@@ -279,35 +279,17 @@ function podReview(rng: Rng, uid: string, index: number, mutating: boolean): Gen
     if (pod.metadata.generateName !== undefined) pod.metadata.name = `gen-${index.toString(36)}`;
     pod.status = { phase: 'Pending' };
   }
-  if (mutating) {
-    if (rng.chance(0.1)) {
-      // Koordinator's objectSelector (ours: a matchCondition) sends only opted-in updates.
-      (pod.metadata.labels as Record<string, string>)['pod.koordinator.sh/mutating-update'] = 'true';
-      const updated = updatedPod(rng, pod);
-      return {
-        path: '/mutate-pod',
-        review: withNamespace(review(uid, POD, 'UPDATE', updated, pod), namespace),
-        note: 'pod update',
-      };
-    }
-    return {
-      path: '/mutate-pod',
-      review: withNamespace(review(uid, POD, 'CREATE', pod, null), namespace),
-      note: 'pod create',
-    };
+  // Koordinator's objectSelector (ours: a matchCondition) sends /mutate-pod only opted-in updates.
+  const update = rng.chance(mutating ? 0.1 : 0.35);
+  if (update && mutating) {
+    (pod.metadata.labels as Record<string, string>)['pod.koordinator.sh/mutating-update'] = 'true';
   }
-  if (rng.chance(0.35)) {
-    const updated = updatedPod(rng, pod);
-    return {
-      path: '/validate-pod',
-      review: withNamespace(review(uid, POD, 'UPDATE', updated, pod), namespace),
-      note: 'pod update',
-    };
-  }
+  const object = update ? updatedPod(rng, pod) : pod;
+  const operation = update ? 'UPDATE' : 'CREATE';
   return {
-    path: '/validate-pod',
-    review: withNamespace(review(uid, POD, 'CREATE', pod, null), namespace),
-    note: 'pod create',
+    path: mutating ? '/mutate-pod' : '/validate-pod',
+    review: withNamespace(review(uid, POD, operation, object, update ? pod : null), namespace),
+    note: `pod ${operation.toLowerCase()}`,
   };
 }
 

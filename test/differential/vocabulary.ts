@@ -6,16 +6,19 @@
  */
 import type { Rng } from '../fuzz/prng.js';
 
-export const KOORDINATOR_NAMESPACE = 'koordinator-system';
-export const SLO_CONFIG_NAME = 'slo-controller-config';
-export const ENHANCED_VALIDATOR_CONFIG_NAME = 'pod-enhanced-validator-config';
+export {
+  POD_ENHANCED_VALIDATOR_CONFIG_NAME as ENHANCED_VALIDATOR_CONFIG_NAME,
+  SLO_CONFIG_NAME,
+} from '../../webhook/names.js';
+export { PRIORITY_LABEL, QOS_LABEL } from '../../webhook/rules/koordinator/colocation/priority-qos.js';
+export {
+  AMPLIFICATION_RATIO_ANNOTATION as RATIO_ANNOTATION,
+  RAW_ALLOCATABLE_ANNOTATION,
+} from '../../webhook/rules/koordinator/node/keys.js';
 
+export const KOORDINATOR_NAMESPACE = 'koordinator-system';
 export const Q = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
-export const QOS_LABEL = 'koordinator.sh/qosClass';
 export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
-export const PRIORITY_LABEL = 'koordinator.sh/priority';
-export const RATIO_ANNOTATION = 'node.koordinator.sh/resource-amplification-ratio';
-export const RAW_ALLOCATABLE_ANNOTATION = 'node.koordinator.sh/raw-allocatable';
 export const EXTENDED_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
 export const RESERVE_POD_ANNOTATION = 'scheduling.koordinator.sh/reserve-pod';
 export const SKIP_UPDATE_RESOURCES_ANNOTATION = 'config.koordinator.sh/skip-update-resources';
