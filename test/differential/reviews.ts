@@ -100,7 +100,10 @@ function review(
   subResource?: string,
 ): JsonObject {
   const metadata = (object ?? oldObject)?.metadata ?? {};
-  const name = typeof metadata.name === 'string' && metadata.name !== '' ? metadata.name : undefined;
+  // A generateName create is named by the API server after the review's name was taken from the URL.
+  const unnamed = operation === 'CREATE' && metadata.generateName !== undefined;
+  const name =
+    typeof metadata.name === 'string' && metadata.name !== '' && !unnamed ? metadata.name : undefined;
   const namespace =
     typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : undefined;
   const gvk = { group: kind.group, version: kind.version, kind: kind.kind };

@@ -86,7 +86,12 @@ export function checkPodQuota(
   if (!pod || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return PASSED;
   const namespace = request.namespace ?? '';
   const labels = labelsOf(pod);
-  const podName = request.name ?? (typeof pod.metadata.name === 'string' ? pod.metadata.name : '');
+  // The object's name, as Koordinator's message names it: for a generateName create the API server
+  // names the pod before validation, while the review's name stays empty.
+  const podName =
+    typeof pod.metadata.name === 'string' && pod.metadata.name !== ''
+      ? pod.metadata.name
+      : (request.name ?? '');
 
   if (request.operation === 'UPDATE') {
     const before = labelsOf(request.oldObject)[QUOTA_LABELS.preemptible];

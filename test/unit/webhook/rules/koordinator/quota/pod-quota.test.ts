@@ -84,6 +84,14 @@ describe('checkPodQuota', () => {
     );
   });
 
+  it('names the pod by its object, as Koordinator does: a generateName pod has no name in the review', () => {
+    const named = { ...pod({ [L('name')]: 'parent' }) };
+    named.metadata = { ...named.metadata, name: 'gen-x7k2p', generateName: 'gen-' };
+    const request = { ...review('CREATE', named) };
+    delete request.name;
+    assert.match(message(checkPodQuota(request, state, on)), /pod:gen-x7k2p$/);
+  });
+
   it('refuses changing the preemptible label, including adding or removing it', () => {
     for (const [before, after] of [
       [{}, { [L('preemptible')]: 'true' }],
