@@ -13,7 +13,7 @@ import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { processRegistry } from './metrics/process-registry.js';
-import { webhookShortNames, type WebhookEntry } from '../webhook/table.js';
+import { enforceableNames, type WebhookEntry } from '../webhook/table.js';
 import { AdmissionTls } from './certificates/admission-tls.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { certificatePolicy, verifiedName } from './certificates/certificate-policy.js';
@@ -74,7 +74,7 @@ export async function runOperator(
   const store = new StateStore({ ...shared, configMaps, tierMappingNamespace: options.namespace });
   const enforcement = new EnforcementTracker(
     options.enforcement,
-    webhookShortNames(),
+    enforceableNames(),
     logger,
     metrics,
     events,

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { subcommandsHelp } from './subcommands.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
-import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
+import { enforceableNames, webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { readEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
 import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
@@ -414,7 +414,7 @@ export function parseOptions(
     featureGates,
     webhookOverrides: parseWebhookOverrides(value('webhook-overrides')),
     enforcement: ((): Enforcement => {
-      const read = readEnforcement(value('enforcement'), webhookShortNames(), FieldPath.of('--enforcement'));
+      const read = readEnforcement(value('enforcement'), enforceableNames(), FieldPath.of('--enforcement'));
       if (!read.ok) throw new OptionsError(read.error.join('; '));
       return read.value;
     })(),

@@ -426,6 +426,10 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     return this.usage.podsOf(quota);
   }
 
+  quotaLabelledPods(quota: string): readonly string[] {
+    return this.usage.labelledPodsOf(quota);
+  }
+
   /** What the pod watch counts against a quota for the live pod `namespace/name`, if anything. */
   podQuotaUsage(podKey: string): PodUsage | undefined {
     return this.usage.usageOf(podKey);

@@ -11,11 +11,11 @@ import { parseAdmissionReview, BadReviewError } from '../admission/review.js';
 import { admissionResponse, serializeReview } from '../admission/response.js';
 import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
-import { shortName, type WebhookEntry } from '../table.js';
+import type { WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
 import { decide, unreadable } from './decide.js';
-import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
-import { enforce, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
+import { DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
+import { enforceAll, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
 import type { AdmissionMetrics } from '../metrics/admission-metrics.js';
 import { BodyAbortedError, BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 import { answerBeforeBody } from './answer-before-body.js';
@@ -227,12 +227,12 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     const { request, unread } = readReview(raw);
     read.request = request;
     const judge = (): EnforcedJudgement =>
-      enforce(
+      enforceAll(
         entry,
         unread
           ? unreadable(entry, unread, metrics)
           : decide(entry, request, options.state(), logger, metrics),
-        actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
+        options.enforcement?.() ?? DENY_ALL,
       );
     // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind),
     // and only the verified API server's: a forged review must not hold a tenant's quota.
