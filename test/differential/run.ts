@@ -7,6 +7,7 @@
  *                                [--seed S] [--per-world K] [--show N] [--dump FILE]
  *                                [--world W --review K [--enforcement E]]   (replay one review, printed in full)
  */
+import '../../scripts/runtime/require-node.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { caseSeed, mulberry32 } from '../fuzz/prng.js';
