@@ -4,6 +4,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# npm ci's preinstall: the Node version check every entry point runs first.
+COPY scripts/runtime/require-node.js ./scripts/runtime/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY operator ./operator

@@ -10,7 +10,7 @@ export default defineConfig(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js', 'scripts/runtime/*.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -6,6 +6,8 @@
  * installed package) it runs dist/. With no subcommand it is the operator as the image runs it
  * (against $KUBECONFIG or in-cluster; `npm start` adds the local control plane).
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../scripts/runtime/require-node.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 

@@ -7,6 +7,7 @@ import type { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import type { MetricsServer } from '../webhook/server/metrics-server.js';
 import type { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import type { PeriodicAudit } from './audit/periodic-audit.js';
+import type { AdmissionTls } from './certificates/admission-tls.js';
 import type { CertificateManager } from './certificates/certificate-manager.js';
 import type { OperatorOptions } from './config/options.js';
 import type { LeaderElector } from './kube/leader-election.js';
@@ -22,7 +23,8 @@ export interface OperatorParts {
   /** Absent when the periodic audit is off. */
   audit: Pick<PeriodicAudit, 'start' | 'stop'> | undefined;
   forwarder: Pick<QuotaForwarder, 'close'>;
-  server: Pick<AdmissionHttpsServer, 'listen' | 'close' | 'setCertificate'>;
+  tls: Pick<AdmissionTls, 'start' | 'stop' | 'setMaterial' | 'serving' | 'on'>;
+  server: Pick<AdmissionHttpsServer, 'listen' | 'close' | 'setTls'>;
   metricsServer: Pick<MetricsServer, 'listen' | 'close'>;
 }
 
@@ -43,7 +45,9 @@ export async function startInOrder(
   logger: Logger,
   onListening: (port: number) => void,
 ): Promise<ListeningPorts> {
-  const { store, elector, configurations, certificates, audit, server, metricsServer } = parts;
+  const { store, elector, configurations, certificates, audit, tls, server, metricsServer } = parts;
+  // An unusable client CA file stops the start before anything is written.
+  await tls.start();
   const storeStarted = store.start().then(() => {
     logger.info('state store synced');
     configurations.request();
@@ -53,19 +57,22 @@ export async function startInOrder(
   await configurations.start();
   const material = await certificates.start();
   configurations.setCaBundle(material.caBundlePem);
-  const port = await server.listen(options.port, options.bindAddress, {
-    certificatePem: material.servingCertPem,
-    privateKeyPem: material.servingKeyPem,
-  });
+  tls.setMaterial(material);
+  const serving = tls.serving;
+  if (!serving) throw new Error('no serving certificate after the material arrived');
+  const port = await server.listen(options.port, options.bindAddress, serving);
   onListening(port);
   // Listening may be what a first write of the configurations was waiting for.
   configurations.request();
   const metricsPort = options.metricsAddress
     ? await metricsServer.listen(options.metricsAddress.port, options.metricsAddress.host)
     : undefined;
-  // From now on every new certificate is served, and its CA published.
+  // From now on every new certificate (or client CA) is served, and every new CA published.
+  tls.on('changed', (next) => {
+    server.setTls(next);
+  });
   certificates.on('material', (next) => {
-    server.setCertificate({ certificatePem: next.servingCertPem, privateKeyPem: next.servingKeyPem });
+    tls.setMaterial(next);
     configurations.setCaBundle(next.caBundlePem);
   });
   storeStarted.catch((error: unknown) => {
@@ -83,6 +90,7 @@ export async function startInOrder(
 export async function stopInOrder(parts: OperatorParts, graceMs: number): Promise<void> {
   await Promise.all([parts.elector.stop(), parts.server.close(graceMs), parts.audit?.stop()]);
   parts.forwarder.close();
+  parts.tls.stop();
   await Promise.all([
     parts.metricsServer.close(),
     parts.certificates.stop(),

@@ -8,15 +8,18 @@ import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
+import { CallerVerifier } from '../webhook/server/caller-verification.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
 import type { OperatorMetrics } from './metrics/operator-metrics.js';
 import { processRegistry } from './metrics/process-registry.js';
-import { webhookShortNames, type WebhookEntry } from '../webhook/table.js';
+import { enforceableNames, type WebhookEntry } from '../webhook/table.js';
+import { AdmissionTls } from './certificates/admission-tls.js';
 import { CertificateManager } from './certificates/certificate-manager.js';
 import { certificatePolicy, verifiedName } from './certificates/certificate-policy.js';
 import { systemClock, withWallTime } from './kube/clock.js';
 import { EventRecorder } from './kube/events.js';
+import { TokenReviews, tokenReviewer } from './kube/token-reviews.js';
 import { leaderElected } from './kube/operator-events.js';
 import { KubeLeaseApi, LEASE_NAME, LeaderElector, leaderIdentity } from './kube/leader-election.js';
 import { OwnerResolver } from './kube/owner.js';
@@ -71,7 +74,7 @@ export async function runOperator(
   const store = new StateStore({ ...shared, configMaps, tierMappingNamespace: options.namespace });
   const enforcement = new EnforcementTracker(
     options.enforcement,
-    webhookShortNames(),
+    enforceableNames(),
     logger,
     metrics,
     events,
@@ -146,11 +149,28 @@ export async function runOperator(
           isLeader,
         })
       : undefined;
+  const { clientVerification } = options;
+  const tls = new AdmissionTls({ clientCaFile: clientVerification.caFile, clock, logger });
+  const tokenReviews =
+    clientVerification.tokenUsers.length > 0
+      ? new TokenReviews(
+          tokenReviewer(kubeConfig),
+          (user) => clientVerification.tokenUsers.includes(user),
+          clock,
+          logger,
+        )
+      : undefined;
+  const callers = new CallerVerifier({
+    policy: clientVerification,
+    replicaCas: () => tls.replicaCas(),
+    ...(tokenReviews ? { reviewToken: (token: string) => tokenReviews.verdict(token) } : {}),
+  });
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
     tls: () => {
       const ca = certificates.material?.caBundlePem;
-      return ca ? { ca, verifyName: selfCheck.verifyName } : undefined;
+      const own = tls.replicaCertificate();
+      return ca && own ? { ca, verifyName: selfCheck.verifyName, ...own } : undefined;
     },
     onResult: (result, error) => {
       admission.quotaForwards.inc({ result });
@@ -169,6 +189,7 @@ export async function runOperator(
         store.reserve(reservation);
       },
       forward: (path, body, uid) => forwarder.forward(path, body, uid),
+      callers,
     }),
     logger,
     admission,
@@ -204,6 +225,7 @@ export async function runOperator(
     certificates,
     audit,
     forwarder,
+    tls,
     server,
     metricsServer,
   };

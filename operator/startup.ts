@@ -36,6 +36,8 @@ interface Connection {
   local: boolean;
   /** Our CRDs, to apply to a local control plane, which starts empty. */
   crdsDir?: string;
+  /** How the local control plane's API server proves itself to webhooks. */
+  webhookClient?: LocalCluster['webhookClient'];
 }
 
 /** A local control plane started for this process: where its kubeconfig and our CRDs are. */
@@ -43,6 +45,8 @@ export interface LocalCluster {
   kubeconfigPath: string;
   server: string;
   crdsDir: string;
+  /** The CA and subject of the client certificate its API server presents to webhooks. */
+  webhookClient: { caFile: string; subject: string } | undefined;
 }
 
 /** Starts (or joins) the local control plane; `log` receives its progress lines. */
@@ -84,7 +88,37 @@ async function connect(
   });
   kubeConfig.loadFromFile(local.kubeconfigPath);
   logger.info({ server: local.server, kubeconfig: local.kubeconfigPath }, 'local control plane is up');
-  return { kubeConfig, endpoint: urlEndpoint, outOfCluster: true, local: true, crdsDir: local.crdsDir };
+  return {
+    kubeConfig,
+    endpoint: urlEndpoint,
+    outOfCluster: true,
+    local: true,
+    crdsDir: local.crdsDir,
+    webhookClient: local.webhookClient,
+  };
+}
+
+/**
+ * Against the local control plane, whose API server presents a client certificate to webhooks,
+ * callers are verified unless verification was configured otherwise: `npm start` runs as a
+ * hardened cluster should.
+ */
+function withLocalClientVerification(
+  options: OperatorOptions,
+  connection: Connection,
+  logger: Logger,
+): OperatorOptions {
+  const { caFile, tokenUsers } = options.clientVerification;
+  const client = connection.webhookClient;
+  if (!connection.local || !client || caFile !== undefined || tokenUsers.length > 0) return options;
+  logger.info(
+    { clientCaFile: client.caFile, subject: client.subject },
+    "verifying callers with the local control plane's webhook client certificate",
+  );
+  return {
+    ...options,
+    clientVerification: { caFile: client.caFile, subjectNames: [client.subject], tokenUsers: [] },
+  };
 }
 
 /** Neither a kubeconfig, nor a cluster, nor a way to start a local control plane. */
@@ -213,7 +247,7 @@ export async function startOperatorProcess({
     logger.info({ crds: files }, 'applied the CRDs to the local control plane');
   }
   const operator = await runOperator(
-    options,
+    withLocalClientVerification(options, connection, logger),
     connection.kubeConfig,
     connection.endpoint,
     logger,

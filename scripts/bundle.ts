@@ -12,6 +12,8 @@
  * The package version and the git commit are written into the bundle for `--version`
  * (scripts/build-info.ts): the image has neither package.json nor .git.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import './runtime/require-node.js';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -7,14 +7,29 @@
  *   e2e          test/e2e: the same with the node (`cluster:up -- --node`): the chart's pods run
  *                on it and the API server calls them through the chart's Service.
  *
+ * `--kubernetes=1.30.14` (or $CLUSTER_KUBERNETES_VERSION) runs the cluster suites on that release;
+ * the test files inherit the variable, so the kubectl and helm they run are of the same build.
+ *
  * If the control plane cannot start, the run fails with the tail of its logs: integration
  * tests never skip.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import './runtime/require-node.js';
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { logTails, startCluster, stopCluster } from './cluster/control-plane.js';
-import { kubeconfigPath, repoRoot } from './cluster/layout.js';
+import { takeKubernetesOption } from './cluster/kubernetes-versions.js';
+
+let args: string[];
+try {
+  args = takeKubernetesOption(process.argv.slice(2));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+// After the option is read: the layout resolves the release once, when it is loaded.
+const { logTails, startCluster, stopCluster } = await import('./cluster/control-plane.js');
+const { kubeconfigPath, kubernetesVersion, repoRoot } = await import('./cluster/layout.js');
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(join(repoRoot, dir), { recursive: true, withFileTypes: true });
@@ -48,10 +63,10 @@ const log = (line: string): void => {
 
 async function main(suite: string | undefined): Promise<number> {
   if (suite !== 'unit' && suite !== 'integration' && suite !== 'e2e') {
-    console.error('usage: tsx scripts/run-tests.ts unit|integration|e2e');
+    console.error('usage: tsx scripts/run-tests.ts unit|integration|e2e [--kubernetes=1.30.14] [files...]');
     return 2;
   }
-  const onlyFiles = process.argv.slice(3);
+  const onlyFiles = args.slice(1);
   const files = onlyFiles.length > 0 ? onlyFiles : await testFiles(join('test', suite));
   if (files.length === 0) {
     console.error(`no test files under test/${suite}`);
@@ -59,6 +74,7 @@ async function main(suite: string | undefined): Promise<number> {
   }
   if (suite === 'unit') return runNodeTests(files, process.env, false);
 
+  log(`Kubernetes ${kubernetesVersion}`);
   let startedNow = false;
   try {
     ({ startedNow } = await startCluster(log, { node: suite === 'e2e' }));
@@ -87,4 +103,4 @@ async function main(suite: string | undefined): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv[2]);
+process.exitCode = await main(args[0]);

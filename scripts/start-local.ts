@@ -3,6 +3,8 @@
  * image must never carry: with neither $KUBECONFIG nor an in-cluster config, it starts (or joins)
  * the local control plane of `scripts/cluster/` and applies the CRDs to it.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import './runtime/require-node.js';
 import { join } from 'node:path';
 import { runSubcommand } from '../operator/cli/dispatch.js';
 import { startOperatorProcess, type LocalCluster } from '../operator/startup.js';
@@ -11,7 +13,13 @@ import { kubeconfigPath, repoRoot } from './cluster/layout.js';
 
 async function startLocalCluster(log: (line: string) => void): Promise<LocalCluster> {
   const { state } = await startCluster(log);
-  return { kubeconfigPath, server: state.server, crdsDir: join(repoRoot, 'crds') };
+  const client = state.webhookClient;
+  return {
+    kubeconfigPath,
+    server: state.server,
+    crdsDir: join(repoRoot, 'crds'),
+    webhookClient: client ? { caFile: client.caFile, subject: client.subject } : undefined,
+  };
 }
 
 // As the image's entry point: `npm start -- --version` (or a subcommand) answers and exits.

@@ -74,6 +74,8 @@ export interface StateSnapshot {
   quotaBoundTo(namespace: string): QuotaView | undefined;
   /** The live pods (namespace/name) counted against a quota. */
   quotaPods(quota: string): readonly string[];
+  /** The live pods (namespace/name) labelled for a quota (`quota.scheduling.koordinator.sh/name`), a subset of quotaPods. */
+  quotaLabelledPods(quota: string): readonly string[];
   /** What a quota's live pods request, plus the pods admitted but not yet seen by the watch. */
   quotaUsed(quota: string): ReadonlyMap<string, bigint>;
   /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */

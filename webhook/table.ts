@@ -20,7 +20,7 @@ import { amplifyNodeStatus } from './rules/koordinator/node/amplify-node-status.
 import { nodeValidator } from './rules/koordinator/node/validate-node.js';
 import { reservationMutator } from './rules/koordinator/reservation/mutate-reservation.js';
 import { podMutator } from './rules/koordinator/pod/mutate-pod.js';
-import { podValidator } from './rules/koordinator/pod/validate-pod.js';
+import { COLOCATION_STEP, podValidator } from './rules/koordinator/pod/validate-pod.js';
 import { defaultElasticQuota } from './rules/koordinator/quota/default-quota.js';
 import { elasticQuotaValidator } from './rules/koordinator/quota/validate-quota.js';
 import type { Rule } from './state.js';
@@ -53,6 +53,11 @@ export interface WebhookEntry {
   /** Mutating webhooks only. */
   reinvocationPolicy?: 'Never' | 'IfNeeded';
   featureGate: FeatureGate;
+  /**
+   * Steps of the rule an admin may enforce apart from the webhook, named `<webhook>/<step>` in the
+   * enforcement (the rule marks their refusals with `Decision.step`).
+   */
+  steps?: readonly string[];
   handler: Rule;
 }
 
@@ -215,6 +220,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
+      steps: [COLOCATION_STEP],
       handler: podValidator({
         skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
         quotaAdmission: context.gates.EnableQuotaAdmission,
@@ -260,7 +266,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
         operatorNamespace: context.namespace,
         koordinatorNamespace: context.koordinatorNamespace,
         maxAmplificationRatio: maxRatio,
-        webhookNames: webhookShortNames,
+        webhookNames: enforceableNames,
       }),
     },
     // KubeNexus: tenant tier -> GPU class.
@@ -354,6 +360,8 @@ export interface WebhookSummary {
   shortName: string;
   type: WebhookType;
   featureGate: FeatureGate;
+  /** Its steps enforced apart from it, as the enforcement names them (`validate-pod/colocation`). */
+  steps: readonly string[];
 }
 
 let catalogue: readonly WebhookSummary[] | undefined;
@@ -369,7 +377,12 @@ export function webhookCatalogue(): readonly WebhookSummary[] {
     configMaps: [],
     koordinatorNamespace: 'koordinator-system',
     gates: parseFeatureGates(''),
-  }).map((entry) => ({ shortName: shortName(entry.name), type: entry.type, featureGate: entry.featureGate }));
+  }).map((entry) => ({
+    shortName: shortName(entry.name),
+    type: entry.type,
+    featureGate: entry.featureGate,
+    steps: (entry.steps ?? []).map((step) => `${shortName(entry.name)}/${step}`),
+  }));
   return catalogue;
 }
 
@@ -377,6 +390,14 @@ export function webhookCatalogue(): readonly WebhookSummary[] {
 export function webhookShortNames(): readonly string[] {
   shortNames ??= webhookCatalogue().map((entry) => entry.shortName);
   return shortNames;
+}
+
+let enforceable: readonly string[] | undefined;
+
+/** What an enforcement may name: every webhook, then every step enforced apart from its webhook. */
+export function enforceableNames(): readonly string[] {
+  enforceable ??= [...webhookShortNames(), ...webhookCatalogue().flatMap((entry) => entry.steps)];
+  return enforceable;
 }
 
 /** A webhook's name without the common suffix: what overrides are keyed by. */

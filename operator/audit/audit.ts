@@ -25,7 +25,10 @@ import type { StateStore } from '../store/state-store.js';
 import { auditedPages, type AuditedKind, type AuditScope } from './audited-objects.js';
 
 export interface AuditFinding {
-  /** The webhook that would refuse or change the object (short name), or `quota-usage`. */
+  /**
+   * The webhook that would refuse or change the object (short name), the step of one
+   * (`validate-pod/colocation`) that would refuse it, or `quota-usage`.
+   */
   webhook: string;
   outcome: 'refused' | 'changed';
   apiVersion: string;
@@ -194,9 +197,11 @@ export async function runAudit({
 function chainJudgements(verdict: Verdict): AuditJudgement[] {
   const judgements: AuditJudgement[] = [];
   if (verdict.denial) {
-    const { webhook, message } = verdict.denial;
+    const { webhook, message, step } = verdict.denial;
     const mutating = verdict.calls.some((call) => call.webhook === webhook && call.type === 'mutating');
-    judgements.push({ webhook, mutating, outcome: 'refused', message });
+    // A refusal by a step enforced apart from its webhook is reported under the step's name
+    // (`validate-pod/colocation`), so an admin sees what setting that step to deny would refuse.
+    judgements.push({ webhook: step ?? webhook, mutating, outcome: 'refused', message });
   }
   for (const call of verdict.calls) {
     if (call.round !== 1 || call.webhook === verdict.denial?.webhook) continue;

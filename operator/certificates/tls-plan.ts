@@ -24,6 +24,7 @@ import {
   signCertificateAuthority,
   splitPemCertificates,
   type KeyPair,
+  type Signer,
 } from './x509.js';
 
 export const TLS_SECRET_TYPE = 'kubernetes.io/tls';
@@ -70,6 +71,11 @@ export interface ServingMaterial {
   servingCertPem: string;
   servingKeyPem: string;
   caBundlePem: string;
+  /**
+   * The signing CA and its key, when the Secret holds them (not in a bring-your-own Secret): each
+   * replica issues its own client certificate from it, to forward reviews to the leader.
+   */
+  signer?: Signer;
 }
 
 export type SecretPlan =
@@ -182,7 +188,13 @@ function bringYourOwn(stored: StoredSecret, policy: CertificatePolicy, now: Date
   const servingKeyPem = stored.data['tls.key'] ?? '';
   const problem = unusableBecause(servingCertPem, servingKeyPem, bundle, policy, now);
   if (problem) return problem;
-  return { servingCertPem, servingKeyPem, caBundlePem };
+  const ca = currentCa(stored.data, now);
+  return {
+    servingCertPem,
+    servingKeyPem,
+    caBundlePem,
+    ...(ca ? { signer: { certificatePem: ca.ca.pem, privateKeyPem: ca.key } } : {}),
+  };
 }
 
 /**
@@ -403,7 +415,12 @@ export function planSecret({
   const annotations: Record<string, string> = {
     [BUNDLE_UPDATED_ANNOTATION]: new Date(bundleChangedAt ?? now.getTime()).toISOString(),
   };
-  const material: ServingMaterial = { servingCertPem, servingKeyPem, caBundlePem: data['ca.crt'] };
+  const material: ServingMaterial = {
+    servingCertPem,
+    servingKeyPem,
+    caBundlePem: data['ca.crt'],
+    signer: { certificatePem: signer.pem, privateKeyPem: signerKey },
+  };
   const nextCheckAt = at(Math.max(now.getTime() + 100, Math.min(...checkTimes)));
 
   const unchanged =

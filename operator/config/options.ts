@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { subcommandsHelp } from './subcommands.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
-import { webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
+import { enforceableNames, webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
 import { readEnforcement, type Enforcement } from '../../webhook/enforcement/enforcement.js';
 import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
@@ -64,6 +64,18 @@ export interface OperatorOptions {
   auditPolicyReports: boolean;
   /** The container's memory limit in bytes (exported as a metric for the memory alert); undefined without one. */
   memoryLimitBytes: number | undefined;
+  /** How the API server proves itself to the admission port (docs/security.md). */
+  clientVerification: ClientVerification;
+}
+
+/** Verification of the admission port's callers: off when neither certificates nor tokens are configured. */
+export interface ClientVerification {
+  /** PEM file of the CAs that issue the API server's client certificates. */
+  caFile: string | undefined;
+  /** Subject common names or DNS names the API server's client certificate may carry. */
+  subjectNames: string[];
+  /** Users, as a TokenReview names them, whose bearer tokens are the API server's. */
+  tokenUsers: string[];
 }
 
 /** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
@@ -180,6 +192,21 @@ const FLAGS = {
       "the container's memory limit in bytes, exported as admission_memory_limit_bytes (the chart sets it from the downward API)",
     default: '',
   },
+  'client-ca-file': {
+    description:
+      "PEM file of the CAs that issue the API server's client certificate for webhooks; with it, only a verified caller gets an answer (docs/security.md)",
+    default: '',
+  },
+  'client-subject-names': {
+    description:
+      "comma-separated names the API server's client certificate may carry (subject common name or DNS name); required with --client-ca-file",
+    default: '',
+  },
+  'client-token-users': {
+    description:
+      "comma-separated users whose bearer tokens (checked with a TokenReview) are the API server's; with it, only a verified caller gets an answer",
+    default: '',
+  },
   'shutdown-delay': {
     description:
       'how long SIGTERM keeps serving with /readyz failing, so endpoints drop the replica first (5s; 0 in local mode)',
@@ -287,6 +314,14 @@ export function parseWebhookOverrides(text: string): Record<string, WebhookOverr
   return overrides;
 }
 
+/** A comma-separated list, blanks dropped. */
+function list(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
 function duration(flag: Flag, value: string): number {
   try {
     const ms = parseGoDuration(value);
@@ -379,7 +414,7 @@ export function parseOptions(
     featureGates,
     webhookOverrides: parseWebhookOverrides(value('webhook-overrides')),
     enforcement: ((): Enforcement => {
-      const read = readEnforcement(value('enforcement'), webhookShortNames(), FieldPath.of('--enforcement'));
+      const read = readEnforcement(value('enforcement'), enforceableNames(), FieldPath.of('--enforcement'));
       if (!read.ok) throw new OptionsError(read.error.join('; '));
       return read.value;
     })(),
@@ -392,10 +427,7 @@ export function parseOptions(
       }
       return ratio;
     })(),
-    excludedNamespaces: value('excluded-namespaces')
-      .split(',')
-      .map((ns) => ns.trim())
-      .filter((ns) => ns !== ''),
+    excludedNamespaces: list(value('excluded-namespaces')),
     sloConfigNamespace: value('slo-config-namespace'),
     logLevel: logLevel as LogLevel,
     shutdownGraceMs: duration('shutdown-grace', value('shutdown-grace')),
@@ -423,7 +455,20 @@ export function parseOptions(
       }
       return bytes;
     })(),
+    clientVerification: {
+      caFile: value('client-ca-file') === '' ? undefined : value('client-ca-file'),
+      subjectNames: list(value('client-subject-names')),
+      tokenUsers: list(value('client-token-users')),
+    },
   };
+  const { clientVerification } = options;
+  if ((clientVerification.caFile === undefined) !== (clientVerification.subjectNames.length === 0)) {
+    throw new OptionsError(
+      clientVerification.caFile === undefined
+        ? '--client-subject-names needs --client-ca-file: the CA that issues those certificates'
+        : "--client-ca-file needs --client-subject-names: a cluster CA also issues every node's and controller's certificate, so name the API server's",
+    );
+  }
   if (options.renewDeadlineMs >= options.leaseDurationMs) {
     throw new OptionsError(
       '--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration',

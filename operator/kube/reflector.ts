@@ -43,11 +43,15 @@ export interface ReflectorSink {
   put(object: JsonObject): void;
   /** The object was deleted. */
   remove(object: JsonObject): void;
-  /** The list is complete: what was not put since `listing()` no longer exists. */
-  listed(): void;
+  /**
+   * The list is complete: what was not put since `listing()` no longer exists. `mode` says how the
+   * objects were listed; none when nothing was (an optional kind that is not installed).
+   */
+  listed(mode?: ListMode): void;
 }
 
-type ListMode = 'stream' | 'pages';
+/** A streaming list (sendInitialEvents), or pages (servers without the WatchList feature turned on). */
+export type ListMode = 'stream' | 'pages';
 
 export interface ReflectorOptions {
   /** How to list first; a server that refuses streaming lists is then listed in pages. */
@@ -272,7 +276,7 @@ export class Reflector {
       if (bytes > PAGE_BYTES_SOFT_LIMIT) limit = Math.max(MIN_PAGE_SIZE, Math.floor(limit / 2));
     } while (token && !this.stopped);
     if (this.stopped) return;
-    this.sink.listed();
+    this.sink.listed('pages');
     this.resourceVersion = listVersion ?? '';
     this.markSynced();
   }
@@ -347,7 +351,7 @@ export class Reflector {
         if (this.initialEventsPending && annotations[INITIAL_EVENTS_END] === 'true') {
           this.initialEventsPending = false;
           this.resourceVersion = resourceVersionOf(object) ?? '';
-          this.sink.listed();
+          this.sink.listed('stream');
           this.markSynced();
         }
         break;

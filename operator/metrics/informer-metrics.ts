@@ -21,8 +21,10 @@ export function informerMetrics(registers: Registry[], sizes: StoreSizes) {
   return {
     storeLists: new Counter({
       name: 'admission_store_lists_total',
-      help: 'Complete lists of a watched kind into the state store: one at start, then one per relist (410 Gone, SIGHUP).',
-      labelNames: ['kind'] as const,
+      help:
+        'Complete lists of a watched kind into the state store: one at start, then one per relist (410 Gone, SIGHUP); ' +
+        'mode: stream (a streaming list), pages (the API server refuses streaming lists), none (a CRD not installed).',
+      labelNames: ['kind', 'mode'] as const,
       registers,
     }),
     storeObjects,

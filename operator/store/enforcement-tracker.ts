@@ -1,5 +1,5 @@
 /**
- * Keeps each webhook's enforcement (deny, warn, dryrun) in force. The `enforcement` key of the
+ * Keeps each webhook's enforcement (deny, warn, dryrun), and each separately enforced step's, in force. The `enforcement` key of the
  * operator's ConfigMap, when present and valid, replaces the --enforcement flag at run time; an
  * invalid one (it got in while the webhook was down) never does: the last good enforcement stays,
  * and the problem is logged, counted and recorded as an Event on the ConfigMap. Without the key
@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import {
-  actionFor,
+  actionOfName,
   describeEnforcement,
   ENFORCEMENT_ACTIONS,
   readEnforcement,
@@ -76,7 +76,7 @@ export class EnforcementTracker {
 
   private publish(): void {
     for (const webhook of this.webhookNames) {
-      const action = actionFor(this.current, webhook);
+      const action = actionOfName(this.current, webhook);
       for (const candidate of ENFORCEMENT_ACTIONS) {
         this.metrics.enforcement.set({ webhook, action: candidate }, candidate === action ? 1 : 0);
       }

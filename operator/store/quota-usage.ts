@@ -248,8 +248,13 @@ export class QuotaUsage {
     return record ? { quota: record.quota, requests: amountsOf(record.requests) } : undefined;
   }
 
-  /** The live pods counted against `quota` (for the delete check). */
+  /** The live pods counted against `quota` (for the is-parent check). */
   podsOf(quota: string): string[] {
     return [...(this.podsByQuota.get(quota) ?? [])].sort();
+  }
+
+  /** The live pods labelled for `quota`, a subset of podsOf (a label decides a pod's quota first). */
+  labelledPodsOf(quota: string): string[] {
+    return this.podsOf(quota).filter((key) => this.pods.get(key)?.quotaLabel === quota);
   }
 }

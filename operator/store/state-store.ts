@@ -279,9 +279,9 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
       remove: (object) => {
         sink.remove(object);
       },
-      listed: () => {
+      listed: (mode) => {
         sink.listed();
-        storeLists.inc({ kind: spec.kind });
+        storeLists.inc({ kind: spec.kind, mode: mode ?? 'none' });
       },
     };
     const source =
@@ -433,6 +433,10 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
 
   quotaPods(quota: string): readonly string[] {
     return this.usage.podsOf(quota);
+  }
+
+  quotaLabelledPods(quota: string): readonly string[] {
+    return this.usage.labelledPodsOf(quota);
   }
 
   /** What the pod watch counts against a quota for the live pod `namespace/name`, if anything. */

@@ -3,6 +3,8 @@
  * `npm run chart:generate -- --check` writes nothing and fails when either is out of date (the
  * unit tests check the same).
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../runtime/require-node.js';
 import { writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { repoRoot } from '../cluster/layout.js';

@@ -36,11 +36,14 @@ export function generatedDefinitions(lists: CodeLists): Record<string, JsonSchem
       enum: [...lists.enforcementActions],
     },
     webhookEnforcement: {
-      $comment: `${GENERATED} webhook/table.ts; * names every webhook not named`,
+      $comment: `${GENERATED} webhook/table.ts; * names every webhook not named; <webhook>/<step> a step enforced apart`,
       type: 'object',
       additionalProperties: false,
       properties: Object.fromEntries(
-        ['*', ...webhookNames].map((name) => [name, { $ref: '#/definitions/enforcementAction' }]),
+        ['*', ...webhookNames, ...lists.webhooks.flatMap((webhook) => webhook.steps)].map((name) => [
+          name,
+          { $ref: '#/definitions/enforcementAction' },
+        ]),
       ),
     },
     webhookOverrides: {

@@ -2,16 +2,17 @@
  * Builds the upstream binaries from their Go modules, once per pinned version.
  *
  * A group of binaries is built into a temporary folder and renamed into place, so an
- * interrupted build never leaves a half-written binary that a later run would trust.
+ * interrupted build never leaves a half-written binary that a later run would trust. The
+ * Kubernetes groups are built from the chosen release's module (kubernetes-module.ts) and keyed by
+ * a digest of it, so a changed go.mod for the same release rebuilds them.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   binaries,
   cacheDir,
-  clusterModuleDir,
   controlPlaneBinDir,
   containerdVersion,
   cniPluginsVersion,
@@ -27,10 +28,12 @@ import {
   promtoolBinDir,
   promtoolModuleDir,
 } from './layout.js';
+import { prepareKubernetesModule, type PreparedModule } from './kubernetes-module.js';
 
 interface BinaryGroup {
   name: string;
-  moduleDir: string;
+  /** The module's folder; absent for the Kubernetes groups, built from the release's prepared module. */
+  moduleDir?: string;
   binDir: string;
   packages: string[];
   outputs: string[];
@@ -78,7 +81,6 @@ function helmLdflags(): string[] {
 const groups: BinaryGroup[] = [
   {
     name: `control plane ${kubernetesVersion}`,
-    moduleDir: clusterModuleDir,
     binDir: controlPlaneBinDir,
     packages: [
       './cmd/etcd',
@@ -108,7 +110,6 @@ const groups: BinaryGroup[] = [
 const nodeGroups: BinaryGroup[] = [
   {
     name: `node ${kubernetesVersion} (kubelet, kube-scheduler, kube-proxy)`,
-    moduleDir: clusterModuleDir,
     binDir: kubernetesNodeBinDir,
     packages: [
       'k8s.io/kubernetes/cmd/kubelet',
@@ -151,10 +152,11 @@ const promtool: BinaryGroup = {
   ldflags: [],
 };
 
-function isBuilt(group: BinaryGroup): boolean {
-  return (
-    existsSync(join(group.binDir, COMPLETE_STAMP)) && group.outputs.every((output) => existsSync(output))
-  );
+/** Built, and (for a Kubernetes group) from the module whose digest is `digest`. */
+function isBuilt(group: BinaryGroup, digest?: string): boolean {
+  const stamp = join(group.binDir, COMPLETE_STAMP);
+  if (!existsSync(stamp) || !group.outputs.every((output) => existsSync(output))) return false;
+  return digest === undefined || readFileSync(stamp, 'utf8').includes(digest);
 }
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<void> {
@@ -172,7 +174,12 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   });
 }
 
-async function build(group: BinaryGroup, log: (line: string) => void): Promise<void> {
+async function build(
+  group: BinaryGroup,
+  moduleDir: string,
+  log: (line: string) => void,
+  digest?: string,
+): Promise<void> {
   const started = Date.now();
   log(`building ${group.name} from Go modules (a cold build takes many minutes on 2 cores)...`);
   await mkdir(dirname(group.binDir), { recursive: true });
@@ -182,10 +189,13 @@ async function build(group: BinaryGroup, log: (line: string) => void): Promise<v
     await run(
       'go',
       ['build', `-ldflags=${ldflags}`, '-o', `${staging}/`, ...group.packages],
-      group.moduleDir,
+      moduleDir,
       group.env,
     );
-    await writeFile(join(staging, COMPLETE_STAMP), `${new Date().toISOString()}\n`);
+    await writeFile(
+      join(staging, COMPLETE_STAMP),
+      `${new Date().toISOString()}${digest ? ` ${digest}` : ''}\n`,
+    );
     await rm(group.binDir, { recursive: true, force: true });
     await rename(staging, group.binDir);
   } finally {
@@ -202,13 +212,19 @@ export async function ensureBinaries(
   log: (line: string) => void,
   { node = false }: { node?: boolean } = {},
 ): Promise<void> {
+  let kubernetes: PreparedModule | undefined;
   for (const group of node ? [...groups, ...nodeGroups] : groups) {
-    if (!isBuilt(group)) await build(group, log);
+    if (group.moduleDir !== undefined) {
+      if (!isBuilt(group)) await build(group, group.moduleDir, log);
+      continue;
+    }
+    kubernetes ??= await prepareKubernetesModule(kubernetesVersion, log);
+    if (!isBuilt(group, kubernetes.digest)) await build(group, kubernetes.dir, log, kubernetes.digest);
   }
 }
 
 /** Builds promtool unless this version is already built; resolves with its path. */
 export async function ensurePromtool(log: (line: string) => void): Promise<string> {
-  if (!isBuilt(promtool)) await build(promtool, log);
+  if (!isBuilt(promtool)) await build(promtool, promtoolModuleDir, log);
   return binaries.promtool;
 }

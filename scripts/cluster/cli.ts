@@ -1,59 +1,25 @@
 /**
  * `npm run cluster:up | cluster:down | cluster:build`: the local control plane from the
- * command line; with `--node` (`npm run cluster:up -- --node`), also the node that runs pods.
+ * command line; with `--node` (`npm run cluster:up -- --node`), also the node that runs pods;
+ * with `--kubernetes=1.30.14`, that Kubernetes release instead of the default (the newest tested).
+ *
+ *   tsx scripts/cluster/cli.ts versions         the tested releases, and newer ones the Go module proxy has
+ *   tsx scripts/cluster/cli.ts module 1.37.3    commits a release's Go module (makes it a tested release)
  */
-import { ensureBinaries } from './binaries.js';
-import { clusterStatus, logTails, startCluster, stopCluster } from './control-plane.js';
-import { binaries, kubeconfigPath, logsDir } from './layout.js';
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../runtime/require-node.js';
+import { takeKubernetesOption } from './kubernetes-versions.js';
 
-const log = (line: string): void => {
-  console.log(line);
-};
+const USAGE =
+  'usage: tsx scripts/cluster/cli.ts up|down|status|build [--node] [--kubernetes=1.30.14] | versions | module <version>';
 
-async function main(command: string | undefined, flags: string[]): Promise<void> {
-  const unknown = flags.filter((flag) => flag !== '--node');
-  if (unknown.length > 0) {
-    console.error(`unknown option ${unknown.join(' ')}; usage: tsx scripts/cluster/cli.ts up|build [--node]`);
-    process.exitCode = 2;
-    return;
-  }
-  const node = flags.includes('--node');
-  switch (command) {
-    case 'build':
-      await ensureBinaries(log, { node });
-      log('binaries are built');
-      return;
-    case 'up': {
-      const started = Date.now();
-      try {
-        const { state, startedNow } = await startCluster(log, { node });
-        log(
-          startedNow
-            ? `cluster is up at ${state.server} (${((Date.now() - started) / 1000).toFixed(1)} s)`
-            : `cluster is already up at ${state.server}; nothing to do`,
-        );
-      } catch (error) {
-        console.error(`cluster failed to start: ${(error as Error).message}\n${await logTails()}`);
-        process.exitCode = 1;
-        return;
-      }
-      log(`\nUse it with:\n  export KUBECONFIG=${kubeconfigPath}\n  ${binaries.kubectl} get namespaces`);
-      log(`Logs: ${logsDir}\nStop it with: npm run cluster:down`);
-      return;
-    }
-    case 'down':
-      log((await stopCluster(log)) ? 'cluster stopped and its data removed' : 'no cluster was running');
-      return;
-    case 'status': {
-      const status = await clusterStatus();
-      log(status.running ? `running at ${status.state?.server ?? '?'}` : `not running: ${status.reason}`);
-      process.exitCode = status.running ? 0 : 1;
-      return;
-    }
-    default:
-      console.error('usage: tsx scripts/cluster/cli.ts up|down|status|build [--node]');
-      process.exitCode = 2;
-  }
+let args: string[];
+try {
+  args = takeKubernetesOption(process.argv.slice(2));
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
 }
-
-await main(process.argv[2], process.argv.slice(3));
+// After the option is read: the layout resolves the release once, when it is loaded.
+const { runClusterCommand } = await import('./commands.js');
+process.exitCode = await runClusterCommand(args[0], args.slice(1), USAGE);

@@ -26,10 +26,11 @@ import {
   nodeDir,
   pkiDir,
   stateFile,
+  webhookClientKubeconfigPath,
 } from './layout.js';
 import { startNode, stopNode, type NodeKubeconfigs } from './node.js';
 import { claimNodeHost, nodeNetwork, setUpNodeNetwork } from './node-network.js';
-import { createClusterPki, type ClusterPki, type NodePki } from './pki.js';
+import { createClusterPki, WEBHOOK_CLIENT_NAME, type ClusterPki, type NodePki } from './pki.js';
 import {
   isAlive,
   pidExists,
@@ -50,6 +51,20 @@ export interface ClusterState {
   processes: ClusterProcess[];
   /** Whether this cluster has a node (`cluster:up --node`); absent in states written before nodes existed. */
   node?: boolean;
+  /**
+   * The client certificate the API server presents to every admission webhook, and the CA that
+   * issued it: what an operator on this cluster verifies its callers with. Absent in states written
+   * before the API server presented one (such a cluster is started anew).
+   */
+  webhookClient?: WebhookClient;
+}
+
+/** Where the API server's webhook client certificate lives, and the name it carries. */
+export interface WebhookClient {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  subject: string;
 }
 
 export interface ClusterOptions {
@@ -234,13 +249,49 @@ async function writeKubeconfigs(server: string, pki: ClusterPki): Promise<void> 
 }
 
 /**
- * The critical priority classes limited as hardened clusters limit them (some managed clusters do,
- * and Kubernetes' documentation gives this configuration): a pod of either class is admitted only in
- * a namespace whose ResourceQuota covers the class. The chart's quota is then tested for real.
+ * The credentials the API server presents to admission webhooks, as the Kubernetes documentation's
+ * "Authenticate apiservers" configures them: a kubeconfig whose users are matched by webhook host,
+ * `*` matching every host (on this cluster, only our webhooks).
  */
-const ADMISSION_CONFIGURATION = `apiVersion: apiserver.config.k8s.io/v1
+async function writeWebhookClientKubeconfig(pki: ClusterPki): Promise<void> {
+  const b64 = async (path: string): Promise<string> => Buffer.from(await readFile(path)).toString('base64');
+  const kubeconfig = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    users: [
+      {
+        name: '*',
+        user: {
+          'client-certificate-data': await b64(pki.webhookClientCert),
+          'client-key-data': await b64(pki.webhookClientKey),
+        },
+      },
+    ],
+  };
+  await writeFile(webhookClientKubeconfigPath, `${JSON.stringify(kubeconfig, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * The API server's admission plugins' configuration. Both webhook plugins present the client
+ * certificate of webhook-client.kubeconfig, so an operator on this cluster verifies its callers
+ * as a cluster admin's would. The critical priority classes are limited as hardened clusters limit
+ * them (some managed clusters do, and Kubernetes' documentation gives this configuration): a pod
+ * of either class is admitted only in a namespace whose ResourceQuota covers the class. The
+ * chart's quota is then tested for real.
+ */
+const admissionConfiguration = (webhookKubeconfig: string): string => `apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
 plugins:
+  - name: ValidatingAdmissionWebhook
+    configuration:
+      apiVersion: apiserver.config.k8s.io/v1
+      kind: WebhookAdmissionConfiguration
+      kubeConfigFile: ${JSON.stringify(webhookKubeconfig)}
+  - name: MutatingAdmissionWebhook
+    configuration:
+      apiVersion: apiserver.config.k8s.io/v1
+      kind: WebhookAdmissionConfiguration
+      kubeConfigFile: ${JSON.stringify(webhookKubeconfig)}
   - name: ResourceQuota
     configuration:
       apiVersion: apiserver.config.k8s.io/v1
@@ -279,6 +330,12 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
       kubeconfig: kubeconfigPath,
       processes: started.map(({ name, pid, binary }) => ({ name, pid, binary })),
       node,
+      webhookClient: {
+        caFile: pki.caCert,
+        certFile: pki.webhookClientCert,
+        keyFile: pki.webhookClientKey,
+        subject: WEBHOOK_CLIENT_NAME,
+      },
     };
     await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
     return state;
@@ -301,7 +358,8 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
     );
     log(`etcd ready on ${etcdUrl}`);
 
-    await writeFile(admissionConfigurationPath, ADMISSION_CONFIGURATION);
+    await writeWebhookClientKubeconfig(pki);
+    await writeFile(admissionConfigurationPath, admissionConfiguration(webhookClientKubeconfigPath));
     started.push(
       startProcess('kube-apiserver', binaries.kubeApiserver, [
         `--etcd-servers=${etcdUrl}`,
@@ -326,7 +384,12 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
               `--kubelet-client-key=${pki.node.apiserverKubeletClientKey}`,
               '--kubelet-preferred-address-types=InternalIP',
             ]
-          : ['--authorization-mode=RBAC']),
+          : [
+              '--authorization-mode=RBAC',
+              // Without a node nothing dials the `kubernetes` Service, and from 1.37 the API server
+              // refuses a loopback advertise address for the endpoints it would write there.
+              '--endpoint-reconciler-type=none',
+            ]),
         '--allow-privileged=true',
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${pki.serviceAccountPub}`,
@@ -442,7 +505,8 @@ async function withLock<T>(log: Log, work: () => Promise<T>): Promise<T> {
 /**
  * Starts the cluster unless it is already up; `startedNow` tells the caller whether to stop it
  * later. A cluster with a node serves a caller that needs none; one without a node is started
- * anew when a node is asked for (the API server must move to the node's address).
+ * anew when a node is asked for (the API server must move to the node's address), and one of
+ * another Kubernetes release is started anew on this process's release.
  */
 export async function startCluster(
   log: Log,
@@ -450,13 +514,21 @@ export async function startCluster(
 ): Promise<{ state: ClusterState; startedNow: boolean }> {
   return withLock(log, async () => {
     const status = await clusterStatus();
-    const fits = status.state?.node === true || options.node !== true;
+    const sameRelease = status.state?.kubernetesVersion === kubernetesVersion;
+    // A cluster whose API server presents no client certificate to webhooks is of an older checkout.
+    const presentsClientCertificate = status.state?.webhookClient !== undefined;
+    const fits =
+      sameRelease && presentsClientCertificate && (status.state?.node === true || options.node !== true);
     if (status.running && status.state && fits) return { state: status.state, startedNow: false };
     if (status.state) {
       log(
-        status.running
-          ? 'restarting the running cluster with a node'
-          : `cleaning up a previous cluster (${status.reason})`,
+        !status.running
+          ? `cleaning up a previous cluster (${status.reason})`
+          : !sameRelease
+            ? `restarting the running cluster (Kubernetes ${status.state.kubernetesVersion}) on Kubernetes ${kubernetesVersion}`
+            : !presentsClientCertificate
+              ? 'restarting the running cluster: its API server presents no client certificate to webhooks'
+              : 'restarting the running cluster with a node',
       );
       await stopAll(status.state.processes, status.state.node === true, log);
     }

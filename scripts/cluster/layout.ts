@@ -1,10 +1,12 @@
 /**
  * Where the local control plane keeps its binaries, data and logs, and which upstream
- * versions it pins (read from the Go modules, so bumping a go.mod is the whole upgrade).
+ * versions it pins: Kubernetes the release chosen for this process (kubernetes-versions.ts), the
+ * other tools from their Go modules, so bumping a go.mod is the whole upgrade.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selectedRelease } from './kubernetes-versions.js';
 
 /** The checkout this file belongs to, whether it runs from source or compiled into dist/. */
 function findRepoRoot(start: string): string {
@@ -15,10 +17,10 @@ function findRepoRoot(start: string): string {
 }
 
 export const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
-export const clusterModuleDir = join(repoRoot, 'scripts', 'cluster');
-export const helmModuleDir = join(clusterModuleDir, 'helm');
-export const promtoolModuleDir = join(clusterModuleDir, 'promtool');
-export const nodeModuleDir = join(clusterModuleDir, 'node');
+const clusterScriptsDir = join(repoRoot, 'scripts', 'cluster');
+export const helmModuleDir = join(clusterScriptsDir, 'helm');
+export const promtoolModuleDir = join(clusterScriptsDir, 'promtool');
+export const nodeModuleDir = join(clusterScriptsDir, 'node');
 
 export const cacheDir = join(repoRoot, '.cache');
 export const clusterDir = join(cacheDir, 'cluster');
@@ -31,6 +33,8 @@ export const kubeconfigPath = join(clusterDir, 'kubeconfig');
 export const controllerManagerKubeconfigPath = join(clusterDir, 'controller-manager.kubeconfig');
 /** The API server's admission plugin configuration (see control-plane.ts). */
 export const admissionConfigurationPath = join(clusterDir, 'admission-configuration.yaml');
+/** The credentials the API server presents to admission webhooks (named by the admission configuration). */
+export const webhookClientKubeconfigPath = join(clusterDir, 'webhook-client.kubeconfig');
 /** The node's own files (kubelet, kube-proxy and scheduler configuration, the kubelet's root). */
 export const nodeDir = join(clusterDir, 'node');
 /**
@@ -49,19 +53,16 @@ function requiredVersion(goModPath: string, modulePath: string): string {
   return match[1];
 }
 
-export const kubernetesVersion = requiredVersion(join(clusterModuleDir, 'go.mod'), 'k8s.io/kubernetes');
-export const etcdVersion = requiredVersion(join(clusterModuleDir, 'go.mod'), 'go.etcd.io/etcd/server/v3');
+/** The Kubernetes release this process builds and runs (`v1.37.2`): $CLUSTER_KUBERNETES_VERSION, else the default. */
+export const kubernetesVersion = selectedRelease();
 export const helmVersion = requiredVersion(join(helmModuleDir, 'go.mod'), 'helm.sh/helm/v3');
 export const prometheusVersion = requiredVersion(
   join(promtoolModuleDir, 'go.mod'),
   'github.com/prometheus/prometheus',
 );
 
-export const controlPlaneBinDir = join(
-  cacheDir,
-  'bin',
-  `kubernetes-${kubernetesVersion}-etcd-${etcdVersion}`,
-);
+/** kube-apiserver, kube-controller-manager, kubectl and etcd; the etcd is the one this release requires. */
+export const controlPlaneBinDir = join(cacheDir, 'bin', `kubernetes-${kubernetesVersion}`);
 /** The client-go helm is built with: its default Kubernetes version without a cluster (see binaries.ts). */
 export const helmClientGoVersion = requiredVersion(join(helmModuleDir, 'go.mod'), 'k8s.io/client-go');
 export const helmBinDir = join(cacheDir, 'bin', `helm-${helmVersion}-client-go-${helmClientGoVersion}`);

@@ -6,7 +6,7 @@
  * the bridge and kube-proxy's rules.
  *
  * What this machine needs of them (found by running them here):
- * - The host runs cgroup v1, which kubelet 1.35 refuses unless `failCgroupV1: false`; there is no
+ * - The host runs cgroup v1, which kubelet 1.35 and later refuse unless `failCgroupV1: false`; there is no
  *   systemd, so the cgroup driver is cgroupfs for the kubelet and runc alike.
  * - Root lacks CAP_SYS_RESOURCE, so runc cannot give a sandbox the OOM score -998 containerd
  *   asks for ("failed to update /proc/self/oom_score_adj: Permission denied", seen as "can't get
@@ -21,7 +21,16 @@ import { mkdir, readFile, readdir, readlink, rm, rmdir, unlink, writeFile } from
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { binaries, cniBinDir, containerdRootDir, logsDir, nodeDir, nodeRunDir } from './layout.js';
+import { parseRelease } from './kubernetes-versions.js';
+import {
+  binaries,
+  cniBinDir,
+  containerdRootDir,
+  kubernetesVersion,
+  logsDir,
+  nodeDir,
+  nodeRunDir,
+} from './layout.js';
 import {
   cniConfig,
   nodeNetwork,
@@ -109,12 +118,21 @@ function containerdConfig(): string {
   ].join('\n');
 }
 
+/**
+ * The kubelet of 1.31 and later has `failCgroupV1` (true by default from 1.35, KEP-5573); 1.30's
+ * does not know the field and runs on cgroup v1 anyway.
+ */
+function cgroupV1Setting(): { failCgroupV1?: false } {
+  const release = parseRelease(kubernetesVersion);
+  return release && release.major === 1 && release.minor < 31 ? {} : { failCgroupV1: false };
+}
+
 function kubeletConfig(caCert: string, port: number, healthzPort: number): string {
   return stringify({
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
-    // cgroup v1 host: kubelet 1.35 refuses it unless told otherwise (KEP-5573).
-    failCgroupV1: false,
+    // cgroup v1 host: kubelet 1.35 and later refuse it unless told otherwise.
+    ...cgroupV1Setting(),
     cgroupDriver: 'cgroupfs',
     failSwapOn: false,
     containerRuntimeEndpoint: `unix://${containerdSocket}`,

@@ -1,6 +1,7 @@
 /**
  * The local control plane's PKI: one CA, the API server's serving certificate, client
- * certificates for the admin and the controller manager, and the service-account keys; with a
+ * certificates for the admin, the controller manager and the API server calling admission webhooks,
+ * and the service-account keys; with a
  * node, client certificates for the kubelet, kube-scheduler, kube-proxy and for the API server
  * calling the kubelet, and the node's address in the API server's certificate.
  * It reuses the operator's own X.509 code, so the cluster scripts exercise it too.
@@ -16,6 +17,13 @@ import { pkiDir } from './layout.js';
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
+/**
+ * The subject of the client certificate the API server presents to admission webhooks (its
+ * AdmissionConfiguration's kubeConfigFile): the name the operator is told to accept, as an admin
+ * of a kubeadm cluster would issue it.
+ */
+export const WEBHOOK_CLIENT_NAME = 'kube-apiserver-webhook-client';
+
 /** Paths of the PEM files, by role. */
 export interface ClusterPki {
   caCert: string;
@@ -25,6 +33,9 @@ export interface ClusterPki {
   adminKey: string;
   controllerManagerCert: string;
   controllerManagerKey: string;
+  /** The API server's client certificate for calling admission webhooks (WEBHOOK_CLIENT_NAME). */
+  webhookClientCert: string;
+  webhookClientKey: string;
   serviceAccountKey: string;
   serviceAccountPub: string;
 }
@@ -89,6 +100,10 @@ export async function createClusterPki(node?: NodeIdentity): Promise<ClusterPki 
     { commonName: 'system:kube-controller-manager', usage: 'client', lifetimeMs: YEAR_MS },
     ca,
   );
+  const webhookClient = await issueCertificate(
+    { commonName: WEBHOOK_CLIENT_NAME, usage: 'client', lifetimeMs: YEAR_MS },
+    ca,
+  );
   const serviceAccount = await generateRsaKeyPair();
 
   const contents: Record<keyof ClusterPki, [file: string, pem: string]> = {
@@ -99,6 +114,8 @@ export async function createClusterPki(node?: NodeIdentity): Promise<ClusterPki 
     adminKey: ['admin.key', admin.privateKeyPem],
     controllerManagerCert: ['controller-manager.crt', controllerManager.certificatePem],
     controllerManagerKey: ['controller-manager.key', controllerManager.privateKeyPem],
+    webhookClientCert: ['webhook-client.crt', webhookClient.certificatePem],
+    webhookClientKey: ['webhook-client.key', webhookClient.privateKeyPem],
     serviceAccountKey: ['sa.key', serviceAccount.privateKeyPem],
     serviceAccountPub: ['sa.pub', serviceAccount.publicKeyPem],
   };

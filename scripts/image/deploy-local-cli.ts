@@ -2,6 +2,8 @@
  * `npm run deploy:local [-- helm arguments]`: starts the local cluster with its node if needed,
  * builds and loads the image, and installs or upgrades the chart (deploy-local.ts).
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../runtime/require-node.js';
 import { startCluster } from '../cluster/control-plane.js';
 import { binaries, kubeconfigPath } from '../cluster/layout.js';
 import {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { binaries, cacheDir, kubeconfigPath, repoRoot } from '../cluster/layout.js';
+import { clusterStatus } from '../cluster/control-plane.js';
 import { importImage } from '../cluster/node.js';
 
 const execFileAsync = promisify(execFile);
@@ -73,7 +74,28 @@ export async function buildAndLoadImage(log: (line: string) => void, retag?: str
   return tag;
 }
 
-/** `helm upgrade --install` of the chart with the local image; extra `--set`/`--values` arguments pass through. */
+/**
+ * The chart's values that verify callers as the local API server presents itself (its webhook
+ * client certificate and the CA that issued it), as a cluster admin's install should.
+ */
+async function clientVerificationValues(): Promise<string[]> {
+  const client = (await clusterStatus()).state?.webhookClient;
+  if (!client)
+    throw new Error('the local control plane presents no client certificate to webhooks: run cluster:up');
+  return [
+    '--set',
+    'clientVerification.certificate.enabled=true',
+    '--set-file',
+    `clientVerification.certificate.ca=${client.caFile}`,
+    '--set-json',
+    `clientVerification.certificate.subjectNames=${JSON.stringify([client.subject])}`,
+  ];
+}
+
+/**
+ * `helm upgrade --install` of the chart with the local image, verifying callers; extra
+ * `--set`/`--values` arguments pass through (and come last, so they win).
+ */
 export async function helmUpgrade(tag: string, extraArgs: string[] = [], wait = true): Promise<void> {
   await runInherit(binaries.helm, [
     'upgrade',
@@ -92,6 +114,7 @@ export async function helmUpgrade(tag: string, extraArgs: string[] = [], wait = 
     // Imported, never pulled: no registry is reachable.
     '--set',
     'image.pullPolicy=Never',
+    ...(await clientVerificationValues()),
     ...(wait ? ['--wait', '--timeout', '5m'] : []),
     ...extraArgs,
   ]);

@@ -5,6 +5,8 @@
  * each figure's median in both and their ratio (this checkout ÷ the other): for a figure where
  * lower is better (µs, ms, ×) above 1 means slower here; for a rate or share, below 1 does.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../../scripts/runtime/require-node.js';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { repoRoot } from '../../scripts/cluster/layout.js';

@@ -103,7 +103,7 @@ const CLOCK_TICKS = 100;
  * the server has used so far (this process unless told otherwise).
  */
 export async function measurePath(
-  target: { port: number; ca: string },
+  target: { port: number; ca: string; client?: { cert: string; key: string } },
   path: string,
   body: string,
   settings: DriveSettings,

@@ -15,6 +15,8 @@ export interface LoadOptions {
   path: string;
   body: string;
   ca: string;
+  /** The client certificate each connection presents (the API server's, where callers are verified). */
+  client?: { cert: string; key: string };
   connections: number;
   durationMs: number;
   /** Requests per second for an open-loop run; absent: as fast as answers come back. */
@@ -77,6 +79,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         host: '127.0.0.1',
         port: options.port,
         ca: options.ca,
+        ...(options.client ?? {}),
         servername: 'localhost',
       });
       this.socket.setNoDelay(true);

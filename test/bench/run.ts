@@ -18,6 +18,8 @@
  *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
+ *   quota-burst two replicas behind one address, 12 concurrent 500m creates into a quota with room
+ *            for 6, callers verified (ledger and leader) and not (watched usage only): admitted
  *   scale    only when named: the compiled operator on a fresh local control plane grown to
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
  *            against the raw list, peak and settled memory, a forced relist, cost per pod;
@@ -29,8 +31,10 @@
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
- * --state-scale=N (default 1), --rounds=N (transport, default 2).
+ * --state-scale=N (default 1), --rounds=N (transport and quota-burst, default 2).
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../../scripts/runtime/require-node.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -57,11 +61,13 @@ import type { AdmissionRequest, KubeObject } from '../../webhook/admission/types
 import { searchOverlaps } from '../../webhook/rules/koordinator/slo-config/node-selectors.js';
 import { sloConfigCheckers } from '../../webhook/rules/koordinator/slo-config/slo-config-keys.js';
 import { sloConfigValidator } from '../../webhook/rules/koordinator/slo-config/validate-slo-config.js';
+import { apiServerCallers } from '../harness/allowing-server.js';
 import { clusterKubeConfig, createPod, waitFor } from '../harness/cluster.js';
 import { admissionRequest } from '../harness/requests.js';
 import { stateSnapshot } from '../harness/state.js';
 import { pinServer, unpinServer, type DriveSettings } from './drive.js';
 import { benchAdmit } from './admit.js';
+import { benchQuotaBurst } from './quota-burst.js';
 import { inform, percentile, record, summary } from './report.js';
 import { benchServer } from './server.js';
 import { benchState, emptyState, stateSize } from './state.js';
@@ -225,11 +231,14 @@ async function startBenchServer(): Promise<BenchServer> {
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
     metrics,
     logger,
+    // Verification off: what is measured here is the rules and the transport, not the handshake.
+    callers: apiServerCallers(false),
   });
   const server = new AdmissionHttpsServer(app, logger, metrics);
   const port = await server.listen(0, '127.0.0.1', {
     certificatePem: leaf.certificatePem,
     privateKeyPem: leaf.privateKeyPem,
+    clientCaPem: '',
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: ca.certificatePem });
 
@@ -693,13 +702,14 @@ if (want('server') || want('state') || want('state-server')) {
 if (want('rotation')) await benchRotation();
 if (want('refusals')) await survive('refusals', benchRefusals);
 if (want('admit')) await survive('admit', benchAdmit);
-if (want('cluster') || want('transport') || want('state') || want('state-e2e')) {
+if (want('cluster') || want('transport') || want('state') || want('state-e2e') || want('quota-burst')) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
   });
   try {
     if (want('cluster')) await survive('cluster', benchCluster);
     if (want('transport')) await survive('transport', () => benchTransport(rounds));
+    if (want('quota-burst')) await survive('quota-burst', () => benchQuotaBurst(rounds));
     if (want('state') || want('state-e2e'))
       await survive('state e2e', () => benchStateCluster(settings, stateSize(scale)));
   } finally {

@@ -13,11 +13,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
-import { repoRoot } from '../../scripts/cluster/layout.js';
-import { apiGet, forEachLine, readJson } from '../../operator/kube/api-stream.js';
+import { kubernetesVersion, repoRoot } from '../../scripts/cluster/layout.js';
+import { apiGet, readJson } from '../../operator/kube/api-stream.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { clusterKubeConfig, waitFor } from '../harness/cluster.js';
 import { apiClient, createScaleObjects, type ScaleSize } from '../harness/scale-objects.js';
+import { rawStreamingList } from '../harness/streaming-lists.js';
 import type { DriveSettings, PathFigures } from './drive.js';
 import { inform, record, recordShare } from './report.js';
 import {
@@ -63,34 +64,6 @@ async function rawPagedList(kubeConfig: KubeConfig): Promise<{ ms: number; pods:
   return { ms: performance.now() - started, pods };
 }
 
-/** The other way to list: a streaming list (sendInitialEvents), every event parsed, keeping nothing. */
-async function rawStreamingList(kubeConfig: KubeConfig): Promise<{ ms: number; pods: number }> {
-  const started = performance.now();
-  const abort = new AbortController();
-  const query = new URLSearchParams({
-    watch: '1',
-    sendInitialEvents: 'true',
-    resourceVersionMatch: 'NotOlderThan',
-    allowWatchBookmarks: 'true',
-  });
-  let pods = 0;
-  let ms = Number.NaN;
-  await forEachLine(await apiGet(kubeConfig, '/api/v1/pods', query, abort.signal), (line) => {
-    const event = JSON.parse(line) as {
-      type: string;
-      object: { metadata?: { annotations?: Record<string, string> } };
-    };
-    if (event.type !== 'BOOKMARK') pods++;
-    else if (event.object.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') {
-      ms = performance.now() - started;
-      abort.abort();
-    }
-  }).catch((error: unknown) => {
-    if (!abort.signal.aborted) throw error;
-  });
-  return { ms, pods };
-}
-
 interface Settled {
   rss: number;
   heapUsed: number;
@@ -108,10 +81,17 @@ async function settle(operator: RunningOperator, label: string): Promise<Settled
   return settled;
 }
 
-async function podsListed(operator: RunningOperator): Promise<{ lists: number; pods: number }> {
+/** The pods' lists so far (a streaming list or pages: the API server's WatchList decides), and the pods kept. */
+async function podsListed(operator: RunningOperator): Promise<{ lists: number; mode: string; pods: number }> {
   const text = await metricsText(operator.metricsPort);
+  const modes = ['stream', 'pages'].map((mode) => ({
+    mode,
+    lists: metricValue(text, `admission_store_lists_total{kind="pods",mode="${mode}"}`),
+  }));
+  const listed = modes.filter((entry) => entry.lists > 0);
   return {
-    lists: metricValue(text, 'admission_store_lists_total{kind="pods"}'),
+    lists: listed.reduce((sum, entry) => sum + entry.lists, 0),
+    mode: listed.map((entry) => entry.mode).join('+') || 'none',
     pods: metricValue(text, 'admission_store_objects{kind="pods"}'),
   };
 }
@@ -177,13 +157,19 @@ async function measureSize(
     '×',
     1.25,
   );
-  const streamed = await rawStreamingList(kubeConfig);
-  inform(`scale: ${label}: raw streaming list of ${streamed.pods} pods (parsed)`, streamed.ms, 'ms');
+  // The other way to list, where the API server offers it (WatchList: docs/kubernetes-versions.md).
+  const streamed = await rawStreamingList(kubeConfig, '/api/v1/pods');
+  if (streamed)
+    inform(`scale: ${label}: raw streaming list of ${streamed.objects} pods (parsed)`, streamed.ms, 'ms');
+  else console.log(`scale: ${label}: the API server refuses streaming lists`);
 
   const operator = await startCompiledOperator(operatorNamespace);
   const pid = operator.child.pid ?? 0;
   const startPeak = peakRssMiB(pid);
   const listed = await podsListed(operator);
+  console.log(
+    `scale: ${label}: the operator listed the pods with ${listed.mode === 'stream' ? 'a streaming list' : listed.mode}`,
+  );
   inform(`scale: ${label}: pods in the store at Ready`, listed.pods, 'pods');
   inform(`scale: ${label}: start to Ready`, operator.readyMs, 'ms');
   const settled = await settle(operator, label);
@@ -230,7 +216,7 @@ async function measureSize(
     figures: {
       size,
       referenceMs,
-      streamedMs: streamed.ms,
+      streamedMs: streamed?.ms ?? Number.NaN,
       readyMs,
       peak,
       settled,
@@ -282,7 +268,7 @@ function table(empty: { readyMs: number; settled: Settled }, steps: readonly Ste
         step.size.nodes.toLocaleString('en'),
         step.size.namespaces.toLocaleString('en'),
         `${fixed(step.referenceMs / 1000, 2)} s`,
-        `${fixed(step.streamedMs / 1000, 2)} s`,
+        Number.isNaN(step.streamedMs) ? 'refused' : `${fixed(step.streamedMs / 1000, 2)} s`,
         `${fixed(step.readyMs / 1000, 2)} s`,
         `${fixed(step.readyMs / step.referenceMs, 2)}×`,
         `${fixed(step.peak)} MiB`,
@@ -303,7 +289,7 @@ export async function benchScale(
 ): Promise<void> {
   const sizes = scaleSteps(size, steps);
   console.log(
-    `scale: up to ${size.pods} pods, ${size.nodes} nodes, ${size.namespaces} namespaces, measured at ${sizes.map((s) => s.pods).join(', ')} pods (a fresh local control plane)`,
+    `scale: Kubernetes ${kubernetesVersion}, up to ${size.pods} pods, ${size.nodes} nodes, ${size.namespaces} namespaces, measured at ${sizes.map((s) => s.pods).join(', ')} pods (a fresh local control plane)`,
   );
   const log = (line: string): void => {
     console.error(`[cluster] ${line}`);

@@ -13,6 +13,7 @@ import { admissionMetrics, type AdmissionMetrics } from '../../webhook/metrics/a
 import type { StateSnapshot } from '../../webhook/state.js';
 import { enabledWebhooks, type WebhookEntry } from '../../webhook/table.js';
 import { measurePath, type DriveSettings, type PathFigures } from './drive.js';
+import { apiServerCallers } from '../harness/allowing-server.js';
 import {
   benchCertificates,
   startBareServer,
@@ -107,6 +108,8 @@ export function buildOurApp(state: StateSnapshot): {
     metrics,
     logger,
     reserve: () => undefined,
+    // Verification off: the references verify no client either.
+    callers: apiServerCallers(false),
   });
   return {
     app,
@@ -125,7 +128,7 @@ export function buildOurApp(state: StateSnapshot): {
 export async function startOurApp(certs: BenchCertificates, state: StateSnapshot): Promise<Running> {
   const { app, metrics, close } = buildOurApp(state);
   const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
-  const port = await server.listen(0, '127.0.0.1', certs);
+  const port = await server.listen(0, '127.0.0.1', { ...certs, clientCaPem: '' });
   return {
     port,
     close: async () => {

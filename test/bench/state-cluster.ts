@@ -14,7 +14,13 @@ import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
-import { clusterKubeConfig, installCrds, waitFor } from '../harness/cluster.js';
+import {
+  apiServerClient,
+  clientVerificationArgs,
+  clusterKubeConfig,
+  installCrds,
+  waitFor,
+} from '../harness/cluster.js';
 import { inPool } from '../harness/scale-objects.js';
 import { deleteConfigurations, readSecret, secretValue } from '../harness/operator.js';
 import {
@@ -164,6 +170,8 @@ export interface RunningOperator {
   port: number;
   metricsPort: number;
   ca: string;
+  /** The API server's client certificate, which the operator verifies its callers by. */
+  client: { cert: string; key: string };
   readyMs: number;
   stop: () => Promise<void>;
 }
@@ -280,6 +288,8 @@ export async function startCompiledOperator(
     `--port=${port}`,
     '--bind-address=127.0.0.1',
     `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+    // As a hardened cluster runs it: only the API server, by its client certificate, is answered.
+    ...(await clientVerificationArgs()),
     ...extraArgs,
   ];
   const [command, ...args] = node;
@@ -303,6 +313,7 @@ export async function startCompiledOperator(
     port,
     metricsPort,
     ca,
+    client: await apiServerClient(),
     readyMs,
     stop: async () => {
       child.kill('SIGTERM');
@@ -338,9 +349,8 @@ export async function measureOperator(
     // Reviews for a namespace the operator knows from the cluster: the tiered one for the GPU path.
     const body =
       path === '/mutate-pod-gpu-class' ? podReviewBody('u', tiered, true) : podReviewBody('u', plain);
-    const measured = await measurePath({ port: operator.port, ca: operator.ca }, path, body, settings, () =>
-      cpuSecondsOf(pid),
-    );
+    const target = { port: operator.port, ca: operator.ca, client: operator.client };
+    const measured = await measurePath(target, path, body, settings, () => cpuSecondsOf(pid));
     figures.set(path, measured);
     inform(`state e2e: ${label}: ${pathLabel}, peak (wall clock)`, measured.rate, 'rev/s');
     inform(`state e2e: ${label}: ${pathLabel}, per CPU-second of the operator`, measured.capacity, 'rev/s');

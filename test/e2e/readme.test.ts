@@ -1,14 +1,15 @@
 /**
  * The README, followed as a new user would, on the local cluster's node: its blocks run in order
  * with bash, kubectl and helm (the image built and imported first, as the README's install
- * assumes it was pushed): install in warn, the first admitted and refused pods, deny, the
+ * assumes it was pushed): install in warn, caller verification with the local API server's client
+ * certificate, the first admitted and refused pods, deny, the
  * run-time enforcement, the audit, the Lease, one example of each rule family, uninstall.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { buildAndLoadImage, imageRepository } from '../../scripts/image/deploy-local.js';
-import { clusterKubeConfig, kubectl, waitFor } from '../harness/cluster.js';
+import { clusterKubeConfig, kubectl, waitFor, webhookClient } from '../harness/cluster.js';
 import { runReadmeBlock } from '../harness/readme.js';
 
 const log = (line: string): void => {
@@ -39,6 +40,13 @@ describe('the README on a real node', () => {
       IMAGE_REPOSITORY: imageRepository,
       IMAGE_TAG: imageTag,
     });
+    assert.equal(code, 0, output);
+    assert.match(output, /deployment "admission-operator" successfully rolled out/);
+  });
+
+  it('verify: the operator answers only the API server, by the client certificate it presents', async () => {
+    const client = await webhookClient();
+    const { code, output } = await runReadmeBlock('verify', { WEBHOOK_CLIENT_CA: client.caFile });
     assert.equal(code, 0, output);
     assert.match(output, /deployment "admission-operator" successfully rolled out/);
   });

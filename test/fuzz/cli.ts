@@ -6,6 +6,8 @@
  * `npm run fuzz -- --seed S --case K` runs case K alone and prints it in full.
  * Exits 1 on any failure.
  */
+// First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
+import '../../scripts/runtime/require-node.js';
 import { parseArgs } from 'node:util';
 import { generateCase } from './generate.js';
 import { formatReport, runFuzz } from './runner.js';

@@ -19,6 +19,8 @@ export interface SendOptions {
   agent: Agent;
   /** The CA for connections made outside the agent. */
   ca: string;
+  /** The API server's client certificate, for connections made outside the agent. */
+  client: { cert: string; key: string };
   timeoutMs: number;
 }
 
@@ -56,7 +58,7 @@ export function sendCase(fuzzCase: FuzzCase, options: SendOptions): Promise<Http
         path: fuzzCase.path,
         method: fuzzCase.method,
         headers,
-        ...(own ? { agent: false, ca: options.ca } : { agent: options.agent }),
+        ...(own ? { agent: false, ca: options.ca, ...options.client } : { agent: options.agent }),
       },
       (res) => {
         status = res.statusCode;

@@ -122,7 +122,13 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
   const server = await FuzzServer.create();
   await server.start();
   const send = (fuzzCase: FuzzCase): Promise<HttpResult> =>
-    sendCase(fuzzCase, { port: server.port, agent: server.agent, ca: server.ca, timeoutMs });
+    sendCase(fuzzCase, {
+      port: server.port,
+      agent: server.agent,
+      ca: server.ca,
+      client: server.apiServer,
+      timeoutMs,
+    });
   // Warm up (JIT, TLS sessions, lazy modules) so the first cases are not blamed for it.
   for (const path of seeded) {
     const warm = generateCase(options.seed, 0);

@@ -15,10 +15,13 @@ import type { WebhookEntry } from '../../webhook/table.js';
 import { logProcessWarnings } from '../../operator/process-warnings.js';
 import { collectGarbage } from './gc.js';
 import { fuzzState, fuzzWebhooks } from './world.js';
+import { apiServerCallers } from '../harness/allowing-server.js';
 
 export interface WorkerInput {
   certificatePem: string;
   privateKeyPem: string;
+  /** The CA of the API server's client certificate: only it gets an answer. */
+  clientCaPem: string;
   /** Int32 [0]: 1 + the index of the case inside a rule, -1 for an unknown uid, 0 for none. */
   marker: SharedArrayBuffer;
 }
@@ -109,11 +112,13 @@ const app = createAdmissionApp({
   readiness: () => Promise.resolve({ ready: true, checks: {} }),
   metrics,
   logger,
+  callers: apiServerCallers(),
 });
 const server = new AdmissionHttpsServer(app, logger, metrics);
 const bound = await server.listen(0, '127.0.0.1', {
   certificatePem: input.certificatePem,
   privateKeyPem: input.privateKeyPem,
+  clientCaPem: input.clientCaPem,
 });
 port.postMessage({ type: 'listening', port: bound } satisfies WorkerMessage);
 

@@ -5,11 +5,7 @@
  */
 import { Agent, request } from 'node:https';
 import { Worker } from 'node:worker_threads';
-import {
-  createCertificateAuthority,
-  issueCertificate,
-  type IssuedCertificate,
-} from '../../operator/certificates/x509.js';
+import { localServingCertificate, type LocalCertificate } from '../harness/allowing-server.js';
 import type { ParentMessage, WorkerInput, WorkerMessage } from './server-worker.js';
 
 export interface DecisionRecord {
@@ -31,7 +27,9 @@ const START_TIMEOUT_MS = 60_000;
 
 export class FuzzServer {
   readonly ca: string;
-  private readonly certificate: { certificatePem: string; privateKeyPem: string };
+  /** The client certificate every case is sent with: the server answers only the API server's. */
+  readonly apiServer: LocalCertificate['apiServer'];
+  private readonly certificate: LocalCertificate;
   private readonly marker = new SharedArrayBuffer(4);
   private worker: Worker | undefined;
   private nextId = 1;
@@ -54,31 +52,23 @@ export class FuzzServer {
   /** admission_bad_requests_total{status="500"} of the running server, as of its last answer. */
   serverErrors = 0;
 
-  private constructor(ca: IssuedCertificate, leaf: IssuedCertificate) {
-    this.ca = ca.certificatePem;
-    this.certificate = { certificatePem: leaf.certificatePem, privateKeyPem: leaf.privateKeyPem };
+  private constructor(certificate: LocalCertificate) {
+    this.ca = certificate.ca;
+    this.apiServer = certificate.apiServer;
+    this.certificate = certificate;
     this.agent = this.newAgent();
   }
 
-  /** A server with a CA and serving certificate of its own (not started yet). */
+  /**
+   * A server with a CA, serving certificate and API server client certificate of its own (not
+   * started yet); it verifies callers as an operator with --client-ca-file does.
+   */
   static async create(): Promise<FuzzServer> {
-    const hour = 3600_000;
-    const ca = await createCertificateAuthority({ commonName: 'fuzz-ca', lifetimeMs: hour });
-    const leaf = await issueCertificate(
-      {
-        commonName: 'localhost',
-        usage: 'server',
-        lifetimeMs: hour,
-        dnsNames: ['localhost'],
-        ipAddresses: ['127.0.0.1'],
-      },
-      ca,
-    );
-    return new FuzzServer(ca, leaf);
+    return new FuzzServer(await localServingCertificate('fuzz-ca'));
   }
 
   private newAgent(): Agent {
-    return new Agent({ keepAlive: true, maxSockets: 16, ca: this.ca });
+    return new Agent({ keepAlive: true, maxSockets: 16, ca: this.ca, ...this.apiServer });
   }
 
   async start(): Promise<void> {
@@ -86,7 +76,12 @@ export class FuzzServer {
     // Workers do not inherit tsx's loader: register it inside before importing the TypeScript entry.
     const api = import.meta.resolve('tsx/esm/api');
     const entry = new URL('./server-worker.ts', import.meta.url).href;
-    const input: WorkerInput = { ...this.certificate, marker: this.marker };
+    const input: WorkerInput = {
+      certificatePem: this.certificate.certificatePem,
+      privateKeyPem: this.certificate.privateKeyPem,
+      clientCaPem: this.certificate.ca,
+      marker: this.marker,
+    };
     const worker = new Worker(
       `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
       // Its stdout and stderr come here instead of the run's own: anything on them is a finding.

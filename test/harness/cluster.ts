@@ -18,20 +18,26 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { applyYaml as applyYamlWith } from '../../operator/kube/apply.js';
-import { logTails, startCluster } from '../../scripts/cluster/control-plane.js';
+import {
+  logTails,
+  startCluster,
+  type ClusterState,
+  type WebhookClient,
+} from '../../scripts/cluster/control-plane.js';
 import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 
 const execFileAsync = promisify(execFile);
 
 let ready: Promise<KubeConfig> | undefined;
+let started: ClusterState | undefined;
 
 /** A KubeConfig for the local cluster's admin; fails loudly, with log tails, if it cannot start. */
 export function clusterKubeConfig(): Promise<KubeConfig> {
   ready ??= (async () => {
     try {
-      await startCluster((line) => {
+      ({ state: started } = await startCluster((line) => {
         console.error(`[cluster] ${line}`);
-      });
+      }));
     } catch (error) {
       throw new Error(
         `the local control plane did not start: ${(error as Error).message}\n${await logTails()}`,
@@ -43,6 +49,30 @@ export function clusterKubeConfig(): Promise<KubeConfig> {
     return kc;
   })();
   return ready;
+}
+
+/** The client certificate the local API server presents to webhooks, and the CA that issued it. */
+export async function webhookClient(): Promise<WebhookClient> {
+  await clusterKubeConfig();
+  const client = started?.webhookClient;
+  if (!client) throw new Error('the local control plane presents no client certificate to webhooks');
+  return client;
+}
+
+/** The operator's flags that verify callers as the local API server presents itself. */
+export async function clientVerificationArgs(): Promise<string[]> {
+  const client = await webhookClient();
+  return [`--client-ca-file=${client.caFile}`, `--client-subject-names=${client.subject}`];
+}
+
+/** The local API server's webhook client certificate, to call the operator as it does. */
+export async function apiServerClient(): Promise<{ cert: string; key: string }> {
+  const client = await webhookClient();
+  const [cert, key] = await Promise.all([
+    readFile(client.certFile, 'utf8'),
+    readFile(client.keyFile, 'utf8'),
+  ]);
+  return { cert, key };
 }
 
 export async function coreApi(): Promise<CoreV1Api> {

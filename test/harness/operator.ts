@@ -11,7 +11,14 @@ import type { TestContext } from 'node:test';
 import { AdmissionregistrationV1Api, CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
-import { clusterKubeConfig, statusCode, testNamespace, waitFor } from './cluster.js';
+import {
+  apiServerClient,
+  clientVerificationArgs,
+  clusterKubeConfig,
+  statusCode,
+  testNamespace,
+  waitFor,
+} from './cluster.js';
 
 export const CONFIGURATION_NAME = 'admission-operator';
 
@@ -45,6 +52,11 @@ export interface StartOptions {
    * and a stop should not wait.
    */
   shutdownDelay?: string;
+  /**
+   * Verify callers with the local API server's webhook client certificate (--client-ca-file and
+   * --client-subject-names), as every test does unless it is about running without (false).
+   */
+  verifyCallers?: boolean;
 }
 
 /**
@@ -81,6 +93,7 @@ export async function spawnOperator(options: StartOptions): Promise<OperatorProc
   const [freePort, metricsPort] = (await freePorts(2)) as [number, number];
   const port = options.port ?? freePort;
   const webhookPort = options.webhookPort ?? port;
+  const verification = options.verifyCallers === false ? [] : await clientVerificationArgs();
   const entry =
     options.clockOffsetMs === undefined
       ? ['operator/main.ts']
@@ -98,6 +111,7 @@ export async function spawnOperator(options: StartOptions): Promise<OperatorProc
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       '--log-level=debug',
       `--shutdown-delay=${options.shutdownDelay ?? '0s'}`,
+      ...verification,
       ...(options.args ?? []),
     ],
     {
@@ -216,9 +230,14 @@ export function servedCertificate(port: number): Promise<X509Certificate> {
 export interface HttpsCall {
   /** The CA to verify the server with (as `curl --cacert`); without it nothing is verified (`curl -k`). */
   ca?: string;
+  /** Call as the API server does, with its webhook client certificate (`curl --cert --key`). */
+  asApiServer?: boolean;
+  /** Or with this client certificate. */
+  client?: { cert: string; key: string };
   method?: string;
   body?: string;
   contentType?: string;
+  headers?: Record<string, string>;
 }
 
 export interface HttpAnswer {
@@ -244,14 +263,15 @@ function answerOf(req: ClientRequest, body?: string): Promise<HttpAnswer> {
 }
 
 /** One HTTPS request to the operator on 127.0.0.1. */
-export function httpsCall(port: number, path: string, call: HttpsCall = {}): Promise<HttpAnswer> {
+export async function httpsCall(port: number, path: string, call: HttpsCall = {}): Promise<HttpAnswer> {
   const req = request({
     host: '127.0.0.1',
     port,
     path,
     method: call.method ?? 'GET',
+    ...(call.asApiServer ? await apiServerClient() : (call.client ?? {})),
     ...(call.ca ? { ca: call.ca } : { rejectUnauthorized: false }),
-    headers: call.contentType ? { 'Content-Type': call.contentType } : {},
+    headers: { ...(call.contentType ? { 'Content-Type': call.contentType } : {}), ...call.headers },
     timeout: 5000,
   });
   return answerOf(req, call.body);

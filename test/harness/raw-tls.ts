@@ -5,14 +5,21 @@
  */
 import { connect, type TLSSocket } from 'node:tls';
 
-export function openTls(port: number, ca: string): Promise<TLSSocket> {
+export function openTls(
+  port: number,
+  ca: string,
+  client?: { cert: string; key: string },
+): Promise<TLSSocket> {
   return new Promise((resolvePromise, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-      socket.off('error', reject);
-      // Writes after the server closed fail with EPIPE or ECONNRESET; the tests look at 'close'.
-      socket.on('error', () => undefined);
-      resolvePromise(socket);
-    });
+    const socket = connect(
+      { host: '127.0.0.1', port, ca, servername: 'localhost', ...(client ?? {}) },
+      () => {
+        socket.off('error', reject);
+        // Writes after the server closed fail with EPIPE or ECONNRESET; the tests look at 'close'.
+        socket.on('error', () => undefined);
+        resolvePromise(socket);
+      },
+    );
     socket.once('error', reject);
   });
 }

@@ -23,6 +23,8 @@ export interface StateFixture {
   quotaUsed?: Record<string, Record<string, bigint>>;
   /** The pods (namespace/name) counted against each quota. */
   quotaPods?: Record<string, string[]>;
+  /** The pods labelled for each quota; quotaPods when omitted. */
+  quotaLabelledPods?: Record<string, string[]>;
   /** The mapping in force; KubeNexus's default when omitted. */
   gpuTierMapping?: TierMapping;
   colocationProfiles?: ColocationProfileView[];
@@ -60,6 +62,7 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     elasticQuota: (name) => quotas.get(name),
     quotaChildren: (name) => children.get(name) ?? [],
     quotaPods: (quota) => fixture.quotaPods?.[quota] ?? [],
+    quotaLabelledPods: (quota) => fixture.quotaLabelledPods?.[quota] ?? fixture.quotaPods?.[quota] ?? [],
     quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
     quotaBoundTo: (namespace) => boundTo.get(namespace),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,

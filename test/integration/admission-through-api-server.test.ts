@@ -12,7 +12,7 @@ import { runOperator } from '../../operator/operator.js';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
 import { allow, deny, mutate } from '../../webhook/admission/decisions.js';
 import type { WebhookEntry } from '../../webhook/table.js';
-import { clusterKubeConfig, kubectl, testNamespace } from '../harness/cluster.js';
+import { clientVerificationArgs, clusterKubeConfig, kubectl, testNamespace } from '../harness/cluster.js';
 import { cleanConfigurationsAfter, stopBeforeCleanup, waitForPublishedSecret } from '../harness/operator.js';
 
 const DENY_LABEL = 'admission-operator.test/deny';
@@ -79,7 +79,12 @@ describe('admission through the real API server', () => {
     const namespace = await testNamespace(t, 'cm');
     const [port] = await freePorts(1);
     const parsed = parseOptions(
-      [`--namespace=${operatorNamespace}`, `--port=${port}`, '--bind-address=127.0.0.1'],
+      [
+        `--namespace=${operatorNamespace}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        ...(await clientVerificationArgs()),
+      ],
       {},
     );
     assert.equal(parsed.help, false);

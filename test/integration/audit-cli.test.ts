@@ -149,7 +149,8 @@ describe('audit --policy-report', () => {
         },
       },
       {
-        policy: 'validate-pod',
+        // A refusal of validate-pod's colocation step is reported under the step's name.
+        policy: 'validate-pod/colocation',
         rule: 'admission',
         source: 'admission-operator',
         resource: { kind: 'Pod', name: 'wrong-priority', namespace },

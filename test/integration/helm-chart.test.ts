@@ -91,6 +91,9 @@ const ALLOWED = [
   /^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
   /^selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/,
   /^\s*\[\/[^\]]*\]\s+\[\]\s+\[get\]$/, // non-resource URLs (/api, /version, /healthz...) every account may read
+  // From 1.37 (ClusterTrustBundle on by default) every authenticated account may read them:
+  // the default ClusterRole system:cluster-trust-bundle-discovery.
+  /^clustertrustbundles\.certificates\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^namespaces\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
 import { AUDITED_KINDS } from '../../operator/audit/audited-objects.js';
-import { parseOptions } from '../../operator/config/options.js';
+import { parseOptions, type OperatorOptions } from '../../operator/config/options.js';
 import { ENFORCEMENT_ACTIONS } from '../../webhook/enforcement/enforcement.js';
 import { FEATURE_GATE_DEFAULTS } from '../../webhook/feature-gates.js';
 import { webhookShortNames } from '../../webhook/table.js';
@@ -493,5 +493,128 @@ describe('the chart’s PolicyReport options, rendered', () => {
       {},
     );
     assert.equal(parsed.help ? undefined : parsed.options.auditPolicyReports, true);
+  });
+});
+
+describe('the chart’s caller verification and NetworkPolicy, rendered', () => {
+  const container = (objects: Rendered[]) => deploymentOf(objects).spec?.template?.spec?.containers?.[0];
+  const optionsOf = (objects: Rendered[]): OperatorOptions => {
+    const args = (container(objects)?.args ?? []).map((arg) =>
+      arg.replace('$(POD_NAMESPACE)', 'admission-system'),
+    );
+    const parsed = parseOptions(args, {});
+    assert.equal(parsed.help, false);
+    return (parsed as { options: OperatorOptions }).options;
+  };
+
+  it('verifies nobody and grants no TokenReview by default', async () => {
+    const objects = await render();
+    assert.deepEqual(optionsOf(objects).clientVerification, {
+      caFile: undefined,
+      subjectNames: [],
+      tokenUsers: [],
+    });
+    assert.ok(
+      !objects.some((object) =>
+        (object.rules ?? []).some((rule) => rule.resources?.includes('tokenreviews')),
+      ),
+    );
+    assert.ok(!objects.some((object) => object.kind === 'NetworkPolicy'));
+  });
+
+  it('mounts the client CA (its own ConfigMap from `ca`, or the one named) and passes the names the operator takes', async () => {
+    const sets = [
+      'clientVerification.certificate.enabled=true',
+      'clientVerification.certificate.ca=-----BEGIN CERTIFICATE-----',
+      'clientVerification.certificate.subjectNames={kube-apiserver-webhook-client,front-proxy}',
+    ];
+    const objects = await render(...sets);
+    const own = objects.find(
+      (object) => object.kind === 'ConfigMap' && object.metadata.name === 'admission-operator-client-ca',
+    );
+    assert.ok(own, 'the chart holds the CA given inline');
+    assert.deepEqual(optionsOf(objects).clientVerification, {
+      caFile: '/etc/admission-operator/client-ca/ca.crt',
+      subjectNames: ['kube-apiserver-webhook-client', 'front-proxy'],
+      tokenUsers: [],
+    });
+    const named = await render(
+      'clientVerification.certificate.enabled=true',
+      'clientVerification.certificate.caConfigMap=cluster-ca',
+      'clientVerification.certificate.caKey=client-ca.pem',
+      'clientVerification.certificate.subjectNames={kube-apiserver-webhook-client}',
+    );
+    const volumes = deploymentOf(named).spec?.template?.spec?.volumes as
+      { configMap?: { name: string; items: { key: string }[] } }[] | undefined;
+    assert.deepEqual(volumes?.[0]?.configMap, {
+      name: 'cluster-ca',
+      items: [{ key: 'client-ca.pem', path: 'client-ca.pem' }],
+    });
+    assert.equal(
+      optionsOf(named).clientVerification.caFile,
+      '/etc/admission-operator/client-ca/client-ca.pem',
+    );
+    assert.ok(!named.some((object) => object.metadata.name === 'admission-operator-client-ca'));
+    assert.match(
+      await failure(helm('template', ['--set', 'clientVerification.certificate.enabled=true'])),
+      /subjectNames': minItems: got 0, want 1/,
+    );
+  });
+
+  it('verifies tokens of the users named, with tokenreviews create', async () => {
+    const objects = await render(
+      'clientVerification.token.enabled=true',
+      'clientVerification.token.users={system:serviceaccount:kube-system:apiserver}',
+    );
+    assert.deepEqual(optionsOf(objects).clientVerification.tokenUsers, [
+      'system:serviceaccount:kube-system:apiserver',
+    ]);
+    assert.ok(
+      objects.some((object) =>
+        (object.rules ?? []).some(
+          (rule) => rule.resources?.includes('tokenreviews') && rule.verbs.includes('create'),
+        ),
+      ),
+    );
+  });
+
+  it('lets the API server’s sources and the other replicas reach 9443, and only the monitoring sources the metrics', async () => {
+    const stdout = await helm('template', [
+      '--set',
+      'networkPolicy.enabled=true',
+      '--set-json',
+      'networkPolicy.admission.from=[{"ipBlock":{"cidr":"10.0.0.0/24"}}]',
+      '--set-json',
+      'networkPolicy.metrics.from=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]',
+    ]);
+    const policy = parseAllDocuments(stdout)
+      .map(
+        (doc) =>
+          doc.toJS() as Rendered & { spec?: { ingress?: { ports: { port: string }[]; from: object[] }[] } },
+      )
+      .find((object) => object.kind === 'NetworkPolicy');
+    assert.deepEqual(
+      policy?.spec?.ingress?.map((rule) => [rule.ports[0]?.port, rule.from]),
+      [
+        [
+          'https',
+          [
+            {
+              podSelector: {
+                matchLabels: {
+                  'app.kubernetes.io/name': 'admission-operator',
+                  'app.kubernetes.io/instance': 'admission-operator',
+                },
+              },
+            },
+            { ipBlock: { cidr: '10.0.0.0/24' } },
+          ],
+        ],
+        [
+          'metrics',
+          [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ],
+      ],
+    );
   });
 });

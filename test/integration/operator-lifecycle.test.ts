@@ -434,7 +434,7 @@ describe('operator lifecycle', () => {
     const { stdout } = await kubectl(['version', '--client']);
     assert.match(stdout, /Client Version/);
     const post = (body: string, contentType: string): Promise<{ status: number; body: string }> =>
-      httpsCall(operator.port, '/validate-pod', { ca, method: 'POST', body, contentType });
+      httpsCall(operator.port, '/validate-pod', { ca, method: 'POST', body, contentType, asApiServer: true });
     const notJson = await post('{nope', 'application/json');
     assert.equal(notJson.status, 400);
     assert.match(notJson.body, /not valid JSON/);

@@ -80,7 +80,19 @@ export interface AdmissionReviewResponse {
  */
 export type Decision = (
   | { allowed: true; mutated?: KubeObject; warnings?: string[] }
-  | { allowed: false; code: number; reason?: string; message: string; warnings?: string[] }
+  | {
+      allowed: false;
+      code: number;
+      reason?: string;
+      message: string;
+      warnings?: string[];
+      /**
+       * The refusal comes from a step an admin may enforce apart from its webhook (`<webhook>/<step>`
+       * in the enforcement, webhook/enforcement/): `otherwise` is what the webhook decides with that
+       * step's refusal set aside, taken when the step is in warn or dryrun.
+       */
+      step?: { name: string; otherwise: Decision };
+    }
 ) & {
   /**
    * What the rule did, for the decision's log line and metrics: the keys `action`, `reason`,

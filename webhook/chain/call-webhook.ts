@@ -10,7 +10,7 @@ import { admissionResponse } from '../admission/response.js';
 import type { GroupVersionKind, GroupVersionResource, KubeObject, Operation } from '../admission/types.js';
 import { readReview } from '../server/app.js';
 import { decide, unreadable } from '../server/decide.js';
-import { enforce } from '../enforcement/apply-enforcement.js';
+import { enforceAll } from '../enforcement/apply-enforcement.js';
 import { actionFor, DENY_ALL, type EnforcementAction } from '../enforcement/enforcement.js';
 import { shortName, type WebhookEntry } from '../table.js';
 import type { ChainContext } from './chain-context.js';
@@ -39,6 +39,10 @@ export interface WebhookCall {
   patch: JsonPatch;
   /** warn or dryrun: the webhook's enforcement, when it is not deny. */
   enforcement?: Exclude<EnforcementAction, 'deny'>;
+  /** The step (`<webhook>/<step>`) the refusal came from, when that step is enforced apart from its webhook. */
+  refusedBy?: string;
+  /** A step of the webhook whose refusal its own enforcement (warn or dryrun) set aside. */
+  step?: { name: string; action: Exclude<EnforcementAction, 'deny'> };
   /** The refusal the enforcement turned into an admission. */
   wouldRefuse?: string;
   /** dryrun: what the patch that was not returned would have changed (`op /path`). */
@@ -92,8 +96,9 @@ export function callWebhook(
   const judged: ReturnType<typeof decide> = unread
     ? unreadable(entry, unread, context.metrics)
     : decide(entry, request, context.state, context.logger, context.metrics);
-  const action = actionFor(context.enforcement ?? DENY_ALL, shortName(entry.name));
-  const judgement = enforce(entry, judged, action);
+  const enforcement = context.enforcement ?? DENY_ALL;
+  const action = actionFor(enforcement, shortName(entry.name));
+  const judgement = enforceAll(entry, judged, enforcement);
   const response = admissionResponse(request, judgement.decision, judgement.patch).response;
   const patch = response.patch
     ? (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as JsonPatch)
@@ -107,6 +112,10 @@ export function callWebhook(
     warnings: response.warnings ?? [],
     patch,
     ...(action === 'deny' ? {} : { enforcement: action }),
+    ...(judgement.step ? { step: judgement.step } : {}),
+    ...(!response.allowed && !judgement.decision.allowed && judgement.decision.step
+      ? { refusedBy: `${shortName(entry.name)}/${judgement.decision.step.name}` }
+      : {}),
     ...(judgement.wouldRefuse !== undefined ? { wouldRefuse: judgement.wouldRefuse } : {}),
     ...(judgement.wouldChange ? { wouldChange: judgement.wouldChange } : {}),
   };

@@ -22,8 +22,11 @@ export interface Verdict {
   /** The object before any webhook changed it. */
   original: KubeObject | null;
   calls: WebhookCall[];
-  /** The refusal: by a webhook, or by the API server on a match condition's error. */
-  denial?: { webhook: string; code: number; message: string };
+  /**
+   * The refusal: by a webhook, or by the API server on a match condition's error; `step` names the
+   * webhook's step it came from when that step is enforced apart (`validate-pod/colocation`).
+   */
+  denial?: { webhook: string; code: number; message: string; step?: string };
   /** What this tool had to assume, for the reader to judge. */
   notes: string[];
 }
@@ -124,7 +127,12 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
     const { call: result } = callWebhook(entry, input, object, 1, context);
     calls.push(result);
     if (!result.allowed)
-      denial ??= { webhook: result.webhook, code: result.code ?? 403, message: result.message ?? '' };
+      denial ??= {
+        webhook: result.webhook,
+        code: result.code ?? 403,
+        message: result.message ?? '',
+        ...(result.refusedBy ? { step: result.refusedBy } : {}),
+      };
   }
   if (denial) return { allowed: false, object: null, original, calls, denial, notes };
   return { allowed: true, object: input.operation === 'DELETE' ? null : object, original, calls, notes };

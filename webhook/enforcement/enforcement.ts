@@ -8,8 +8,11 @@
  *           counted and logged
  *
  * Written `validate-pod=warn,mutate-pod=dryrun` (commas or newlines), keyed by the webhook's
- * short name; `*` sets every webhook not named otherwise. The flag --enforcement and the
- * `enforcement` key of the operator's ConfigMap use the same text.
+ * short name; `*` sets every webhook not named otherwise. A step a webhook enforces apart from
+ * itself (webhook/table.ts `steps`) is named `<webhook>/<step>` (`validate-pod/colocation=warn`):
+ * its refusal is softened first, then what the webhook decides is softened by the webhook's own
+ * action; `*` does not name steps, and a step not named takes its webhook's answer as it is. The
+ * flag --enforcement and the `enforcement` key of the operator's ConfigMap use the same text.
  */
 import { atField, FieldPath, type FieldError } from '../rules/shared/field-errors.js';
 import { MAX_SHOWN_VALUE_CHARS, showValue, truncate } from '../util/bounded-text.js';
@@ -18,7 +21,7 @@ import { failure, success, type Result } from '../util/result.js';
 export const ENFORCEMENT_ACTIONS = ['deny', 'warn', 'dryrun'] as const;
 export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
 
-/** Every webhook's action; those not named take `fallback`. */
+/** Every webhook's and step's action; webhooks not named take `fallback`, steps not named deny. */
 export interface Enforcement {
   readonly byWebhook: ReadonlyMap<string, EnforcementAction>;
   readonly fallback: EnforcementAction;
@@ -26,7 +29,7 @@ export interface Enforcement {
 
 export const DENY_ALL: Enforcement = { byWebhook: new Map(), fallback: 'deny' };
 
-/** Far above the 14 webhooks there are, each named once; keeps a hostile text's cost bounded. */
+/** Far above the 14 webhooks and their steps, each named once; keeps a hostile text's cost bounded. */
 export const MAX_ENFORCEMENT_CHARS = 4096;
 const MAX_PROBLEMS = 20;
 
@@ -35,8 +38,9 @@ function isAction(value: string): value is EnforcementAction {
 }
 
 /**
- * Reads an enforcement text against the webhooks that exist; every problem is named, with the
- * entry it is in, as an error at `where` (`--enforcement`, `data.enforcement`) or below it.
+ * Reads an enforcement text against the webhooks and steps that exist (webhook/table.ts
+ * enforceableNames); every problem is named, with the entry it is in, as an error at `where`
+ * (`--enforcement`, `data.enforcement`) or below it.
  */
 export function readEnforcement(
   text: string,
@@ -96,6 +100,16 @@ export function readEnforcement(
 
 export function actionFor(enforcement: Enforcement, shortName: string): EnforcementAction {
   return enforcement.byWebhook.get(shortName) ?? enforcement.fallback;
+}
+
+/** A step's action (`<webhook>/<step>`): deny unless named, so it follows its webhook's action. */
+export function stepActionFor(enforcement: Enforcement, stepName: string): EnforcementAction {
+  return enforcement.byWebhook.get(stepName) ?? 'deny';
+}
+
+/** The action of any name the enforcement may hold: a step's (it has a `/`) or a webhook's. */
+export function actionOfName(enforcement: Enforcement, name: string): EnforcementAction {
+  return name.includes('/') ? stepActionFor(enforcement, name) : actionFor(enforcement, name);
 }
 
 /** The enforcement as the text that would produce it, sorted: for logs and Events. */

@@ -1,6 +1,6 @@
 /**
  * What the admission server counts: reviews answered and how, rules' outcomes, failures to open,
- * what it refused before any rule ran, its connections and certificate swaps, and the quota
+ * what it refused before any rule ran, callers it could not verify, its connections and certificate swaps, and the quota
  * reviews it forwarded to the leader. Registered into the registry /metrics serves, beside the
  * operator's own (operator/metrics/).
  */
@@ -59,6 +59,12 @@ export function admissionMetrics(registry: Registry = new Registry()) {
     certificateReloads: new Counter({
       name: 'admission_certificate_reloads_total',
       help: 'Times the admission server swapped its serving certificate in place.',
+      registers,
+    }),
+    unverifiedCallers: new Counter({
+      name: 'admission_unverified_requests_total',
+      help: 'Requests to a webhook path from a caller that is not the verified API server (nor a replica), by reason (no-credentials, untrusted-certificate, certificate-subject-not-allowed, token-not-authenticated, token-user-not-allowed, token-review-unavailable, forward-without-replica-certificate) and what became of them: refused (401/403/503 with no decision), or decided without a quota reservation (verification off).',
+      labelNames: ['reason', 'result'] as const,
       registers,
     }),
     quotaForwards: new Counter({

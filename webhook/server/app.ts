@@ -11,16 +11,17 @@ import { parseAdmissionReview, BadReviewError } from '../admission/review.js';
 import { admissionResponse, serializeReview } from '../admission/response.js';
 import type { AdmissionRequest, Decision } from '../admission/types.js';
 import type { StateSnapshot } from '../state.js';
-import { shortName, type WebhookEntry } from '../table.js';
+import type { WebhookEntry } from '../table.js';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../util/bounded-text.js';
 import { decide, unreadable } from './decide.js';
-import { actionFor, DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
-import { enforce, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
+import { DENY_ALL, type Enforcement } from '../enforcement/enforcement.js';
+import { enforceAll, type EnforcedJudgement } from '../enforcement/apply-enforcement.js';
 import type { AdmissionMetrics } from '../metrics/admission-metrics.js';
 import { BodyAbortedError, BodyBudget, MAX_BODY_BYTES, readBody } from './read-body.js';
 import { answerBeforeBody } from './answer-before-body.js';
 import { watchForAbandonedCall } from './abandoned-calls.js';
-import { FORWARDED_HEADER } from './quota-forwarder.js';
+import type { Caller, CallerVerifier } from './caller-verification.js';
+import { callerGate } from './caller-gate.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -61,6 +62,11 @@ export interface AdmissionAppOptions {
   bodyBudget?: BodyBudget;
   /** Each webhook's enforcement action, read on every request (it changes at run time); deny when omitted. */
   enforcement?: () => Enforcement;
+  /**
+   * Who is calling (caller-verification.ts). Only a verified caller's admissions reserve quota or
+   * are forwarded; when verification is required, nobody else gets an answer at all.
+   */
+  callers: Pick<CallerVerifier, 'required' | 'identify'>;
 }
 
 function objectName(request: AdmissionRequest): string {
@@ -190,7 +196,11 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     }
   });
 
+  // Who is calling, before anything of the request is read: an unverified caller's body is never parsed.
+  app.use(callerGate(options.callers, metrics, logger));
+
   app.use(async (ctx) => {
+    const caller = ctx.state.caller as Caller;
     const entry = options.webhooks().find((candidate) => candidate.path === ctx.path);
     if (!entry) throw new BadReviewError(404, `no webhook is served at ${truncate(ctx.path, 128)}`);
     // The review, once read: a call abandoned after that is logged with its uid and object.
@@ -217,18 +227,19 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     const { request, unread } = readReview(raw);
     read.request = request;
     const judge = (): EnforcedJudgement =>
-      enforce(
+      enforceAll(
         entry,
         unread
           ? unreadable(entry, unread, metrics)
           : decide(entry, request, options.state(), logger, metrics),
-        actionFor(options.enforcement?.() ?? DENY_ALL, shortName(entry.name)),
+        options.enforcement?.() ?? DENY_ALL,
       );
-    // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind).
+    // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind),
+    // and only the verified API server's: a forged review must not hold a tenant's quota.
     const reserves = ({ decision }: EnforcedJudgement): boolean =>
-      decision.allowed && decision.reserve !== undefined && !request.dryRun;
+      caller.verified && decision.allowed && decision.reserve !== undefined && !request.dryRun;
     let judgement = judge();
-    if (reserves(judgement) && ctx.get(FORWARDED_HEADER) === '') {
+    if (reserves(judgement) && caller.verified && caller.as === 'api-server') {
       const forwarded = options.forward?.(entry.path, raw, request.uid);
       if (forwarded) {
         const answer = await forwarded;

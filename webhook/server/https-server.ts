@@ -15,6 +15,31 @@ export interface ServingCertificate {
   privateKeyPem: string;
 }
 
+/**
+ * The TLS of the admission port: the certificate it serves and the CAs whose client certificates
+ * it accepts (the API server's, and its own for replicas' forwards). A client certificate is asked
+ * for but not required: the kubelet's probes present none, and caller-verification.ts decides what
+ * a request without one may do.
+ */
+export interface ServingTls extends ServingCertificate {
+  /** PEM bundle of the CAs client certificates are verified against; empty: none is trusted. */
+  clientCaPem: string;
+}
+
+function secureContextOptions(tls: ServingTls): {
+  minVersion: 'TLSv1.2';
+  cert: string;
+  key: string;
+  ca?: string;
+} {
+  return {
+    minVersion: 'TLSv1.2',
+    cert: tls.certificatePem,
+    key: tls.privateKeyPem,
+    ...(tls.clientCaPem === '' ? {} : { ca: tls.clientCaPem }),
+  };
+}
+
 /** The API server keeps idle HTTP/1.1 connections for 90 s; closing first would break requests in flight. */
 const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 /**
@@ -43,7 +68,7 @@ const CLOSE_POLL_MS = 500;
 
 export class AdmissionHttpsServer {
   private server: Server | undefined;
-  private current: ServingCertificate | undefined;
+  private current: ServingTls | undefined;
   private draining = false;
   private readonly unused = new UnusedConnections();
 
@@ -54,14 +79,14 @@ export class AdmissionHttpsServer {
     private readonly limits: TransportLimits = DEFAULT_LIMITS,
   ) {}
 
-  /** Starts serving with `certificate`; resolves with the bound port (useful when `port` is 0). */
-  async listen(port: number, host: string, certificate: ServingCertificate): Promise<number> {
+  /** Starts serving with `tls`; resolves with the bound port (useful when `port` is 0). */
+  async listen(port: number, host: string, tls: ServingTls): Promise<number> {
     const handle = this.app.callback();
     const server = createServer(
       {
-        minVersion: 'TLSv1.2',
-        cert: certificate.certificatePem,
-        key: certificate.privateKeyPem,
+        ...secureContextOptions(tls),
+        requestCert: true,
+        rejectUnauthorized: false,
         // How often Node looks for requests past their time-out: its default (30 s) would let a
         // stalled request live twice as long as the time-out says.
         connectionsCheckingInterval: Math.min(1000, this.limits.requestTimeoutMs / 4),
@@ -106,7 +131,7 @@ export class AdmissionHttpsServer {
       });
     });
     this.server = server;
-    this.current = certificate;
+    this.current = tls;
     const bound = (server.address() as AddressInfo).port;
     this.logger.info({ host, port: bound }, 'admission server listening');
     return bound;
@@ -120,23 +145,24 @@ export class AdmissionHttpsServer {
     return this.current;
   }
 
-  /** Swaps the certificate for new handshakes; a no-op when it is unchanged. */
-  setCertificate(certificate: ServingCertificate): void {
-    if (
-      this.current?.certificatePem === certificate.certificatePem &&
-      this.current.privateKeyPem === certificate.privateKeyPem
-    ) {
-      return;
-    }
-    this.current = certificate;
+  /**
+   * Swaps the certificate, or the client CAs, for new handshakes (connections already open keep
+   * theirs); a no-op when neither changed.
+   */
+  setTls(tls: ServingTls): void {
+    const previous = this.current;
+    const certificateChanged =
+      previous?.certificatePem !== tls.certificatePem || previous.privateKeyPem !== tls.privateKeyPem;
+    if (!certificateChanged && previous.clientCaPem === tls.clientCaPem) return;
+    this.current = tls;
     if (!this.server) return;
-    this.server.setSecureContext({
-      minVersion: 'TLSv1.2',
-      cert: certificate.certificatePem,
-      key: certificate.privateKeyPem,
-    });
-    this.metrics.certificateReloads.inc();
-    this.logger.info('admission server reloaded its serving certificate');
+    this.server.setSecureContext(secureContextOptions(tls));
+    if (certificateChanged) {
+      this.metrics.certificateReloads.inc();
+      this.logger.info('admission server reloaded its serving certificate');
+    } else {
+      this.logger.info('admission server reloaded the CAs it verifies client certificates with');
+    }
   }
 
   get isDraining(): boolean {

@@ -2,6 +2,11 @@
  * The metrics port: Prometheus metrics and the read-only debug views (e.g. /elasticQuota), over
  * plain HTTP as controller-runtime serves them, on a port of their own so that what can reach the
  * webhooks cannot read the quota tree. Read-only, GET only.
+ *
+ * The debug views show every tenant's quota usage, so they answer only callers on the loopback:
+ * `kubectl port-forward` (which needs RBAC on the operator's pods) or a shell in the pod. The
+ * metrics themselves carry no tenant's usage and answer anyone the network lets through (see the
+ * chart's NetworkPolicy).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +19,10 @@ export interface MetricsServerOptions {
   logger: Logger;
   /** JSON views of what the rules see, by path. */
   debug?: Readonly<Record<string, () => unknown>>;
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 }
 
 const json = (value: unknown): string =>
@@ -32,6 +41,12 @@ export class MetricsServer {
       const view = debug?.[path];
       if (req.method !== 'GET' || (path !== '/metrics' && !view)) {
         res.writeHead(req.method === 'GET' ? 404 : 405, { 'Content-Type': 'text/plain' }).end();
+        return;
+      }
+      if (view && !isLoopback(req.socket.remoteAddress)) {
+        res
+          .writeHead(403, { 'Content-Type': 'text/plain' })
+          .end('debug views answer only the loopback: use kubectl port-forward\n');
         return;
       }
       const answer = view

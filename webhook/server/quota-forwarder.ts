@@ -5,7 +5,8 @@
  *
  * Availability first: the forward is bounded (time, answer size, forwards in flight), and on
  * any failure the caller decides locally, exactly as it would without a leader. A forwarded
- * review carries FORWARDED_HEADER and is never forwarded again.
+ * review carries FORWARDED_HEADER and is never forwarded again; it is sent with this replica's
+ * client certificate, without which the leader refuses it (caller-verification.ts).
  */
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
@@ -30,12 +31,15 @@ export interface LeaderTls {
   ca: string;
   /** The name the serving certificate is issued for (the Service's DNS name, or the URL host). */
   verifyName: string;
+  /** This replica's client certificate (caller-verification.ts): the leader answers no forward without it. */
+  certificatePem: string;
+  privateKeyPem: string;
 }
 
 export interface QuotaForwarderOptions {
   /** The leader's host:port, or undefined when this replica leads or no leader is known. */
   leaderAddress: () => string | undefined;
-  /** How to verify the leader; undefined until this replica has the serving CA. */
+  /** How to verify the leader and prove this replica; undefined until it has both. */
   tls: () => LeaderTls | undefined;
   onResult?: (result: ForwardResult, error?: Error) => void;
   timeoutMs?: number;
@@ -83,10 +87,15 @@ export class QuotaForwarder {
     this.agent = undefined;
   }
 
-  /** One keep-alive agent per leader and trust: a new leader or a rotated CA gets a fresh one. */
+  /** One keep-alive agent per leader, trust and identity: a new leader or a rotated CA gets a fresh one. */
   private agentFor(address: string, tls: LeaderTls): Agent {
     const kept = this.agent;
-    if (kept?.address === address && kept.tls.verifyName === tls.verifyName && kept.tls.ca === tls.ca) {
+    if (
+      kept?.address === address &&
+      kept.tls.verifyName === tls.verifyName &&
+      kept.tls.ca === tls.ca &&
+      kept.tls.certificatePem === tls.certificatePem
+    ) {
       return kept.agent;
     }
     kept?.agent.destroy();
@@ -113,6 +122,8 @@ export class QuotaForwarder {
           method: 'POST',
           agent,
           ca: tls.ca,
+          cert: tls.certificatePem,
+          key: tls.privateKeyPem,
           // SNI takes names only; the identity is checked against the certificate's name either way.
           ...(isIP(tls.verifyName) ? {} : { servername: tls.verifyName }),
           checkServerIdentity: (_host: string, certificate: PeerCertificate) =>

@@ -328,6 +328,108 @@ export function formatQuantity(nanos: bigint, like = ''): string {
   return `${sign}${value}n`;
 }
 
+/**
+ * How Go's resource.Quantity writes a value, chosen by the suffix it was parsed with: none or a
+ * decimal SI suffix (`1`, `500m`, `2k`), a binary one (`1Gi`), or an exponent (`1e3`).
+ */
+export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+
+/** The format Go's ParseQuantity gives a text; DecimalSI for a text that is no quantity. */
+export function formatOf(text: string): QuantityFormat {
+  const parts = lexQuantity(text.trim());
+  if (parts?.binarySuffix) return 'BinarySI';
+  return parts?.scientific ? 'DecimalExponent' : 'DecimalSI';
+}
+
+const SI_SUFFIX_OF_EXPONENT: Readonly<Record<number, string>> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'] as const;
+
+/**
+ * A quantity as Go writes it (`Quantity.String()`, and JSON): the canonical form of `nanos` in
+ * `format` (k8s.io/apimachinery's CanonicalizeBytes). Binary when asked for, whole and at least
+ * 1024 (`1536Mi`); otherwise the digits without trailing zeros and an exponent that is a multiple
+ * of 3, written as an SI suffix (`1500m`, `1k`) or, for DecimalExponent, as `e<n>` (`1e3`).
+ */
+export function goQuantityString(nanos: bigint, format: QuantityFormat): string {
+  if (nanos === 0n) return '0';
+  const sign = nanos < 0n ? '-' : '';
+  const value = nanos < 0n ? -nanos : nanos;
+  if (format === 'BinarySI' && value >= 1024n * NANO && value % NANO === 0n) {
+    let amount = value / NANO;
+    let power = 0;
+    while (power < BINARY_SUFFIXES.length - 1 && amount % 1024n === 0n) {
+      amount /= 1024n;
+      power += 1;
+    }
+    return `${sign}${amount.toString()}${BINARY_SUFFIXES[power] ?? ''}`;
+  }
+  let mantissa = value;
+  let exponent = -9;
+  while (mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    exponent += 1;
+  }
+  const shift = ((exponent % 3) + 3) % 3;
+  mantissa *= 10n ** BigInt(shift);
+  exponent -= shift;
+  if (format === 'DecimalExponent')
+    return `${sign}${mantissa.toString()}${exponent === 0 ? '' : `e${exponent}`}`;
+  return `${sign}${mantissa.toString()}${SI_SUFFIX_OF_EXPONENT[exponent] ?? ''}`;
+}
+
+/**
+ * Whether Go's ParseQuantity keeps a decimal text as the quantity's string instead of computing
+ * the canonical one: at most 18 digits, a scale that is a multiple of 3, no trailing "000" and no
+ * leading zero once the integer part's are stripped. Then `1E3`, `1e03` and `007` are printed as
+ * written.
+ */
+function goKeepsText(text: string, parts: QuantityParts): boolean {
+  if (parts.binarySuffix) return false;
+  // Go strips the integer part's leading zeros, keeping one when nothing else is left.
+  const integer =
+    text.slice(firstNonZero(text, parts.integerStart, parts.integerEnd), parts.integerEnd) || '0';
+  const digits = integer + text.slice(parts.fractionStart, parts.fractionEnd);
+  if (digits.length > MAX_EXACT_DIGITS || digits.startsWith('0') || digits.endsWith('000')) return false;
+  const exponent = parts.scientific
+    ? parts.exponentSign * Number(parts.exponentDigits || '0')
+    : parts.decimalExponent;
+  const scale = exponent - (parts.fractionEnd - parts.fractionStart);
+  return scale >= -9 && scale % 3 === 0 && BigInt(digits) <= MAX_QUANTITY_UNITS;
+}
+
+/** Go's spelling of a quantity's text (what Koordinator writes back or prints); the text itself when it is none. */
+export function canonicalQuantity(text: string): string {
+  const read = readQuantity(text);
+  if (!read.ok) return text;
+  const trimmed = text.trim();
+  const parts = lexQuantity(trimmed);
+  if (parts && goKeepsText(trimmed, parts)) return trimmed;
+  return goQuantityString(read.value, formatOf(trimmed));
+}
+
+/** An amount with the format Go would print it in: what a sum of quantities keeps. */
+export interface FormattedAmount {
+  readonly nanos: bigint;
+  readonly format: QuantityFormat;
+}
+
+/** Go's `Quantity.Add`: the sum keeps the first operand's format, unless that one is zero. */
+export function addFormatted(a: FormattedAmount | undefined, b: FormattedAmount): FormattedAmount {
+  if (a === undefined) return b;
+  return { nanos: a.nanos + b.nanos, format: a.nanos === 0n ? b.format : a.format };
+}
+
 /** How a message names the JSON type of a value that should have been something else. */
 function jsonTypeName(value: unknown): string {
   if (value === null) return 'null';

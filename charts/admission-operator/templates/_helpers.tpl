@@ -35,3 +35,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{- define "admission-operator.sloNamespace" -}}{{ .Values.sloConfigNamespace | default "koordinator-system" }}{{- end -}}
+
+{{- /* The ConfigMap holding the API server's client CA: the one named, or the chart's own from clientVerification.certificate.ca. */}}
+{{- define "admission-operator.clientCaConfigMap" -}}
+{{- with .Values.clientVerification.certificate -}}
+{{- if .caConfigMap }}{{ .caConfigMap }}{{ else if .ca }}{{ include "admission-operator.fullname" $ }}-client-ca{{ else }}{{ fail "clientVerification.certificate: name the ConfigMap holding the API server's client CA (caConfigMap), or give the CA itself (ca)" }}{{ end -}}
+{{- end -}}
+{{- end -}}

@@ -8,7 +8,7 @@ import { parseFeatureGates, type FeatureGates } from '../../../webhook/feature-g
 import { readEnforcement, type Enforcement } from '../../../webhook/enforcement/enforcement.js';
 import { FieldPath } from '../../../webhook/rules/shared/field-errors.js';
 import type { Operation } from '../../../webhook/admission/types.js';
-import { webhookShortNames, type WebhookOverride } from '../../../webhook/table.js';
+import { enforceableNames, type WebhookOverride } from '../../../webhook/table.js';
 import { parseWebhookOverrides } from '../../config/options.js';
 
 export type OutputFormat = 'text' | 'json' | 'yaml';
@@ -146,7 +146,7 @@ export function parseAdmitArgs(
   }
   let enforcement: Enforcement | undefined;
   if (values.enforcement !== undefined) {
-    const read = readEnforcement(values.enforcement, webhookShortNames(), FieldPath.of('--enforcement'));
+    const read = readEnforcement(values.enforcement, enforceableNames(), FieldPath.of('--enforcement'));
     if (!read.ok) throw new UsageError(read.error.join('; '));
     enforcement = read.value;
   }

@@ -17,7 +17,7 @@ import {
 } from '../../../webhook/enforcement/enforcement.js';
 import { ENFORCEMENT_KEY, OPERATOR_CONFIG_NAME } from '../../../webhook/names.js';
 import { FieldPath } from '../../../webhook/rules/shared/field-errors.js';
-import { webhookShortNames } from '../../../webhook/table.js';
+import { enforceableNames } from '../../../webhook/table.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import type { StateSnapshot } from '../../../webhook/state.js';
 import { StateError } from './state.js';
@@ -35,7 +35,7 @@ export interface EnforcementInForce {
 
 /** Parses the operator's flag as the operator does; the operator itself would not start with a bad one. */
 function parseOperatorFlag(text: string, where: string): Enforcement {
-  const read = readEnforcement(text, webhookShortNames(), FieldPath.of(where));
+  const read = readEnforcement(text, enforceableNames(), FieldPath.of(where));
   if (!read.ok) throw new StateError(read.error.join('; '));
   return read.value;
 }
@@ -102,7 +102,7 @@ export async function enforcementInForce(sources: EnforcementSources): Promise<E
   const text = configMap?.data[ENFORCEMENT_KEY];
   const where = `ConfigMap ${sources.operatorNamespace}/${OPERATOR_CONFIG_NAME} data.${ENFORCEMENT_KEY}`;
   if (text !== undefined) {
-    const read = readEnforcement(text, webhookShortNames(), FieldPath.of(where));
+    const read = readEnforcement(text, enforceableNames(), FieldPath.of(where));
     if (read.ok) return { enforcement: read.value, source: where, warnings };
     warnings.push(
       `${read.error.join('; ')}: the operator ignores it and keeps its last valid enforcement, which admit cannot know; judging under its flag instead`,

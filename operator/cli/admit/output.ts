@@ -76,7 +76,7 @@ function callSummary(call: WebhookCall): string {
   const what = !call.allowed
     ? 'denied'
     : call.wouldRefuse !== undefined
-      ? `would deny (${call.enforcement})`
+      ? `would deny (${call.enforcement ?? `${call.step?.name ?? ''} ${call.step?.action ?? ''}`})`
       : call.patch.length > 0
         ? 'patched'
         : 'allowed';
@@ -93,16 +93,16 @@ export function formatText(results: readonly ObjectResult[]): string {
     );
     if (verdict.denial) {
       lines.push(
-        `  denied by ${verdict.denial.webhook} (${verdict.denial.code}): ${verdict.denial.message.replaceAll('\n', '\n    ')}`,
+        `  denied by ${verdict.denial.step ?? verdict.denial.webhook} (${verdict.denial.code}): ${verdict.denial.message.replaceAll('\n', '\n    ')}`,
       );
     }
     for (const call of verdict.calls) {
       for (const warning of call.warnings) lines.push(`  warning (${call.webhook}): ${warning}`);
       // warn says it in a warning (above); dryrun answers nothing, so it is said here.
-      if (call.enforcement !== 'dryrun') continue;
+      if (call.enforcement !== 'dryrun' && call.step?.action !== 'dryrun') continue;
       if (call.wouldRefuse !== undefined)
         lines.push(
-          `  dryrun (${call.webhook}): would refuse: ${call.wouldRefuse.replaceAll('\n', '\n    ')}`,
+          `  dryrun (${call.enforcement === 'dryrun' ? call.webhook : (call.step?.name ?? call.webhook)}): would refuse: ${call.wouldRefuse.replaceAll('\n', '\n    ')}`,
         );
       if (call.wouldChange)
         lines.push(`  dryrun (${call.webhook}): would change: ${call.wouldChange.join(', ')}`);
@@ -145,6 +145,7 @@ function reportOf(result: ObjectResult): Record<string, unknown> {
       ...(call.warnings.length > 0 ? { warnings: call.warnings } : {}),
       ...(call.patch.length > 0 ? { patch: call.patch } : {}),
       ...(call.enforcement ? { enforcement: call.enforcement } : {}),
+      ...(call.step ? { step: call.step } : {}),
       ...(call.wouldRefuse !== undefined ? { wouldRefuse: call.wouldRefuse } : {}),
       ...(call.wouldChange ? { wouldChange: call.wouldChange } : {}),
     })),

@@ -13,7 +13,7 @@ import { SCHEMA_PATH } from '../../../scripts/chart/schema-definitions.js';
 import { TABLE_BEGIN, TABLE_END, valuesTable, withValuesTable } from '../../../scripts/chart/values-table.js';
 import { ENFORCEMENT_ACTIONS } from '../../../webhook/enforcement/enforcement.js';
 import { FEATURE_GATE_DEFAULTS } from '../../../webhook/feature-gates.js';
-import { webhookShortNames } from '../../../webhook/table.js';
+import { enforceableNames, webhookShortNames } from '../../../webhook/table.js';
 
 interface Definitions {
   definitions: Record<string, { properties?: Record<string, { default?: unknown }>; enum?: unknown[] }>;
@@ -38,8 +38,9 @@ describe('the chart’s generated parts', () => {
     }
     assert.deepEqual(Object.keys(schema.definitions.webhookEnforcement?.properties ?? {}), [
       '*',
-      ...webhookShortNames(),
+      ...enforceableNames(),
     ]);
+    assert.ok(enforceableNames().includes('validate-pod/colocation'), 'steps enforced apart are named');
     assert.deepEqual(Object.keys(schema.definitions.webhookOverrides?.properties ?? {}), [
       ...webhookShortNames(),
     ]);

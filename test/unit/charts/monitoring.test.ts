@@ -72,6 +72,7 @@ describe('the chart’s alert rules', () => {
       'admission_webhook_configuration_writes_total',
       'admission_quota_forward_total',
       'admission_requests_aborted_total',
+      'admission_unverified_requests_total',
     ]) {
       assert.ok(used.has(metric), `an alert reads ${metric}`);
     }
@@ -115,6 +116,7 @@ describe('the chart’s dashboard', () => {
       'process_resident_memory_bytes',
       'admission_bad_requests_total',
       'admission_requests_aborted_total',
+      'admission_unverified_requests_total',
     ]) {
       assert.ok(used.has(metric), `a panel reads ${metric}`);
     }

@@ -23,6 +23,7 @@ function recordingParts(): {
     return new Promise((done) => pending.push(done));
   };
   const material = { caBundlePem: 'ca', servingCertPem: 'cert', servingKeyPem: 'key' };
+  let served: typeof material | undefined;
   const parts = {
     store: { start: () => (log.push('store.start'), storeSynced), stop: stop('store') },
     elector: { start: () => void log.push('elector.start'), stop: stop('elector') },
@@ -39,13 +40,25 @@ function recordingParts(): {
     },
     audit: { start: () => void log.push('audit.start'), stop: stop('audit') },
     forwarder: { close: () => void log.push('forwarder.close') },
+    tls: {
+      start: () => (log.push('tls.start'), Promise.resolve()),
+      stop: () => void log.push('tls.stop'),
+      setMaterial: (next: typeof material) => {
+        log.push(`tls.setMaterial ${next.servingCertPem}`);
+        served = next;
+      },
+      get serving() {
+        return served && { certificatePem: served.servingCertPem, privateKeyPem: '', clientCaPem: '' };
+      },
+      on: (event: string) => (log.push(`tls.on ${event}`), parts.tls),
+    },
     server: {
       listen: (_port: number, _host: string, served: { certificatePem: string }) => (
         log.push(`server.listen ${served.certificatePem}`),
         Promise.resolve(9443)
       ),
       close: stop('server'),
-      setCertificate: () => void log.push('server.setCertificate'),
+      setTls: () => void log.push('server.setTls'),
     },
     metricsServer: {
       listen: () => (log.push('metricsServer.listen'), Promise.resolve(9090)),
@@ -61,7 +74,7 @@ function recordingParts(): {
 const settle = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 describe('startInOrder', () => {
-  it('listens only with the certificate, and follows new certificates only once listening', async () => {
+  it('reads the client CAs first, listens only with the certificate, and follows new ones only once listening', async () => {
     const { parts, log, syncStore } = recordingParts();
     const listened: number[] = [];
     const ports = await startInOrder(
@@ -75,14 +88,17 @@ describe('startInOrder', () => {
     assert.deepEqual(ports, { port: 9443, metricsPort: 9090 });
     assert.deepEqual(listened, [9443]);
     assert.deepEqual(log, [
+      'tls.start',
       'store.start',
       'elector.start',
       'configurations.start',
       'certificates.start',
       'configurations.setCaBundle ca',
+      'tls.setMaterial cert',
       'server.listen cert',
       'configurations.request',
       'metricsServer.listen',
+      'tls.on changed',
       'certificates.on material',
       // The store synced: the configurations may now be written, and the audit runs.
       'configurations.request',
@@ -113,6 +129,7 @@ describe('stopInOrder', () => {
     await settle();
     assert.deepEqual(log.slice(3), [
       'forwarder.close',
+      'tls.stop',
       'metricsServer.stop',
       'certificates.stop',
       'configurations.stop',

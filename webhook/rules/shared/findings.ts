@@ -83,3 +83,13 @@ export function decisionOf(
     ? deny(render(found.errors), status.code, status.reason, warnings)
     : allow(warnings);
 }
+
+/**
+ * A webhook's answer when one of its steps can be enforced apart from the webhook
+ * (`<webhook>/<step>`): the step's refusal, carrying `otherwise`, what the checks after it decide
+ * with the step's refusal set aside (it keeps the step's warnings). The enforcement layer picks
+ * one (webhook/enforcement/apply-enforcement.ts); the rule stays a pure function of its input.
+ */
+export function stepRefusal(step: string, refusal: Decision, otherwise: Decision): Decision {
+  return refusal.allowed ? refusal : { ...refusal, step: { name: step, otherwise } };
+}

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { enforce } from '../../../../webhook/enforcement/apply-enforcement.js';
+import { enforce, enforceAll } from '../../../../webhook/enforcement/apply-enforcement.js';
 import {
   actionFor,
+  actionOfName,
   describeEnforcement,
   MAX_ENFORCEMENT_CHARS,
   readEnforcement,
@@ -131,3 +132,75 @@ for (const kind of kinds) {
     });
   });
 }
+
+describe('a step enforced apart from its webhook (validate-pod/colocation)', () => {
+  const withSteps = ['validate-pod', 'validate-pod/colocation'];
+  const webhook = { ...entry('validating', 'Fail'), name: 'validate-pod.admission-operator.io' };
+  const stepRefused = (otherwise: Decision): Judgement => ({
+    decision: {
+      allowed: false,
+      code: 400,
+      message: 'Pod: Forbidden: BE',
+      step: { name: 'colocation', otherwise },
+    },
+    outcome: 'denied',
+  });
+  const read = (text: string) => {
+    const parsed = readEnforcement(text, withSteps, FLAG);
+    assert.ok(parsed.ok, String(parsed.ok || parsed.error));
+    return parsed.value;
+  };
+
+  it('is named <webhook>/<step>; * does not name it, and unnamed it denies, so the webhook decides', () => {
+    assert.equal(actionOfName(read('validate-pod/colocation=warn'), 'validate-pod/colocation'), 'warn');
+    assert.equal(actionOfName(read('*=dryrun'), 'validate-pod/colocation'), 'deny');
+    assert.equal(actionOfName(read('*=dryrun'), 'validate-pod'), 'dryrun');
+  });
+
+  it('deny keeps the step refusal', () => {
+    const judged = enforceAll(webhook, stepRefused({ allowed: true }), read(''));
+    assert.equal(judged.decision.allowed, false);
+    assert.equal(judged.step, undefined);
+  });
+
+  it('warn answers what the later steps decide, with the step refusal as a warning', () => {
+    const admitted = enforceAll(
+      webhook,
+      stepRefused({ allowed: true }),
+      read('validate-pod/colocation=warn'),
+    );
+    assert.deepEqual(admitted.decision, {
+      allowed: true,
+      warnings: ['validate-pod/colocation would refuse this (enforcement warn): Pod: Forbidden: BE'],
+    });
+    assert.equal(admitted.outcome, 'would-deny');
+    assert.deepEqual(admitted.step, { name: 'validate-pod/colocation', action: 'warn' });
+    assert.equal(admitted.wouldRefuse, 'Pod: Forbidden: BE');
+
+    const quota: Decision = { allowed: false, code: 400, message: 'exceeded quota' };
+    const refused = enforceAll(webhook, stepRefused(quota), read('validate-pod/colocation=warn'));
+    assert.equal(refused.decision.allowed, false, 'a later step still refuses');
+    assert.equal(refused.decision.allowed ? '' : refused.decision.message, 'exceeded quota');
+    assert.equal(refused.outcome, 'denied');
+  });
+
+  it('dryrun answers the later steps silently; the webhook warn then softens what they refuse', () => {
+    const silent = enforceAll(
+      webhook,
+      stepRefused({ allowed: true }),
+      read('validate-pod/colocation=dryrun'),
+    );
+    assert.deepEqual(silent.decision, { allowed: true });
+    const quota: Decision = { allowed: false, code: 400, message: 'exceeded quota' };
+    const warned = enforceAll(
+      webhook,
+      stepRefused(quota),
+      read('validate-pod/colocation=dryrun,validate-pod=warn'),
+    );
+    assert.deepEqual(warned.decision, {
+      allowed: true,
+      warnings: ['validate-pod would refuse this (enforcement warn): exceeded quota'],
+    });
+    assert.equal(warned.wouldRefuse, 'exceeded quota');
+  });
+});

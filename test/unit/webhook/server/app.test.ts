@@ -11,6 +11,7 @@ import { MetricsServer } from '../../../../webhook/server/metrics-server.js';
 import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import type { StateSnapshot } from '../../../../webhook/state.js';
 import { stateSnapshot } from '../../../harness/state.js';
+import { trustingCallers } from '../../../harness/allowing-server.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
 
 const base: Omit<WebhookEntry, 'name' | 'path' | 'handler' | 'failurePolicy'> = {
@@ -180,6 +181,7 @@ describe('admission app', () => {
       logger: pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) }),
       bodyBudget: budget,
       enforcement: () => enforcement,
+      callers: trustingCallers,
     });
     server = createServer((req, res) => void app.callback()(req, res));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -31,13 +31,16 @@ describe('answers before the body, and calls that end early', () => {
   let server: AdmissionHttpsServer;
   let port = 0;
   let ca = '';
+  /** The API server's client certificate: the server answers only it, as with verification on. */
+  let apiServer: { cert: string; key: string };
   let metrics: AdmissionMetrics;
   const lines: string[] = [];
   /** Forwards of quota-reserving reviews wait here until a test answers them. */
   const forwards: { uid: string; answer: (body: Buffer) => void }[] = [];
 
   before(async () => {
-    ({ server, port, ca, metrics } = await startAllowingServer(undefined, {
+    ({ server, port, ca, apiServer, metrics } = await startAllowingServer(undefined, {
+      verifyCallers: true,
       log: (line) => void lines.push(line),
       // A review whose uid starts with "forward-" reserves quota, so it waits for the leader.
       handler: (request) =>
@@ -65,8 +68,9 @@ describe('answers before the body, and calls that end early', () => {
   const refusedWhileSending = async (
     head: string,
     body: Buffer,
+    client: { cert: string; key: string } | null = apiServer,
   ): Promise<{ socket: TLSSocket; status: number; connection: string; status_: Record<string, unknown> }> => {
-    const socket = await openTls(port, ca);
+    const socket = await openTls(port, ca, client ?? undefined);
     const answer = readResponse(socket);
     await written(socket, head);
     if (body.length > 0) await written(socket, body);
@@ -96,6 +100,26 @@ describe('answers before the body, and calls that end early', () => {
     await closed(refused.socket);
   });
 
+  it('answers a caller that is not the API server 401 from its headers, reading none of its body', async () => {
+    const start = Buffer.from('{"apiVersion":"admission.k8s.io/v1",');
+    const refused = await refusedWhileSending(
+      postHead('/validate-pod', { 'Content-Length': TIB }),
+      start,
+      null,
+    );
+    assert.equal(refused.status, 401);
+    assert.equal(refused.connection, 'close');
+    assert.deepEqual(refused.status_, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 401,
+      message:
+        'the admission server answers only the API server, verified by its client certificate or token',
+    });
+    await closed(refused.socket);
+  });
+
   it('answers 7 MiB + 10 declared, with nothing of the body sent, with 413', async () => {
     const refused = await refusedWhileSending(
       postHead('/validate-pod', { 'Content-Length': MAX_BODY_BYTES + 10 }),
@@ -112,7 +136,7 @@ describe('answers before the body, and calls that end early', () => {
   });
 
   it('refuses a chunked body as soon as it grows past 7 MiB, without waiting for its end', async () => {
-    const socket = await openTls(port, ca);
+    const socket = await openTls(port, ca, apiServer);
     const answer = readResponse(socket);
     await written(socket, postHead('/validate-pod', { 'Transfer-Encoding': 'chunked' }));
     // 8 MiB in 1 MiB chunks, and never the last (empty) chunk that would end the body.
@@ -129,7 +153,7 @@ describe('answers before the body, and calls that end early', () => {
   });
 
   it('reads at most a bounded part of a refused body: a sender of 256 MiB is cut off long before it is done', async () => {
-    const socket = await openTls(port, ca);
+    const socket = await openTls(port, ca, apiServer);
     const answer = readResponse(socket);
     await written(socket, postHead('/validate-pod', { 'Content-Length': TIB }));
     const piece = Buffer.alloc(MIB, 0x20);
@@ -146,7 +170,7 @@ describe('answers before the body, and calls that end early', () => {
   });
 
   it('answers a wrong Content-Type at once, while the body is still to come, and closes', async () => {
-    const socket = await openTls(port, ca);
+    const socket = await openTls(port, ca, apiServer);
     const answer = readResponse(socket);
     await written(
       socket,
@@ -159,7 +183,7 @@ describe('answers before the body, and calls that end early', () => {
   });
 
   it('keeps the connection of a refused review that arrived whole', async () => {
-    const socket = await openTls(port, ca);
+    const socket = await openTls(port, ca, apiServer);
     const body = '{"kind":"AdmissionReview"}';
     let answer = readResponse(socket);
     await written(socket, postHead('/validate-pod', { 'Content-Length': body.length }) + body);
@@ -178,7 +202,7 @@ describe('answers before the body, and calls that end early', () => {
       admissionRequest({ kind: 'Pod', resource: 'pods', namespace: 'ns', name: 'p' }),
     );
     for (let call = 0; call < 200; call++) {
-      const socket = await openTls(port, ca);
+      const socket = await openTls(port, ca, apiServer);
       await written(
         socket,
         postHead('/validate-pod', { 'Content-Length': review.length }) + review.slice(0, review.length / 2),
@@ -212,7 +236,7 @@ describe('answers before the body, and calls that end early', () => {
 
   it('counts a review whose connection closed before the answer was written (the API server gave up) under stage answer', async () => {
     const before = logged().length;
-    const socket = await openTls(port, ca);
+    const socket = await openTls(port, ca, apiServer);
     const review = reviewBody({
       ...admissionRequest({
         kind: 'Pod',

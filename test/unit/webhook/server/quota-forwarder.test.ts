@@ -1,9 +1,11 @@
 /**
  * Quota admissions handed to the leader, over real TLS between two admission apps: the leader
  * decides and reserves, the follower answers with the leader's answer and reserves nothing; on
- * every kind of failure the follower decides and reserves itself.
+ * every kind of failure the follower decides and reserves itself. The leader answers a forward
+ * only with a replica's client certificate, and nobody but the API server and replicas at all.
  */
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +14,9 @@ import type { Decision } from '../../../../webhook/admission/types.js';
 import { admissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import { createAdmissionApp } from '../../../../webhook/server/app.js';
 import { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import { CallerVerifier, REPLICA_COMMON_NAME } from '../../../../webhook/server/caller-verification.js';
+import { issueCertificate } from '../../../../operator/certificates/x509.js';
+import { WEBHOOK_CLIENT_NAME } from '../../../../scripts/cluster/pki.js';
 import {
   FORWARDED_HEADER,
   QuotaForwarder,
@@ -44,15 +49,25 @@ interface Replica {
   close: () => Promise<void>;
 }
 
+/** How a replica verifies its callers: the API server by its client certificate, replicas by ours. */
+interface Trust {
+  /** The CA of `webhook-tls`: it serves, and issues replicas' client certificates. */
+  own: LocalCertificate;
+  /** Another CA, which issued the API server's client certificate. */
+  apiServer: LocalCertificate;
+}
+
 async function startReplica(
   who: string,
-  cert: LocalCertificate,
+  trust: Trust,
   forwarder?: (results: ForwardResult[]) => QuotaForwarder,
+  serving: LocalCertificate = trust.own,
 ): Promise<Replica> {
   const reserved: Reservation[] = [];
   const forwards: ForwardResult[] = [];
   const metrics = admissionMetrics();
   const quotaForwarder = forwarder?.(forwards);
+  const ownCa = new X509Certificate(trust.own.ca);
   const app = createAdmissionApp({
     webhooks: () => [reservingEntry(who)],
     state: () => stateSnapshot(),
@@ -61,9 +76,17 @@ async function startReplica(
     logger: pino({ level: 'silent' }),
     reserve: (reservation) => reserved.push(reservation),
     ...(quotaForwarder ? { forward: quotaForwarder.forward.bind(quotaForwarder) } : {}),
+    callers: new CallerVerifier({
+      policy: { subjectNames: [WEBHOOK_CLIENT_NAME], tokenUsers: [] },
+      replicaCas: () => [ownCa],
+    }),
   });
   const server = new AdmissionHttpsServer(app, pino({ level: 'silent' }), metrics);
-  const port = await server.listen(0, '127.0.0.1', cert);
+  const port = await server.listen(0, '127.0.0.1', {
+    certificatePem: serving.certificatePem,
+    privateKeyPem: serving.privateKeyPem,
+    clientCaPem: trust.apiServer.ca + trust.own.ca,
+  });
   return {
     port,
     reserved,
@@ -91,13 +114,19 @@ interface Answer {
   response: { uid: string; allowed: boolean; warnings?: string[] };
 }
 
-async function review(
+interface Call {
+  headers?: Record<string, string>;
+  dryRun?: boolean;
+  /** The client certificate presented (the API server's when omitted; null: none). */
+  client?: { cert: string; key: string } | null;
+}
+
+async function call(
   replica: Replica,
-  ca: string,
+  trust: Trust,
   uid: string,
-  headers: Record<string, string> = {},
-  dryRun = false,
-): Promise<Answer> {
+  { headers = {}, dryRun = false, client = trust.apiServer.apiServer }: Call = {},
+): Promise<{ status: number; text: string }> {
   const { request } = await import('node:https');
   const body = podReview(uid, dryRun);
   return new Promise((resolvePromise, reject) => {
@@ -107,7 +136,8 @@ async function review(
         port: replica.port,
         path: '/validate-pod',
         method: 'POST',
-        ca,
+        ca: trust.own.ca,
+        ...(client ?? {}),
         servername: 'localhost',
         headers: { 'Content-Type': 'application/json', ...headers },
       },
@@ -116,7 +146,7 @@ async function review(
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
-          resolvePromise(JSON.parse(text) as Answer);
+          resolvePromise({ status: res.statusCode ?? 0, text });
         });
       },
     );
@@ -125,8 +155,18 @@ async function review(
   });
 }
 
+/** The answer of a call that must be a review. */
+async function review(replica: Replica, trust: Trust, uid: string, options: Call = {}): Promise<Answer> {
+  const { status, text } = await call(replica, trust, uid, options);
+  assert.equal(status, 200, text);
+  return JSON.parse(text) as Answer;
+}
+
 describe('quota forwarding to the leader', () => {
+  let trust: Trust;
   let cert: LocalCertificate;
+  /** This replica's client certificate, from the CA of `webhook-tls`. */
+  let replicaClient: { certificatePem: string; privateKeyPem: string };
   let leader: Replica;
   /** A TLS server that accepts and never answers: a leader that hangs. */
   let hanging: TlsServer;
@@ -136,7 +176,13 @@ describe('quota forwarding to the leader', () => {
 
   before(async () => {
     cert = await localServingCertificate();
-    leader = await startReplica('the leader', cert);
+    trust = { own: cert, apiServer: await localServingCertificate('apiserver-client-ca') };
+    const issued = await issueCertificate(
+      { commonName: REPLICA_COMMON_NAME, usage: 'client', lifetimeMs: 3600_000 },
+      cert.authority,
+    );
+    replicaClient = { certificatePem: issued.certificatePem, privateKeyPem: issued.privateKeyPem };
+    leader = await startReplica('the leader', trust);
     hanging = createTlsServer({ cert: cert.certificatePem, key: cert.privateKeyPem }, (socket) => {
       hangingSockets.push(socket);
     });
@@ -153,10 +199,10 @@ describe('quota forwarding to the leader', () => {
     address: () => string | undefined,
     extra: { timeoutMs?: number; maxInFlight?: number } = {},
   ): Promise<Replica> => {
-    const replica = await startReplica('the follower', cert, (results) => {
+    const replica = await startReplica('the follower', trust, (results) => {
       return new QuotaForwarder({
         leaderAddress: address,
-        tls: () => ({ ca: cert.ca, verifyName: 'localhost' }),
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
         onResult: (result) => results.push(result),
         ...extra,
       });
@@ -168,7 +214,7 @@ describe('quota forwarding to the leader', () => {
   it("answers with the leader's decision and leaves the reservation to the leader", async () => {
     const replica = await follower(() => `127.0.0.1:${leader.port}`);
     const before = leader.reserved.length;
-    const answer = await review(replica, cert.ca, 'pod-1');
+    const answer = await review(replica, trust, 'pod-1');
     assert.deepEqual(answer.response, { uid: 'pod-1', allowed: true, warnings: ['decided by the leader'] });
     assert.deepEqual(
       leader.reserved.slice(before).map((reservation) => reservation.key),
@@ -180,10 +226,10 @@ describe('quota forwarding to the leader', () => {
 
   it('verifies the leader against the CA: an untrusted leader is not asked, the follower decides', async () => {
     const stranger = await localServingCertificate('another-ca');
-    const other = await startReplica('an impostor', stranger);
+    const other = await startReplica('an impostor', trust, undefined, stranger);
     opened.push(other);
     const replica = await follower(() => `127.0.0.1:${other.port}`);
-    const answer = await review(replica, cert.ca, 'pod-2');
+    const answer = await review(replica, trust, 'pod-2');
     assert.deepEqual(answer.response.warnings, ['decided by the follower']);
     assert.deepEqual(other.reserved, []);
     assert.deepEqual(
@@ -195,7 +241,7 @@ describe('quota forwarding to the leader', () => {
 
   it('decides itself when the leader does not answer within the time-out', async () => {
     const replica = await follower(() => `127.0.0.1:${hangingPort}`, { timeoutMs: 200 });
-    const answer = await review(replica, cert.ca, 'pod-3');
+    const answer = await review(replica, trust, 'pod-3');
     assert.deepEqual(answer.response.warnings, ['decided by the follower']);
     assert.equal(replica.reserved.length, 1);
     assert.deepEqual(replica.forwards, ['failed']);
@@ -211,7 +257,7 @@ describe('quota forwarding to the leader', () => {
     const port = (confused.address() as AddressInfo).port;
     try {
       const replica = await follower(() => `127.0.0.1:${port}`);
-      const answer = await review(replica, cert.ca, 'pod-9');
+      const answer = await review(replica, trust, 'pod-9');
       assert.deepEqual(answer.response, {
         uid: 'pod-9',
         allowed: true,
@@ -226,10 +272,10 @@ describe('quota forwarding to the leader', () => {
   });
 
   it('decides itself when the leader cannot be reached', async () => {
-    const gone = await startReplica('a stopped leader', cert);
+    const gone = await startReplica('a stopped leader', trust);
     await gone.close();
     const replica = await follower(() => `127.0.0.1:${gone.port}`);
-    const answer = await review(replica, cert.ca, 'pod-4');
+    const answer = await review(replica, trust, 'pod-4');
     assert.deepEqual(answer.response.warnings, ['decided by the follower']);
     assert.equal(replica.reserved.length, 1);
     assert.deepEqual(replica.forwards, ['failed']);
@@ -237,17 +283,18 @@ describe('quota forwarding to the leader', () => {
 
   it('decides itself, without counting a forward, when no leader is known (or it leads)', async () => {
     const replica = await follower(() => undefined);
-    const answer = await review(replica, cert.ca, 'pod-5');
+    const answer = await review(replica, trust, 'pod-5');
     assert.deepEqual(answer.response.warnings, ['decided by the follower']);
     assert.equal(replica.reserved.length, 1);
     assert.deepEqual(replica.forwards, []);
   });
 
-  it('never forwards a review that was forwarded to it, nor a dry run', async () => {
+  it("never forwards a replica's forward again, nor a dry run", async () => {
     const replica = await follower(() => `127.0.0.1:${leader.port}`);
-    const forwarded = await review(replica, cert.ca, 'pod-6', { [FORWARDED_HEADER]: '1' });
+    const client = { cert: replicaClient.certificatePem, key: replicaClient.privateKeyPem };
+    const forwarded = await review(replica, trust, 'pod-6', { headers: { [FORWARDED_HEADER]: '1' }, client });
     assert.deepEqual(forwarded.response.warnings, ['decided by the follower']);
-    const dryRun = await review(replica, cert.ca, 'pod-7', {}, true);
+    const dryRun = await review(replica, trust, 'pod-7', { dryRun: true });
     assert.deepEqual(dryRun.response.warnings, ['decided by the follower']);
     assert.deepEqual(
       replica.reserved.map((reservation) => reservation.key),
@@ -257,9 +304,52 @@ describe('quota forwarding to the leader', () => {
     assert.deepEqual(replica.forwards, []);
   });
 
+  it("refuses a forward without a replica's certificate: no decision, no reservation", async () => {
+    const before = leader.reserved.length;
+    // The API server's own certificate does not make a forward, and neither does none at all.
+    for (const client of [trust.apiServer.apiServer, null]) {
+      const { status, text } = await call(leader, trust, 'forged-forward', {
+        headers: { [FORWARDED_HEADER]: '1' },
+        client,
+      });
+      assert.equal(status, 403, text);
+      assert.doesNotMatch(text, /decided by/);
+    }
+    assert.equal(leader.reserved.length, before);
+  });
+
+  it('answers nobody but the API server: no certificate, a stranger CA or another name get no decision', async () => {
+    const stranger = await localServingCertificate('stranger-ca');
+    const ownNamed = await issueCertificate(
+      { commonName: WEBHOOK_CLIENT_NAME, usage: 'client', lifetimeMs: 3600_000 },
+      cert.authority,
+    );
+    const before = leader.reserved.length;
+    const cases: [string, { cert: string; key: string } | null, number][] = [
+      ['no certificate', null, 401],
+      ["the API server's name from another CA", stranger.apiServer, 401],
+      [
+        "the API server's name from our own CA",
+        { cert: ownNamed.certificatePem, key: ownNamed.privateKeyPem },
+        403,
+      ],
+      [
+        "a replica's certificate without the forward header",
+        { cert: replicaClient.certificatePem, key: replicaClient.privateKeyPem },
+        200,
+      ],
+    ];
+    for (const [what, client, expected] of cases) {
+      const { status, text } = await call(leader, trust, `caller-${expected}`, { client });
+      assert.equal(status, expected, `${what}: ${text}`);
+      if (expected !== 200) assert.doesNotMatch(text, /decided by|allowed/, what);
+    }
+    assert.equal(leader.reserved.length, before + 1, "only the replica's call reserved");
+  });
+
   it('decides itself when too many forwards are in flight', async () => {
     const replica = await follower(() => `127.0.0.1:${leader.port}`, { maxInFlight: 0 });
-    const answer = await review(replica, cert.ca, 'pod-8');
+    const answer = await review(replica, trust, 'pod-8');
     assert.deepEqual(answer.response.warnings, ['decided by the follower']);
     assert.deepEqual(replica.forwards, ['busy']);
   });

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  addFormatted,
+  canonicalQuantity,
+  formatOf,
   formatQuantity,
+  goQuantityString,
   parseQuantity,
   readQuantity,
   type QuantityProblem,
@@ -125,5 +129,52 @@ describe('quantity', () => {
       parseQuantity('0.0000000000000000008673617379884035472059622406959533691406251Ei'),
       NANO + 1n,
     );
+  });
+});
+
+describe('Go’s spelling of quantities', () => {
+  // Each pair was checked against Go's resource.Quantity (k8s.io/apimachinery v0.28.7, through the
+  // differential oracle's `canonical`): a decimal text Go keeps as written, else its canonical form.
+  const spelled: [string, string][] = [
+    ['1e3', '1e3'],
+    ['1E3', '1E3'],
+    ['1e03', '1e03'],
+    ['1e2', '100'],
+    ['10e3', '10e3'],
+    ['1.5e3', '1500'],
+    ['1.5', '1500m'],
+    ['0.5', '500m'],
+    ['0.500', '500m'],
+    ['1000', '1k'],
+    ['1000m', '1'],
+    ['3000m', '3'],
+    ['1024Mi', '1Gi'],
+    ['1.5Gi', '1536Mi'],
+    ['0.1Ki', '102400m'],
+    ['1023Ki', '1023Ki'],
+    ['2048', '2048'],
+    ['007', '007'],
+    ['+1', '+1'],
+    ['-1500m', '-1500m'],
+    ['0', '0'],
+    ['00', '0'],
+    ['1e-9', '1e-9'],
+    ['5e-10', '1e-9'],
+  ];
+  for (const [text, go] of spelled) {
+    it(`writes ${text} as ${go}`, () => {
+      assert.equal(canonicalQuantity(text), go);
+    });
+  }
+
+  it('prints a sum in the format of its first non-zero term, as Go’s Quantity.Add keeps it', () => {
+    const gi = { nanos: parseQuantity('8Gi'), format: formatOf('8Gi') };
+    const sum = addFormatted(addFormatted(undefined, gi), gi);
+    assert.equal(goQuantityString(sum.nanos, sum.format), '16Gi');
+    const zero = { nanos: 0n, format: formatOf('0') };
+    const fromZero = addFormatted(zero, gi);
+    assert.equal(goQuantityString(fromZero.nanos, fromZero.format), '8Gi');
+    assert.equal(goQuantityString(sum.nanos + NANO / 2n, 'BinarySI'), '17179869184500m');
+    assert.equal(goQuantityString(1000n * NANO, 'DecimalExponent'), '1e3');
   });
 });

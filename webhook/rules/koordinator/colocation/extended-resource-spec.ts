@@ -7,7 +7,7 @@
  */
 import type { JsonObject, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
-import { formatQuantity, writtenAs } from '../../../util/quantity.js';
+import { canonicalQuantity, writtenAs } from '../../../util/quantity.js';
 import { quantityAt } from '../../shared/quantity-at.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
@@ -57,7 +57,7 @@ function batchList(
     const value = list?.[name];
     if (value === undefined) continue;
     const read = quantityAt(value, path.key(name));
-    if (read.ok) out[name] = formatQuantity(read.value, writtenAs(value));
+    if (read.ok) out[name] = canonicalQuantity(writtenAs(value));
     else errors.push(read.error);
   }
   return Object.keys(out).length > 0 ? out : undefined;

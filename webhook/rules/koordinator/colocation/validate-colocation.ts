@@ -1,9 +1,9 @@
 /**
- * /validate-pod's colocation checks (Koordinator's verify_annotations.go and
+ * /validate-pod's first two steps (Koordinator's verify_annotations.go and
  * cluster_colocation_profile.go; docs/rules/validate-pod.md): the reserve-pod annotation is
- * forbidden; QoS class, priority class and sub-priority are immutable; batch resources need QoS
- * BE; some QoS × priority pairs are forbidden; LSR and LSE pods need whole CPUs. Errors of all
- * but the first are reported together, as Koordinator's aggregate does.
+ * forbidden; then the colocation checks: QoS class, priority class and sub-priority are
+ * immutable; batch resources need QoS BE; some QoS × priority pairs are forbidden; LSR and LSE
+ * pods need whole CPUs, all reported together, as Koordinator's aggregate does.
  */
 import type { AdmissionRequest } from '../../../admission/types.js';
 import {
@@ -41,10 +41,9 @@ export interface ColocationOptions {
   skipValidatingPriority: boolean;
 }
 
-export function checkColocation(request: AdmissionRequest, options: ColocationOptions): Findings {
-  const pod = request.object;
-  if (!pod) return PASSED;
-  const annotations = pod.metadata.annotations;
+/** Koordinator's verify_annotations.go: a pod may not claim to be a reservation's placeholder. */
+export function checkReservePod(request: AdmissionRequest): Findings {
+  const annotations = request.object?.metadata.annotations;
   if (
     typeof annotations === 'object' &&
     annotations !== null &&
@@ -55,7 +54,17 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
       forbidden(FieldPath.of('annotations', RESERVE_POD_ANNOTATION), 'cannot set in annotations'),
     ]);
   }
+  return PASSED;
+}
 
+/**
+ * Koordinator's cluster_colocation_profile.go: the QoS and priority checks. Koordinator v1.7.0
+ * discards their refusal (docs/rules/validate-pod.md, "The colocation step"); /validate-pod
+ * enforces them as the step `colocation`, which an admin can set to warn apart from the webhook.
+ */
+export function checkColocation(request: AdmissionRequest, options: ColocationOptions): Findings {
+  const pod = request.object;
+  if (!pod) return PASSED;
   const errors: FieldError[] = [];
   const qos = rawQoS(pod);
   const priorityClass = rawPriorityClass(pod);

@@ -10,13 +10,14 @@ import { atField, FieldPath, forbidden, invalid, type FieldError } from '../../s
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import { wholeUnits } from './device-resource-spec.js';
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../../util/bounded-text.js';
-import { writtenAs } from '../../../util/quantity.js';
+import { canonicalQuantity, writtenAs } from '../../../util/quantity.js';
 
 const PATH = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
 
 /**
- * Quantity.Value() and the text as written, for messages (cut to MAX_SHOWN_VALUE_CHARS: a valid
- * quantity can still be long); one that cannot be read is added to `unreadable`, naming the field.
+ * Quantity.Value() and the text as Go prints it (Quantity.String()), for messages (cut to
+ * MAX_SHOWN_VALUE_CHARS: a valid quantity can still be long); one that cannot be read is added to
+ * `unreadable`, naming the field.
  */
 function amount(
   requests: Record<string, JsonValue>,
@@ -26,7 +27,9 @@ function amount(
 ): { units: bigint; text: string } | undefined {
   const value = requests[name];
   const units = wholeUnits(value, path.key(name), unreadable);
-  return units === undefined ? undefined : { units, text: truncate(writtenAs(value), MAX_SHOWN_VALUE_CHARS) };
+  return units === undefined
+    ? undefined
+    : { units, text: truncate(canonicalQuantity(writtenAs(value)), MAX_SHOWN_VALUE_CHARS) };
 }
 
 function checkContainer(
@@ -50,10 +53,10 @@ function checkContainer(
     }
   }
   if (!shared) return;
-  if (shared.units === 0n) {
+  // As Koordinator: a zero share is one error; the memory checks still run, only the
+  // multiple-of-shared checks need a share to divide by.
+  if (shared.units === 0n)
     errors.push(invalid(PATH, shared.text, 'the requested GPU must be greater than zero'));
-    return;
-  }
   if ((read('huawei.com/npu-core')?.units ?? 0n) !== 0n) return;
   const memory = read('koordinator.sh/gpu-memory')?.units ?? 0n;
   const ratio = read('koordinator.sh/gpu-memory-ratio');
@@ -63,6 +66,7 @@ function checkContainer(
   else if (memory !== 0n && ratioUnits !== 0n) {
     errors.push(forbidden(PATH, 'declare GPU memory and GPU memory ratio at same time'));
   }
+  if (shared.units === 0n) return;
   const core = read('koordinator.sh/gpu-core');
   if (core && core.units % shared.units !== 0n) {
     errors.push(invalid(PATH, core.text, 'the requested gpuCore must multiple of shared'));

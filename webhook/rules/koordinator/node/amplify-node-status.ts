@@ -8,7 +8,7 @@
 import { allow, mutate, warn } from '../../../admission/decisions.js';
 import type { Decision, JsonObject, JsonValue, KubeObject } from '../../../admission/types.js';
 import type { Rule } from '../../../state.js';
-import { formatQuantity, writtenAs } from '../../../util/quantity.js';
+import { canonicalQuantity, formatOf, goQuantityString, writtenAs } from '../../../util/quantity.js';
 import { quantityAt } from '../../shared/quantity-at.js';
 import { success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
@@ -92,7 +92,9 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   const ratioPath = `metadata.annotations[${AMPLIFICATION_RATIO_ANNOTATION}]`;
   const ratioRead = readJsonText(ratioText);
   const ratios: JsonObject | undefined = ratioRead.ok ? asObject(ratioRead.value) : undefined;
-  if (!ratios)
+  // Koordinator reads the whole annotation into a map of floats: any value but a number (or
+  // null, which Go reads as 0) fails it, whatever resource it is for.
+  if (!ratios || !Object.values(ratios).every((ratio) => ratio === null || typeof ratio === 'number'))
     return skip(`${ratioPath}: must be a JSON object of ratios such as {"cpu": 1.5}`, 'invalid-annotation');
 
   const current = amplified(node);
@@ -105,10 +107,11 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
   if (typeof rawText !== 'string' || !unchanged?.value) {
     // The kubelet reported a new allocatable (or none was recorded): that is the real capacity.
     original = {};
-    for (const [key, value] of Object.entries(current)) {
+    // As Go writes a ResourceList: keys sorted, each quantity in its canonical spelling.
+    for (const [key, value] of Object.entries(current).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const read = quantityAt(value, ALLOCATABLE.key(key));
       if (!read.ok) return unreadable(read.error);
-      original[key] = formatQuantity(read.value, writtenAs(value));
+      original[key] = canonicalQuantity(writtenAs(value));
     }
     if (Object.keys(original).length > 0) annotations[RAW_ALLOCATABLE_ANNOTATION] = JSON.stringify(original);
   } else {
@@ -138,10 +141,7 @@ function amplify(node: KubeObject, oldNode: KubeObject | null): Decision {
         'invalid-annotation',
       );
     }
-    allocatable[resource] = formatQuantity(
-      BigInt(product) * NANOS_PER_MILLI,
-      typeof base === 'string' ? base : '',
-    );
+    allocatable[resource] = goQuantityString(BigInt(product) * NANOS_PER_MILLI, formatOf(writtenAs(base)));
   }
   mutated.metadata.annotations = annotations;
   return mutate(mutated);

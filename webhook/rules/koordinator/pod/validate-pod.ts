@@ -1,15 +1,30 @@
 /**
  * /validate-pod: Koordinator's chain, in its order, stopping at the first refusal: the
- * reserve-pod annotation and the colocation checks, then the quota meta check and quota
+ * reserve-pod annotation, the colocation checks, then the quota meta check and quota
  * admission, then the device requests (gated), then the required labels of the enhanced
  * validation (gated). Upstream:
  * validating_handler.go;
  * every message: docs/rules/validate-pod.md.
+ *
+ * The colocation checks are the step `colocation`: a refusal of theirs carries what the rest of
+ * the chain decides without it, for an admin who enforces that step apart from the webhook
+ * (`validate-pod/colocation=warn`, Koordinator v1.7.0's behaviour).
  */
 import type { Rule } from '../../../state.js';
-import { checkColocation, type ColocationOptions } from '../colocation/validate-colocation.js';
+import {
+  checkColocation,
+  checkReservePod,
+  type ColocationOptions,
+} from '../colocation/validate-colocation.js';
 import { checkDeviceRequests } from '../device/validate-device.js';
-import { decisionOf, firstRefusal, PASSED, type Findings } from '../../shared/findings.js';
+import {
+  decisionOf,
+  findings,
+  firstRefusal,
+  PASSED,
+  stepRefusal,
+  type Findings,
+} from '../../shared/findings.js';
 import { checkPodQuota, type PodQuotaFindings, type PodQuotaOptions } from '../quota/pod-quota.js';
 import { checkEnhancedValidation } from './enhanced-validation.js';
 
@@ -23,12 +38,17 @@ export type PodValidationOptions = ColocationOptions &
     enhancedValidationNamespace: string;
   };
 
+/** The step of /validate-pod an admin can enforce apart from it (`validate-pod/colocation`). */
+export const COLOCATION_STEP = 'colocation';
+
 export function podValidator(options: PodValidationOptions): Rule {
   return (request, state) => {
     if (request.subResource || request.resource.resource !== 'pods') return decisionOf(PASSED);
+    const reservePod = checkReservePod(request);
+    if (reservePod.errors.length > 0) return decisionOf(reservePod);
+    const colocation = checkColocation(request, options);
     let reserve: PodQuotaFindings['reserve'];
-    const found = firstRefusal([
-      (): Findings => checkColocation(request, options),
+    const rest = firstRefusal([
       (): Findings => {
         const quota = checkPodQuota(request, state, options);
         reserve = quota.reserve;
@@ -40,8 +60,10 @@ export function podValidator(options: PodValidationOptions): Rule {
           ? checkEnhancedValidation(request, state, options.enhancedValidationNamespace)
           : PASSED,
     ]);
-    const decision = decisionOf(found);
+    const restDecision = decisionOf(findings(rest.errors, [...colocation.warnings, ...rest.warnings]));
     // Only an admitted pod counts against its quota.
-    return decision.allowed && reserve ? { ...decision, reserve } : decision;
+    const otherwise = restDecision.allowed && reserve ? { ...restDecision, reserve } : restDecision;
+    if (colocation.errors.length === 0) return otherwise;
+    return stepRefusal(COLOCATION_STEP, decisionOf(colocation), otherwise);
   };
 }

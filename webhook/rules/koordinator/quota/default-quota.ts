@@ -11,6 +11,7 @@ import { allow, mutate } from '../../../admission/decisions.js';
 import type { Decision, JsonValue } from '../../../admission/types.js';
 import type { Rule } from '../../../state.js';
 import { stringsOf, readJsonText } from '../../../util/json.js';
+import { canonicalQuantity } from '../../../util/quantity.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
 import { decisionOf, findings } from '../../shared/findings.js';
@@ -20,10 +21,17 @@ const refused = (path: FieldPath, message: string): Decision =>
   decisionOf(findings([atField(path, message)]));
 const ANNOTATIONS = FieldPath.of('metadata', 'annotations');
 
-/** Go's json.Marshal of a map sorts its keys; the annotation keeps that form. */
+/**
+ * Go's json.Marshal of a ResourceList: keys sorted, each quantity in Go's spelling (`1.5Gi` is
+ * written `1536Mi`); the annotation keeps that form.
+ */
 function resourceListJson(list: Readonly<Record<string, string>>): string {
   return JSON.stringify(
-    Object.fromEntries(Object.entries(list).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    Object.fromEntries(
+      Object.entries(list)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, value]) => [key, canonicalQuantity(value)]),
+    ),
   );
 }
 

@@ -11,15 +11,20 @@
  * Admission writes nothing to the cluster: an allowed pod comes back as a `reserve` effect, which
  * the server records in the store's in-memory ledger until the pod watch sees the pod.
  */
-import type { AdmissionRequest, Decision, JsonValue } from '../../../admission/types.js';
+import type { AdmissionRequest, Decision } from '../../../admission/types.js';
 import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
-import { formatQuantity } from '../../../util/quantity.js';
+import {
+  canonicalQuantity,
+  goQuantityString,
+  writtenAs,
+  type FormattedAmount,
+} from '../../../util/quantity.js';
 import { quantityAt } from '../../shared/quantity-at.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
-import { podRequests, type Amounts } from './pod-requests.js';
+import { podRequestsFormatted, type Amounts } from './pod-requests.js';
 import { quotaNameOf } from './resolve-quota.js';
 
 export interface PodQuotaOptions {
@@ -60,15 +65,15 @@ const refused = (path: FieldPath, message: string): PodQuotaFindings => findings
 const unreadable = (what: string, error: FieldError): PodQuotaFindings =>
   refused(FieldPath.of(what), error.toString());
 
-const list = (
-  keys: readonly string[],
-  amounts: ReadonlyMap<string, bigint>,
-  like: Readonly<Record<string, JsonValue>> = {},
-): string =>
+/**
+ * The exceeded resources as Koordinator's prettyPrint lists them: `k=v` joined by `,`, only the
+ * keys `amounts` holds, each as Go prints the quantity.
+ */
+const list = (keys: readonly string[], text: (key: string) => string | undefined): string =>
   keys
-    .map((key) => {
-      const written = like[key];
-      return `${key}=${formatQuantity(amounts.get(key) ?? 0n, typeof written === 'string' ? written : '')}`;
+    .flatMap((key) => {
+      const value = text(key);
+      return value === undefined ? [] : [`${key}=${value}`];
     })
     .join(',');
 
@@ -81,7 +86,12 @@ export function checkPodQuota(
   if (!pod || (request.operation !== 'CREATE' && request.operation !== 'UPDATE')) return PASSED;
   const namespace = request.namespace ?? '';
   const labels = labelsOf(pod);
-  const podName = request.name ?? (typeof pod.metadata.name === 'string' ? pod.metadata.name : '');
+  // The object's name, as Koordinator's message names it: for a generateName create the API server
+  // names the pod before validation, while the review's name stays empty.
+  const podName =
+    typeof pod.metadata.name === 'string' && pod.metadata.name !== ''
+      ? pod.metadata.name
+      : (request.name ?? '');
 
   if (request.operation === 'UPDATE') {
     const before = labelsOf(request.oldObject)[QUOTA_LABELS.preemptible];
@@ -113,11 +123,14 @@ export function checkPodQuota(
   if (![...names].some((name) => COUNTED.has(name))) return PASSED;
 
   const unreadableRequests: FieldError[] = [];
-  const requested: Amounts = new Map(
-    [...podRequests(pod, unreadableRequests)].filter(([key, value]) => names.has(key) && value !== 0n),
+  const formatted = new Map(
+    [...podRequestsFormatted(pod, unreadableRequests)].filter(
+      ([key, value]) => names.has(key) && value.nanos !== 0n,
+    ),
   );
   if (unreadableRequests[0]) return unreadable('quota admission', unreadableRequests[0]);
-  if (requested.size === 0) return PASSED;
+  if (formatted.size === 0) return PASSED;
+  const requested: Amounts = new Map([...formatted].map(([key, value]) => [key, value.nanos]));
 
   const limitText = quota.admission ?? quota.max;
   const limitPath = quota.admission
@@ -140,10 +153,26 @@ export function checkPodQuota(
   }
   if (exceeded.length > 0) {
     exceeded.sort();
+    const asked = (key: string): FormattedAmount | undefined => formatted.get(key);
+    // What the quota's pods use is a sum in nano-units: printed in the format of the pod's own
+    // request, where Koordinator prints its child-request annotation in the format of the first
+    // pod it admitted (docs/rules/validate-pod.md). A resource nothing uses is left out, as there.
+    const usedText = (key: string): string | undefined => {
+      const amount = used.get(key) ?? 0n;
+      return amount === 0n ? undefined : goQuantityString(amount, asked(key)?.format ?? 'DecimalSI');
+    };
+    const askedText = (key: string): string | undefined => {
+      const amount = asked(key);
+      return amount && goQuantityString(amount.nanos, amount.format);
+    };
+    const limitOf = (key: string): string | undefined => {
+      const text = limitText[key];
+      return text === undefined ? undefined : canonicalQuantity(writtenAs(text));
+    };
     return refused(
       FieldPath.of('spec', 'containers[*]', 'resources', 'requests'),
       `exceeded quota: ${quota.namespace}/${quotaName}, ` +
-        `requested: ${list(exceeded, requested)}, used: ${list(exceeded, used)}, limited: ${list(exceeded, limits, limitText)}`,
+        `requested: ${list(exceeded, askedText)}, used: ${list(exceeded, usedText)}, limited: ${list(exceeded, limitOf)}`,
     );
   }
   return { ...PASSED, reserve: { key: `${namespace}/${podName}`, quota: quotaName, requests: requested } };

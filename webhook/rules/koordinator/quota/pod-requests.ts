@@ -1,21 +1,56 @@
 /**
  * A pod's effective resource requests, as the scheduler and Koordinator count them
  * (component-helpers' PodRequests): the containers, plus restartable (sidecar) init containers,
- * or the largest init-container step if that is larger, plus the pod overhead.
+ * or the largest init-container step if that is larger, plus the pod overhead. Go's order of
+ * sums is kept, since a sum keeps the format of its first term.
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
-import { quantityOf } from '../../../util/quantity.js';
+import {
+  addFormatted,
+  formatOf,
+  quantityOf,
+  writtenAs,
+  type FormattedAmount,
+} from '../../../util/quantity.js';
 import { atField, FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asObject, asArray } from '../../../util/json.js';
 
 export type Amounts = Map<string, bigint>;
+/** Amounts with the format Go would print each in (messages that quote them). */
+export type FormattedAmounts = Map<string, FormattedAmount>;
 
-function add(into: Amounts, from: Amounts): void {
-  for (const [key, value] of from) into.set(key, (into.get(key) ?? 0n) + value);
+/**
+ * How requests are summed: nano-units alone (quota accounting, which the store runs for every
+ * pod), or with Go's format too (a message that prints them as Koordinator does).
+ */
+interface Arithmetic<V> {
+  read(text: string, amount: bigint): V;
+  add(a: V | undefined, b: V): V;
+  greater(a: V, b: V): boolean;
 }
 
-function maxInto(into: Amounts, from: Amounts): void {
-  for (const [key, value] of from) if (value > (into.get(key) ?? 0n)) into.set(key, value);
+const NANOS: Arithmetic<bigint> = {
+  read: (_text, amount) => amount,
+  add: (a, b) => (a ?? 0n) + b,
+  greater: (a, b) => a > b,
+};
+
+const FORMATTED: Arithmetic<FormattedAmount> = {
+  read: (text, amount) => ({ nanos: amount, format: formatOf(text) }),
+  add: addFormatted,
+  greater: (a, b) => a.nanos > b.nanos,
+};
+
+function add<V>(into: Map<string, V>, from: Map<string, V>, arithmetic: Arithmetic<V>): void {
+  for (const [key, value] of from) into.set(key, arithmetic.add(into.get(key), value));
+}
+
+/** component-helpers' maxResourceList: a value replaces the one held only when it is larger. */
+function maxInto<V>(into: Map<string, V>, from: Map<string, V>, arithmetic: Arithmetic<V>): void {
+  for (const [key, value] of from) {
+    const held = into.get(key);
+    if (held === undefined || arithmetic.greater(value, held)) into.set(key, value);
+  }
 }
 
 /**
@@ -26,21 +61,31 @@ function maxInto(into: Amounts, from: Amounts): void {
 export type Unreadable = FieldError[] | undefined;
 
 /** The path is built only for a quantity that cannot be read: the store reads every pod. */
-function read(value: JsonValue, path: () => FieldPath, bad: Unreadable): bigint | undefined {
+function read<V>(
+  value: JsonValue,
+  path: () => FieldPath,
+  bad: Unreadable,
+  arithmetic: Arithmetic<V>,
+): V | undefined {
   const amount = quantityOf(value);
-  if (amount.ok) return amount.value;
+  if (amount.ok) return arithmetic.read(writtenAs(value), amount.value);
   bad?.push(atField(path(), amount.error));
   return undefined;
 }
 
 /** A container's requests. */
-function requestsOf(container: JsonValue | undefined, path: () => FieldPath, bad: Unreadable): Amounts {
-  const amounts: Amounts = new Map();
+function requestsOf<V>(
+  container: JsonValue | undefined,
+  path: () => FieldPath,
+  bad: Unreadable,
+  arithmetic: Arithmetic<V>,
+): Map<string, V> {
+  const amounts = new Map<string, V>();
   const resources = asObject(asObject(container)?.resources);
   // Limits stand in for missing requests, as the API server's defaulting does.
   for (const kind of ['limits', 'requests'] as const) {
     for (const [key, value] of Object.entries(asObject(resources?.[kind]) ?? {})) {
-      const amount = read(value, () => path().child('resources', kind).key(key), bad);
+      const amount = read(value, () => path().child('resources', kind).key(key), bad, arithmetic);
       if (amount === undefined) amounts.delete(key);
       else amounts.set(key, amount);
     }
@@ -48,35 +93,51 @@ function requestsOf(container: JsonValue | undefined, path: () => FieldPath, bad
   return amounts;
 }
 
-export function podRequests(pod: JsonObject, bad?: Unreadable): Amounts {
+function sumRequests<V>(pod: JsonObject, bad: Unreadable, arithmetic: Arithmetic<V>): Map<string, V> {
   const spec = asObject(pod.spec);
-  const total: Amounts = new Map();
+  const total = new Map<string, V>();
   for (const [index, container] of asArray(spec?.containers).entries())
     add(
       total,
-      requestsOf(container, () => FieldPath.of('spec', 'containers').index(index), bad),
+      requestsOf(container, () => FieldPath.of('spec', 'containers').index(index), bad, arithmetic),
+      arithmetic,
     );
-  const sidecars: Amounts = new Map();
-  const initSteps: Amounts = new Map();
+  const sidecars = new Map<string, V>();
+  const initSteps = new Map<string, V>();
   for (const [index, container] of asArray(spec?.initContainers).entries()) {
-    const requests = requestsOf(container, () => FieldPath.of('spec', 'initContainers').index(index), bad);
+    const requests = requestsOf(
+      container,
+      () => FieldPath.of('spec', 'initContainers').index(index),
+      bad,
+      arithmetic,
+    );
     if (asObject(container)?.restartPolicy === 'Always') {
-      add(total, requests);
-      add(sidecars, requests);
-      maxInto(initSteps, sidecars);
+      add(total, requests, arithmetic);
+      add(sidecars, requests, arithmetic);
+      maxInto(initSteps, sidecars, arithmetic);
     } else {
-      const step: Amounts = new Map(sidecars);
-      add(step, requests);
-      maxInto(initSteps, step);
+      const step = new Map<string, V>();
+      add(step, requests, arithmetic);
+      add(step, sidecars, arithmetic);
+      maxInto(initSteps, step, arithmetic);
     }
   }
-  maxInto(total, initSteps);
+  maxInto(total, initSteps, arithmetic);
   const overhead = asObject(spec?.overhead);
   for (const [key, value] of Object.entries(overhead ?? {})) {
-    const amount = read(value, () => FieldPath.of('spec', 'overhead').key(key), bad);
-    if (amount !== undefined) total.set(key, (total.get(key) ?? 0n) + amount);
+    const amount = read(value, () => FieldPath.of('spec', 'overhead').key(key), bad, arithmetic);
+    if (amount !== undefined) total.set(key, arithmetic.add(total.get(key), amount));
   }
   return total;
+}
+
+export function podRequests(pod: JsonObject, bad?: Unreadable): Amounts {
+  return sumRequests(pod, bad, NANOS);
+}
+
+/** podRequests with the format Go's sums keep (a sum takes its first non-zero term's), for messages. */
+export function podRequestsFormatted(pod: JsonObject, bad?: Unreadable): FormattedAmounts {
+  return sumRequests(pod, bad, FORMATTED);
 }
 
 /** True when the pod no longer holds resources: finished, or past its deletion grace period. */

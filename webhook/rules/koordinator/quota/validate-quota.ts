@@ -16,7 +16,7 @@ import type { Decision, JsonObject, JsonValue } from '../../../admission/types.j
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
 import { asObject, readJsonText } from '../../../util/json.js';
-import { formatQuantity, writtenAs } from '../../../util/quantity.js';
+import { canonicalQuantity, goQuantityString, writtenAs } from '../../../util/quantity.js';
 import { quantityAt } from '../../shared/quantity-at.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { decisionOf, findings, PASSED, type Findings } from '../../shared/findings.js';
@@ -123,7 +123,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Finding
     if (upper < value) {
       return refuse(
         MIN.key(key),
-        `resourceKey ${key} of quota ${quota.name} min ${formatQuantity(value, quota.min[key])} > max ${formatQuantity(upper, quota.max[key])}`,
+        `resourceKey ${key} of quota ${quota.name} min ${canonicalQuantity(quota.min[key] ?? '')} > max ${canonicalQuantity(quota.max[key] ?? '')}`,
       );
     }
   }
@@ -157,7 +157,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Finding
       if (upper < value) {
         return refuse(
           MAX.key(key),
-          `resourceKey ${key} of quota ${quota.name} max ${formatQuantity(upper, quota.max[key])} < used ${formatQuantity(value, writtenAs(usedList[key]))}`,
+          `resourceKey ${key} of quota ${quota.name} max ${canonicalQuantity(quota.max[key] ?? '')} < used ${canonicalQuantity(writtenAs(usedList[key]))}`,
         );
       }
     }
@@ -251,7 +251,7 @@ function checkMaxWithinParent(parent: Bounds, child: Bounds): Findings {
     if (upper !== undefined && value > upper) {
       return refused(
         MAX,
-        `resource ${key}: max ${formatQuantity(value)} of ${child.name} exceeds max ${formatQuantity(upper)} of its parent ${parent.name}`,
+        `resource ${key}: max ${goQuantityString(value, 'DecimalSI')} of ${child.name} exceeds max ${goQuantityString(upper, 'DecimalSI')} of its parent ${parent.name}`,
       );
     }
   }
@@ -392,10 +392,18 @@ function treeFieldsEqual(a: QuotaView, b: QuotaView, before: JsonObject, after: 
     Object.entries(x).every(([key, value]) => y[key] === value);
   const namespaces = (object: JsonObject): JsonValue | undefined =>
     annotationsOf(object)[QUOTA_ANNOTATIONS.namespaces];
+  // Koordinator compares the labels as written (quotaFieldsCopy): `is-parent: "false"` added to a
+  // quota without the label is a change, though it reads the same.
+  const label = (object: JsonObject, key: string): JsonValue =>
+    asObject(asObject(object.metadata)?.labels)?.[key] ?? '';
+  const labelsEqual = [QUOTA_LABELS.parent, QUOTA_LABELS.isParent, QUOTA_LABELS.treeId].every(
+    (key) => label(before, key) === label(after, key),
+  );
   return (
     a.parent === b.parent &&
     a.isParent === b.isParent &&
     a.treeId === b.treeId &&
+    labelsEqual &&
     namespaces(before) === namespaces(after) &&
     same(a.min, b.min) &&
     same(a.max, b.max)
@@ -411,7 +419,9 @@ function checkDelete(request: Parameters<Rule>[0], state: StateSnapshot): Findin
   const children = state.quotaChildren(quota.name);
   if (children.length > 0)
     return refused(NAME, `delete quota failed, quota ${quota.name} has ${children.length} child quotas`);
-  const pods = state.quotaPods(quota.name);
+  // Koordinator lists the pods labelled for the quota (its label.quotaName index): a pod counted
+  // against the quota through its namespace does not hold the quota's name.
+  const pods = state.quotaLabelledPods(quota.name);
   if (pods.length > 0) {
     // Koordinator names at most two pods, by name alone.
     const names = [...pods].sort(byteOrder).map((key) => key.slice(key.indexOf('/') + 1));

@@ -338,6 +338,28 @@ describe('admission-operator admit', () => {
       assert.match(stderr, /\(from ADMISSION_ENFORCEMENT\)/);
     });
 
+    it('validate-pod/colocation=warn softens the QoS checks alone, as Koordinator v1.7.0 never enforces them', async () => {
+      const bePod =
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: be, namespace: team-a, labels: {koordinator.sh/qosClass: BE}}\nspec: {containers: [{name: c, image: i}]}\n';
+      const denied = await admit(['-f', '-'], bePod);
+      assert.equal(denied.code, 1);
+      assert.match(
+        denied.stdout,
+        /denied by validate-pod\/colocation \(400\): Pod: Forbidden: koordinator\.sh\/qosClass=BE/,
+      );
+      const warned = await admit(['-f', '-', '--enforcement', 'validate-pod/colocation=warn'], bePod);
+      assert.equal(warned.code, 0);
+      assert.match(warned.stdout, /^WARN {5}Pod team-a\/be/m);
+      assert.match(
+        warned.stdout,
+        /validate-pod\/colocation would refuse this \(enforcement warn\): Pod: Forbidden/,
+      );
+      // The quota checks after it still refuse.
+      const quota = await admit([...QUOTA, '--enforcement', 'validate-pod/colocation=warn']);
+      assert.equal(quota.code, 1);
+      assert.match(quota.stdout, /exceeded quota: default\/team-a/);
+    });
+
     it('exits 2 naming what is wrong with --enforcement or --warn-exit-code', async () => {
       const unknown = await admit([...QUOTA, '--enforcement', 'validate-nothing=warn']);
       assert.equal(unknown.code, 2);

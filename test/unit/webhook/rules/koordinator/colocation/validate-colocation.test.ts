@@ -151,4 +151,34 @@ describe('pod colocation checks', () => {
     );
     assert.match(message(quotaRefusal), /Preemptible label is forbidden modify now\./);
   });
+
+  it('marks a colocation refusal as the step colocation, with what the later steps decide without it', () => {
+    const bePod = pod({ [QOS]: 'BE' });
+    const alone = validate(review(bePod), state);
+    assert.equal(alone.allowed, false);
+    assert.ok(!alone.allowed && alone.step);
+    assert.equal(alone.step.name, 'colocation');
+    assert.deepEqual(alone.step.otherwise, { allowed: true });
+
+    const alsoPreemptible = validate(
+      review(
+        pod({ [QOS]: 'BE', 'quota.scheduling.koordinator.sh/preemptible': 'true' }),
+        pod({ [QOS]: 'BE' }),
+      ),
+      state,
+    );
+    assert.ok(!alsoPreemptible.allowed && alsoPreemptible.step);
+    assert.match(message(alsoPreemptible.step.otherwise), /Preemptible label is forbidden modify now\./);
+  });
+
+  it('keeps the reserve-pod annotation out of the colocation step: it is refused as in Koordinator v1.7.0', () => {
+    const reserved = validate(
+      review(
+        pod({ [QOS]: 'BE' }, { cpu: '1' }, { annotations: { 'scheduling.koordinator.sh/reserve-pod': 'x' } }),
+      ),
+      state,
+    );
+    assert.ok(!reserved.allowed);
+    assert.equal(reserved.step, undefined);
+  });
 });

@@ -52,7 +52,13 @@ describe('checkDeviceRequests', () => {
       `${P}: Invalid value: "150": the requested GPU must be percentage of 100`,
     ],
     [
+      // As Koordinator v1.7.0 (checked against it by the differential suite): the memory checks
+      // still run after a zero share.
       { 'koordinator.sh/gpu.shared': '0' },
+      `[${P}: Invalid value: "0": the requested GPU must be greater than zero, ${P}: Forbidden: GPU memory and GPU memory ratio all is zero]`,
+    ],
+    [
+      { 'koordinator.sh/gpu.shared': '0', 'koordinator.sh/gpu-memory-ratio': '50' },
       `${P}: Invalid value: "0": the requested GPU must be greater than zero`,
     ],
     [{ 'koordinator.sh/gpu.shared': '1' }, `${P}: Forbidden: GPU memory and GPU memory ratio all is zero`],

@@ -118,7 +118,8 @@ describe('amplifyNodeStatus: what it cannot read never refuses a heartbeat', () 
     });
   }
 
-  for (const ratio of ['not json', '[2]', '2', 'null']) {
+  // A value that is not a number fails Koordinator's map of floats whatever resource it is for.
+  for (const ratio of ['not json', '[2]', '2', 'null', '{"cpu":"x"}', '{"eni":true}']) {
     it(`lets the update through when the ratio annotation is ${ratio}`, () => {
       const before = node({ [RATIO]: ratio }, { cpu: '1' });
       const decision = amplifyNodeStatus(statusUpdate(before, before), state);

@@ -84,6 +84,14 @@ describe('checkPodQuota', () => {
     );
   });
 
+  it('names the pod by its object, as Koordinator does: a generateName pod has no name in the review', () => {
+    const named = { ...pod({ [L('name')]: 'parent' }) };
+    named.metadata = { ...named.metadata, name: 'gen-x7k2p', generateName: 'gen-' };
+    const request = { ...review('CREATE', named) };
+    delete request.name;
+    assert.match(message(checkPodQuota(request, state, on)), /pod:gen-x7k2p$/);
+  });
+
   it('refuses changing the preemptible label, including adding or removing it', () => {
     for (const [before, after] of [
       [{}, { [L('preemptible')]: 'true' }],
@@ -114,6 +122,30 @@ describe('checkPodQuota', () => {
     assert.equal(
       message(checkPodQuota(review('CREATE', pod({ [L('name')]: 'leaf' }, '2')), state, on)),
       'spec.containers[*].resources.requests: exceeded quota: quotas/leaf, requested: cpu=2, used: cpu=3, limited: cpu=4',
+    );
+  });
+
+  it('prints the numbers as Koordinator does: sums in their first term’s format, limits as Go spells them, no unused resource', () => {
+    const spelled = stateSnapshot({
+      elasticQuotas: [quota('mem', {}, { memory: '1e9', cpu: '1000m' })],
+      quotaUsed: { mem: { cpu: parseQuantity('500m') } },
+    });
+    const twoContainers: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'team', labels: { [L('name')]: 'mem' } },
+      spec: {
+        containers: [
+          { name: 'a', resources: { requests: { memory: '8Gi', cpu: '600m' } } },
+          { name: 'b', resources: { requests: { memory: '8Gi' } } },
+        ],
+      },
+    };
+    assert.equal(
+      message(checkPodQuota(review('CREATE', twoContainers), spelled, on)),
+      // 8Gi + 8Gi is 16Gi (BinarySI kept), 1000m is written 1, 1e9 keeps its exponent, and memory,
+      // which nothing uses yet, is left out of used as Koordinator leaves it out.
+      'spec.containers[*].resources.requests: exceeded quota: quotas/mem, requested: cpu=600m,memory=16Gi, used: cpu=500m, limited: cpu=1,memory=1e9',
     );
   });
 

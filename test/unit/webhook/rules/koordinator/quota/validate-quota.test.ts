@@ -425,6 +425,36 @@ describe('validateElasticQuota', () => {
     assert.equal(validateElasticQuota(review('UPDATE', withStatus, ghost), state).allowed, true);
   });
 
+  it('counts only the pods labelled for a quota against its delete, as Koordinator’s label index does', () => {
+    const bound = stateSnapshot({
+      elasticQuotas: [...existing.map((q) => quotaView(q)), quotaView(quota('busy', { min: {} }))],
+      quotaPods: { busy: ['team/labelled', 'team/by-namespace'] },
+      quotaLabelledPods: { busy: ['team/labelled'] },
+    });
+    assert.equal(
+      refusal(validateElasticQuota(review('DELETE', null, quota('busy')), bound)),
+      'metadata.name: delete quota failed, quota busy has 1 child pods: labelled',
+    );
+  });
+
+  it('checks an update that writes is-parent: "false" on a quota without the label (Koordinator compares the labels as written)', () => {
+    // b's min is past what its parent holds for its children: refused once the update is checked.
+    const max = { cpu: '10', memory: '10Gi' };
+    const before = quota('b', { parent: 'parent', treeId: 't1', min: { cpu: '9' }, max });
+    const after = quota('b', {
+      parent: 'parent',
+      treeId: 't1',
+      min: { cpu: '9' },
+      max,
+      labels: { [L('is-parent')]: 'false' },
+    });
+    assert.equal(
+      validateElasticQuota(review('UPDATE', structuredClone(before), before), state).allowed,
+      true,
+    );
+    assert.match(refusal(validateElasticQuota(review('UPDATE', after, before), state)), /checkMinQuotaSum/);
+  });
+
   it('answers every refusal with code 400 BadRequest', () => {
     const decision = validateElasticQuota(review('DELETE', null, quota('ghost')), state);
     assert.equal(decision.allowed, false);

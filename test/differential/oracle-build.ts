@@ -1,0 +1,128 @@
+/**
+ * Builds the differential suite's oracle: Koordinator's webhooks at one pinned version, set up by
+ * our harness (test/differential/oracle/*.go), as scripts/cluster builds Kubernetes.
+ *
+ * The module comes from the Go module proxy (`go mod download`), is copied out of the module cache
+ * into a temporary folder, and the harness is dropped into the copy as `cmd/admission-operator-oracle`:
+ * built inside Koordinator's own module, its `replace` directives (k8s.io at v0.28.7,
+ * controller-runtime v0.16.5, ...) apply exactly as in koord-manager's build. The binary goes to a
+ * temporary folder under .cache/bin and is renamed into place, keyed by the version and the
+ * harness's content, so an interrupted build is never reused and a changed harness rebuilds.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../../scripts/cluster/layout.js';
+
+export const KOORDINATOR_MODULE = 'github.com/koordinator-sh/koordinator';
+/** The Koordinator release the suite compares against; bumping it rebuilds the oracle. */
+export const KOORDINATOR_VERSION = 'v1.7.0';
+
+const HARNESS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'oracle');
+/** Where the harness goes inside the module copy. */
+const HARNESS_PACKAGE = 'cmd/admission-operator-oracle';
+const BINARY = 'koordinator-oracle';
+const COMPLETE_STAMP = '.complete';
+
+interface Output {
+  stdout: string;
+}
+
+function run(command: string, args: string[], cwd: string, inherit: boolean): Promise<Output> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ['ignore', inherit ? 'inherit' : 'pipe', 'inherit'],
+      env: { ...process.env, GOFLAGS: '-mod=mod' },
+    });
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code === 0) resolvePromise({ stdout });
+      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`));
+    });
+  });
+}
+
+/** The harness's Go files, sorted by name. */
+async function harnessFiles(): Promise<string[]> {
+  return (await readdir(HARNESS_DIR)).filter((name) => name.endsWith('.go')).sort();
+}
+
+/** The cache key: the pinned version and a digest of the harness's files. */
+async function oracleKey(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const name of await harnessFiles()) {
+    hash.update(`${name}\0`);
+    hash.update(await readFile(join(HARNESS_DIR, name)));
+    hash.update('\0');
+  }
+  return `koordinator-${KOORDINATOR_VERSION}-oracle-${hash.digest('hex').slice(0, 12)}`;
+}
+
+/** The module's folder in the module cache, downloaded through the proxy `go env GOPROXY` names. */
+async function moduleDir(): Promise<string> {
+  const { stdout } = await run(
+    'go',
+    ['mod', 'download', '-json', `${KOORDINATOR_MODULE}@${KOORDINATOR_VERSION}`],
+    tmpdir(),
+    false,
+  );
+  const info = JSON.parse(stdout) as { Dir?: string; Error?: string };
+  if (!info.Dir)
+    throw new Error(`go mod download ${KOORDINATOR_MODULE}@${KOORDINATOR_VERSION}: ${info.Error}`);
+  return info.Dir;
+}
+
+/**
+ * Builds the oracle unless this version and harness are built; resolves with the binary's path.
+ * DIFFERENTIAL_ORACLE names a binary to use instead (one built before a change to the harness).
+ */
+export async function ensureOracle(log: (line: string) => void): Promise<string> {
+  const given = process.env.DIFFERENTIAL_ORACLE;
+  if (given) return given;
+  const binDir = join(cacheDir, 'bin', await oracleKey());
+  const binary = join(binDir, BINARY);
+  if (existsSync(join(binDir, COMPLETE_STAMP)) && existsSync(binary)) return binary;
+
+  const started = Date.now();
+  log(
+    `building Koordinator ${KOORDINATOR_VERSION}'s webhooks (the differential oracle) from its Go module ` +
+      '(a cold build takes many minutes on 2 cores)...',
+  );
+  await mkdir(join(cacheDir, 'bin'), { recursive: true });
+  const source = await mkdtemp(join(tmpdir(), 'koordinator-oracle-src-'));
+  const staging = await mkdtemp(join(cacheDir, 'bin', '.build-'));
+  try {
+    await cp(await moduleDir(), source, { recursive: true });
+    // The module cache is read-only: the copy must take the harness, go.sum updates (-mod=mod)
+    // and, at the end, its own removal.
+    await run('chmod', ['-R', 'u+w', source], source, true);
+    const target = join(source, HARNESS_PACKAGE);
+    await mkdir(target, { recursive: true });
+    for (const name of await harnessFiles()) await cp(join(HARNESS_DIR, name), join(target, name));
+    // -trimpath: the copy lives in a new folder each time; without it every Koordinator package
+    // would miss Go's build cache on every rebuild.
+    await run(
+      'go',
+      ['build', '-trimpath', '-ldflags=-s -w', '-o', join(staging, BINARY), `./${HARNESS_PACKAGE}`],
+      source,
+      true,
+    );
+    await writeFile(join(staging, COMPLETE_STAMP), `${new Date().toISOString()}\n`);
+    await rm(binDir, { recursive: true, force: true });
+    await rename(staging, binDir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+    await rm(source, { recursive: true, force: true });
+  }
+  log(`built the oracle in ${Math.round((Date.now() - started) / 1000)} s`);
+  return binary;
+}
