@@ -12,6 +12,7 @@ import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
 import { joinHostPort, splitHostPort } from '../../webhook/util/host-port.js';
 import { parseLabelSelector } from '../../webhook/util/label-selector.js';
+import type { JsonValue } from '../../webhook/admission/types.js';
 import { labelKeyProblem, labelValueProblem } from '../../webhook/util/k8s-names.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -276,7 +277,7 @@ export function parseSelectorFlag(flag: string, text: string): V1LabelSelector |
   } catch (error) {
     throw new OptionsError(`--${flag}: not valid JSON: ${(error as Error).message}`);
   }
-  const read = parseLabelSelector(parsed as never, `--${flag}`);
+  const read = parseLabelSelector(parsed as JsonValue, `--${flag}`);
   if (!read.ok) throw new OptionsError(read.error);
   const extra = Object.keys(parsed as object).filter(
     (key) => key !== 'matchLabels' && key !== 'matchExpressions',
