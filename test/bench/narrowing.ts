@@ -21,7 +21,8 @@ import {
 import { desiredMutating, desiredValidating } from '../../operator/webhooks/desired-configurations.js';
 import { narrowWebhooks } from '../../webhook/narrowing/narrow-webhooks.js';
 import { clusterKubeConfig, installCrds, waitFor } from '../harness/cluster.js';
-import { BOUNDED_SCALE, defaultWebhooks, scaleState } from '../harness/narrowing-scale.js';
+import { BOUNDED_SCALE, scaleState } from '../harness/narrowing-scale.js';
+import { defaultWebhooks } from '../harness/table-context.js';
 import {
   CONFIGURATION_NAME,
   deleteConfigurations,

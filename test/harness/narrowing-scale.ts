@@ -8,8 +8,6 @@
 import type { ColocationProfileView, ReachState } from '../../webhook/state.js';
 import { NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { quotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
-import { parseFeatureGates } from '../../webhook/feature-gates.js';
-import { enabledWebhooks, type WebhookEntry } from '../../webhook/table.js';
 import { stateSnapshot } from './state.js';
 
 export interface NarrowingScale {
@@ -47,18 +45,5 @@ export function scaleState({ namespaces, profiles }: NarrowingScale): ReachState
       }),
     ),
     colocationProfiles: Array.from({ length: profiles }, (_, i) => scaleProfile(i)),
-  });
-}
-
-/** The operator's default table (every default gate) in namespace admission-system. */
-export function defaultWebhooks(): WebhookEntry[] {
-  return enabledWebhooks({
-    namespace: 'admission-system',
-    excludedNamespaces: [],
-    tierLabelKey: 'tenant.kubenexus.io/tier',
-    gpuResourceNames: ['nvidia.com/gpu'],
-    configMaps: [],
-    koordinatorNamespace: 'koordinator-system',
-    gates: parseFeatureGates(''),
   });
 }

@@ -26,7 +26,8 @@ import {
   waitFor,
 } from '../harness/cluster.js';
 import { CONFIGURATION_NAME, freshOperator, httpGet, type OperatorProcess } from '../harness/operator.js';
-import { BOUNDED_SCALE, defaultWebhooks, scaleState } from '../harness/narrowing-scale.js';
+import { BOUNDED_SCALE, scaleState } from '../harness/narrowing-scale.js';
+import { defaultWebhooks } from '../harness/table-context.js';
 
 /** The sum of a counter's series whose labels include all of `labels`. */
 async function counter(

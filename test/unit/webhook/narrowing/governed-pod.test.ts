@@ -10,7 +10,7 @@ import { matchWebhook } from '../../../../webhook/chain/match-webhook.js';
 import { NO_DECISION_METRICS } from '../../../../webhook/metrics/decision-metrics.js';
 import { narrowWebhooks } from '../../../../webhook/narrowing/narrow-webhooks.js';
 import { decide } from '../../../../webhook/server/decide.js';
-import { defaultWebhooks } from '../../../harness/narrowing-scale.js';
+import { defaultWebhooks } from '../../../harness/table-context.js';
 import { governedMetadata } from '../../../harness/governed-pod.js';
 import { admissionRequest } from '../../../harness/requests.js';
 import { stateSnapshot } from '../../../harness/state.js';

@@ -19,12 +19,8 @@ import { celString } from '../../../../webhook/narrowing/cel-text.js';
 import type { Reach } from '../../../../webhook/narrowing/reach.js';
 import { desiredMutating, desiredValidating } from '../../../../operator/webhooks/desired-configurations.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
-import {
-  BOUNDED_SCALE,
-  defaultWebhooks,
-  scaleNamespace,
-  scaleState,
-} from '../../../harness/narrowing-scale.js';
+import { BOUNDED_SCALE, scaleNamespace, scaleState } from '../../../harness/narrowing-scale.js';
+import { defaultWebhooks } from '../../../harness/table-context.js';
 import { admissionRequest } from '../../../harness/requests.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n';
