@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import {
   AdmissionregistrationV1Api,
   CoreV1Api,
+  type V1Pod,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
@@ -77,7 +78,7 @@ async function quietFollows(operator: OperatorProcess): Promise<number> {
   );
 }
 
-const plainPod = (name: string, cpu = '100m') => ({
+const plainPod = (name: string, cpu = '100m'): V1Pod => ({
   metadata: { name },
   spec: { containers: [{ name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu } } }] },
 });
@@ -95,6 +96,19 @@ describe('narrowed webhook configurations', () => {
       [await decisions(operator, 'mutate-pod'), await decisions(operator, 'validate-pod')],
       before,
     );
+    // The conditions' cost grows with the containers: a pod of 1,000 containers asking for ten
+    // resources each is still judged by them, not refused for their cost.
+    const wide = plainPod('wide');
+    (wide.spec ?? { containers: [] }).containers = Array.from({ length: 1000 }, (_, i) => ({
+      name: `c${i}`,
+      image: 'registry.invalid/app:1',
+      resources: {
+        requests: Object.fromEntries(
+          Array.from({ length: 10 }, (_, r) => [`example.com/resource-${r}`, '1']),
+        ),
+      },
+    }));
+    await core.createNamespacedPod({ namespace, body: wide, dryRun: 'All' });
     await createPod(namespace);
     assert.deepEqual(
       [await decisions(operator, 'mutate-pod'), await decisions(operator, 'validate-pod')],
