@@ -98,16 +98,19 @@ describe('narrowed webhook configurations', () => {
     );
     // The conditions' cost grows with the containers: a pod of 1,000 containers asking for ten
     // resources each is still judged by them, not refused for their cost.
-    const wide = plainPod('wide');
-    (wide.spec ?? { containers: [] }).containers = Array.from({ length: 1000 }, (_, i) => ({
-      name: `c${i}`,
-      image: 'registry.invalid/app:1',
-      resources: {
-        requests: Object.fromEntries(
-          Array.from({ length: 10 }, (_, r) => [`example.com/resource-${r}`, '1']),
-        ),
+    const requests = Object.fromEntries(
+      Array.from({ length: 10 }, (_, r) => [`example.com/resource-${r}`, '1']),
+    );
+    const wide: V1Pod = {
+      metadata: { name: 'wide' },
+      spec: {
+        containers: Array.from({ length: 1000 }, (_, i) => ({
+          name: `c${i}`,
+          image: 'registry.invalid/app:1',
+          resources: { requests },
+        })),
       },
-    }));
+    };
     await core.createNamespacedPod({ namespace, body: wide, dryRun: 'All' });
     await createPod(namespace);
     assert.deepEqual(
