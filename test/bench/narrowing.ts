@@ -20,6 +20,7 @@ import {
 } from '@kubernetes/client-node';
 import { desiredMutating, desiredValidating } from '../../operator/webhooks/desired-configurations.js';
 import { narrowWebhooks } from '../../webhook/narrowing/narrow-webhooks.js';
+import { FOLLOW_INTERVAL_MS } from '../../operator/webhooks/configuration-reconciler.js';
 import { clusterKubeConfig, installCrds, waitFor } from '../harness/cluster.js';
 import { BOUNDED_SCALE, scaleState } from '../harness/narrowing-scale.js';
 import { defaultWebhooks } from '../harness/table-context.js';
@@ -32,7 +33,7 @@ import {
 import { inform, percentile, record } from './report.js';
 
 const ROUNDS = 30;
-const LATENCY_PAIRS = 300;
+const LATENCY_PAIRS = 1000;
 
 export function benchNarrowingSize(): void {
   const webhooks = defaultWebhooks();
@@ -123,6 +124,9 @@ export async function benchNarrowingCluster(): Promise<void> {
     const written: number[] = [];
     const sent: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      // Changes one at a time: the last write is over FOLLOW_INTERVAL_MS ago, as for a change on its
+      // own (changes in a burst wait for it, which is the coalescing).
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS + 200));
       const name = `bench-narrow-${suffix}-${round}`;
       const appLabel = `bench-${suffix}-${round}`;
       const watched = await watchedAt(kc, name);
@@ -193,10 +197,12 @@ export async function benchNarrowingCluster(): Promise<void> {
     const plain: number[] = [];
     const excluded: number[] = [];
     for (let i = 0; i < LATENCY_PAIRS; i++) {
-      for (const [namespace, into] of [
+      // Each first in turn, so neither gains from following the other.
+      const pair = [
         [workload, plain],
         [unseen, excluded],
-      ] as const) {
+      ] as const;
+      for (const [namespace, into] of i % 2 === 0 ? pair : [...pair].reverse()) {
         const started = performance.now();
         await core.createNamespacedPod({
           namespace,

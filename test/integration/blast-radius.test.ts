@@ -107,7 +107,8 @@ describe('narrowed webhook configurations', () => {
         containers: Array.from({ length: 1000 }, (_, i) => ({
           name: `c${i}`,
           image: 'registry.invalid/app:1',
-          resources: { requests },
+          // Extended resources: the API server wants their limits, equal to the requests.
+          resources: { requests, limits: requests },
         })),
       },
     };
