@@ -32,6 +32,7 @@ import { StateStore } from './store/state-store.js';
 import { ConfigurationReconciler } from './webhooks/configuration-reconciler.js';
 import type { Endpoint } from './webhooks/desired-configurations.js';
 import { ServedWebhooks } from './webhooks/served-webhooks.js';
+import { PublishedWebhooks } from './webhooks/published-webhooks.js';
 
 /** What tests may replace: the wall clock (skew) and the webhooks served (entries of their own). */
 export interface RunOverrides {
@@ -112,9 +113,11 @@ export async function runOperator(
     configurationsSynced: () => configurations.synced,
     certificateSynced: () => certificates.synced,
   };
+  // What the configurations hold: the table narrowed to what its webhooks could act on now.
+  const published = new PublishedWebhooks(webhooks.entries, store);
   const configurations: ConfigurationReconciler = new ConfigurationReconciler({
     ...shared,
-    webhooks: webhooks.entries,
+    webhooks: published.entries,
     endpoint,
     owner,
     repairsAlsoOn: {
@@ -207,6 +210,9 @@ export async function runOperator(
   store.on('tierMappingChanged', (mapping) => {
     webhooks.follow(mapping);
     configurations.request();
+  });
+  store.on('reachChanged', () => {
+    configurations.follow();
   });
   elector.on('started', () => {
     leaderElected(events, { namespace: options.namespace, name: LEASE_NAME }, elector.identity);

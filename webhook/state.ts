@@ -98,5 +98,14 @@ export interface StateSnapshot {
   reservation(name: string): ReservationView | undefined;
 }
 
+/**
+ * The state the webhook configurations are derived from (webhook/narrowing/): what a rule may ask,
+ * plus every ElasticQuota, since which namespaces a quota governs is read from the quotas.
+ */
+export interface ReachState extends StateSnapshot {
+  /** Every ElasticQuota, in no particular order. */
+  elasticQuotas(): Iterable<QuotaView>;
+}
+
 /** A rule: a pure function of the request and the state. It does no I/O. */
 export type Rule = (request: AdmissionRequest, state: StateSnapshot) => Decision;

@@ -23,7 +23,11 @@ import { podMutator } from './rules/koordinator/pod/mutate-pod.js';
 import { COLOCATION_STEP, podValidator } from './rules/koordinator/pod/validate-pod.js';
 import { defaultElasticQuota } from './rules/koordinator/quota/default-quota.js';
 import { elasticQuotaValidator } from './rules/koordinator/quota/validate-quota.js';
-import type { Rule } from './state.js';
+import type { ReachState, Rule } from './state.js';
+import { containersRequestAny } from './narrowing/cel-text.js';
+import type { Reach } from './narrowing/reach.js';
+import { podMutatorReach } from './rules/koordinator/pod/mutate-pod-reach.js';
+import { podValidatorReach } from './rules/koordinator/pod/validate-pod-reach.js';
 
 export type WebhookType = 'mutating' | 'validating';
 export type FailurePolicy = 'Fail' | 'Ignore';
@@ -59,6 +63,11 @@ export interface WebhookEntry {
    */
   steps?: readonly string[];
   handler: Rule;
+  /**
+   * What the webhook could act on given the state (webhook/narrowing/): when set, the operator
+   * writes the entry narrowed to it, so reviews it could not act on are never sent.
+   */
+  reach?: (state: ReachState) => Reach;
 }
 
 /** What the table's selectors and conditions depend on. */
@@ -83,6 +92,12 @@ export interface TableContext {
   maxAmplificationRatio?: number;
   /** Per-webhook failure policy and timeout, keyed by the name before `.admission-operator.io`. */
   overrides?: Readonly<Record<string, WebhookOverride>>;
+  /**
+   * The admin's own exclusions, ANDed into every failurePolicy=Fail webhook on namespaced objects:
+   * only namespaces (objects) these select are ever sent to it.
+   */
+  namespaceSelector?: V1LabelSelector;
+  objectSelector?: V1LabelSelector;
 }
 
 export interface WebhookOverride {
@@ -109,18 +124,6 @@ const crd = (
   operations: ResourceRule['operations'],
   scope: Scope,
 ): ResourceRule => ({ apiGroups: [group], apiVersions: ['v1alpha1'], resources, operations, scope });
-
-/** CEL: true when any container or init container requests or limits one of `names`. */
-function requestsAnyResource(names: readonly string[]): string {
-  const list = `[${names.map((name) => `'${name}'`).join(', ')}]`;
-  const container = (c: string): string =>
-    `(has(${c}.resources) && ((has(${c}.resources.requests) && ${list}.exists(r, r in ${c}.resources.requests)) || ` +
-    `(has(${c}.resources.limits) && ${list}.exists(r, r in ${c}.resources.limits))))`;
-  return (
-    `object.spec.containers.exists(c, ${container('c')}) || ` +
-    `(has(object.spec.initContainers) && object.spec.initContainers.exists(c, ${container('c')}))`
-  );
-}
 
 /**
  * CEL: a CREATE or UPDATE of one of `configMaps`. DELETE stays in the resource rules (as Koordinator
@@ -149,6 +152,21 @@ type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'm
 export function webhookTable(context: TableContext): WebhookEntry[] {
   const roll = context.roll ?? ((): number => randomInt(100));
   const maxRatio = context.maxAmplificationRatio ?? DEFAULT_MAX_AMPLIFICATION_RATIO;
+  const podMutation = {
+    roll,
+    skipMutatingResources: context.gates.ColocationProfileSkipMutatingResources,
+    skipExtendedResourceSpec: context.gates.DisableExtendedResourceSpec,
+    multiQuotaTree: context.gates.MultiQuotaTree,
+    skipDeviceResourceSpec: context.gates.DisableDeviceResourceSpec,
+  };
+  const podValidation = {
+    skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
+    quotaAdmission: context.gates.EnableQuotaAdmission,
+    quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
+    validateDeviceRequests: context.gates.ValidatePodDeviceResource,
+    enhancedValidation: context.gates.EnablePodEnhancedValidator,
+    enhancedValidationNamespace: context.koordinatorNamespace,
+  };
   const drafts: EntryDraft[] = [
     // Koordinator: pods, nodes, quotas, reservations, the SLO ConfigMap.
     {
@@ -171,13 +189,8 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       ],
       reinvocationPolicy: 'Never',
       featureGate: 'PodMutatingWebhook',
-      handler: podMutator({
-        roll,
-        skipMutatingResources: context.gates.ColocationProfileSkipMutatingResources,
-        skipExtendedResourceSpec: context.gates.DisableExtendedResourceSpec,
-        multiQuotaTree: context.gates.MultiQuotaTree,
-        skipDeviceResourceSpec: context.gates.DisableDeviceResourceSpec,
-      }),
+      handler: podMutator(podMutation),
+      reach: podMutatorReach(podMutation),
     },
     {
       name: `mutate-node-status.${NAME_SUFFIX}`,
@@ -221,14 +234,8 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
       steps: [COLOCATION_STEP],
-      handler: podValidator({
-        skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
-        quotaAdmission: context.gates.EnableQuotaAdmission,
-        quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
-        validateDeviceRequests: context.gates.ValidatePodDeviceResource,
-        enhancedValidation: context.gates.EnablePodEnhancedValidator,
-        enhancedValidationNamespace: context.koordinatorNamespace,
-      }),
+      handler: podValidator(podValidation),
+      reach: podValidatorReach(podValidation),
     },
     {
       name: `validate-node.${NAME_SUFFIX}`,
@@ -278,7 +285,12 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Ignore',
       timeoutSeconds: 5,
       namespaceSelector: { matchExpressions: [{ key: context.tierLabelKey, operator: 'Exists' }] },
-      matchConditions: [{ name: 'requests-gpu', expression: requestsAnyResource(context.gpuResourceNames) }],
+      matchConditions: [
+        {
+          name: 'requests-gpu',
+          expression: containersRequestAny(context.gpuResourceNames, { guarded: false }),
+        },
+      ],
       reinvocationPolicy: 'Never',
       featureGate: 'GpuClassMutatingWebhook',
       handler: assignGpuClass,
@@ -411,7 +423,8 @@ export function shortName(name: string): string {
  */
 function finish({ watchesOwnNamespace, ...draft }: EntryDraft, context: TableContext): WebhookEntry {
   const namespaced = draft.resourceRules.some((rule) => rule.scope === 'Namespaced');
-  const namespaceSelector: V1LabelSelector = { ...(draft.namespaceSelector ?? {}) };
+  let namespaceSelector: V1LabelSelector = { ...(draft.namespaceSelector ?? {}) };
+  let objectSelector: V1LabelSelector = { ...(draft.objectSelector ?? {}) };
   if (draft.failurePolicy === 'Fail' && namespaced) {
     const excluded = new Set(['kube-system', ...context.excludedNamespaces]);
     if (!watchesOwnNamespace) excluded.add(context.namespace);
@@ -420,13 +433,33 @@ function finish({ watchesOwnNamespace, ...draft }: EntryDraft, context: TableCon
       operator: 'NotIn',
       values: [...excluded].sort(),
     };
-    namespaceSelector.matchExpressions = [...(namespaceSelector.matchExpressions ?? []), exclusion];
+    namespaceSelector = bothSelect(namespaceSelector, {
+      ...context.namespaceSelector,
+      matchExpressions: [exclusion, ...(context.namespaceSelector?.matchExpressions ?? [])],
+    });
+    if (context.objectSelector) objectSelector = bothSelect(objectSelector, context.objectSelector);
   }
   return {
     ...draft,
     namespaceSelector,
-    objectSelector: draft.objectSelector ?? {},
+    objectSelector,
     matchConditions: draft.matchConditions ?? [],
+  };
+}
+
+/** A selector matching what both match: their requirements together. */
+function bothSelect(a: V1LabelSelector, b: V1LabelSelector): V1LabelSelector {
+  const matchLabels = { ...(a.matchLabels ?? {}), ...(b.matchLabels ?? {}) };
+  const matchExpressions = [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])];
+  // A key both set to different values can match nothing: kept as two requirements that say so.
+  for (const [key, value] of Object.entries(b.matchLabels ?? {})) {
+    const other = a.matchLabels?.[key];
+    if (other !== undefined && other !== value)
+      matchExpressions.push({ key, operator: 'In', values: [other] });
+  }
+  return {
+    ...(Object.keys(matchLabels).length > 0 ? { matchLabels } : {}),
+    ...(matchExpressions.length > 0 ? { matchExpressions } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * (ADMISSION_<FLAG_IN_CAPS>), which a Deployment finds easier to set; a flag wins.
  */
 import { parseArgs } from 'node:util';
+import type { V1LabelSelector } from '@kubernetes/client-node';
 import { subcommandsHelp } from './subcommands.js';
 import { parseFeatureGates, type FeatureGates } from '../../webhook/feature-gates.js';
 import { enforceableNames, webhookShortNames, type WebhookOverride } from '../../webhook/table.js';
@@ -10,6 +11,9 @@ import { readEnforcement, type Enforcement } from '../../webhook/enforcement/enf
 import { FieldPath } from '../../webhook/rules/shared/field-errors.js';
 import { parseGoDuration } from '../../webhook/util/go-duration.js';
 import { joinHostPort, splitHostPort } from '../../webhook/util/host-port.js';
+import { parseLabelSelector } from '../../webhook/util/label-selector.js';
+import type { JsonValue } from '../../webhook/admission/types.js';
+import { labelKeyProblem, labelValueProblem } from '../../webhook/util/k8s-names.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -46,6 +50,9 @@ export interface OperatorOptions {
   enforcement: Enforcement;
   maxAmplificationRatio: number;
   excludedNamespaces: string[];
+  /** The admin's own exclusions for failurePolicy=Fail webhooks (see TableContext.namespaceSelector). */
+  webhookNamespaceSelector: V1LabelSelector | undefined;
+  webhookObjectSelector: V1LabelSelector | undefined;
   sloConfigNamespace: string;
   logLevel: LogLevel;
   shutdownGraceMs: number;
@@ -157,6 +164,16 @@ const FLAGS = {
   'excluded-namespaces': {
     description:
       'comma-separated namespaces that failurePolicy=Fail webhooks never block (kube-system and the operator namespace always are)',
+    default: '',
+  },
+  'webhook-namespace-selector': {
+    description:
+      'JSON label selector: failurePolicy=Fail webhooks only see namespaces it selects, e.g. {"matchExpressions":[{"key":"example.com/no-admission","operator":"DoesNotExist"}]}',
+    default: '',
+  },
+  'webhook-object-selector': {
+    description:
+      'JSON label selector: failurePolicy=Fail webhooks only see objects it selects (by their own labels)',
     default: '',
   },
   'slo-config-namespace': {
@@ -273,6 +290,37 @@ function advertiseAddress(
   }
   if (env.POD_IP) return joinHostPort(env.POD_IP, port);
   return ANY_ADDRESS.includes(bindAddress) ? undefined : joinHostPort(bindAddress, port);
+}
+
+/**
+ * Parses a label selector flag as the API server will validate it in the webhook configurations
+ * (a selector it refuses would stop every write of them); undefined when empty.
+ */
+export function parseSelectorFlag(flag: string, text: string): V1LabelSelector | undefined {
+  if (text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new OptionsError(`--${flag}: not valid JSON: ${(error as Error).message}`);
+  }
+  const read = parseLabelSelector(parsed as JsonValue, `--${flag}`);
+  if (!read.ok) throw new OptionsError(read.error);
+  const extra = Object.keys(parsed as object).filter(
+    (key) => key !== 'matchLabels' && key !== 'matchExpressions',
+  );
+  if (extra.length > 0)
+    throw new OptionsError(`--${flag}.${extra[0]}: unknown field; use matchLabels or matchExpressions`);
+  for (const { key, values } of read.value.requirements) {
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) throw new OptionsError(`--${flag}: key ${JSON.stringify(key)}: ${keyProblem}`);
+    for (const value of values) {
+      const valueProblem = labelValueProblem(value);
+      if (valueProblem)
+        throw new OptionsError(`--${flag}: value ${JSON.stringify(value)} of ${key}: ${valueProblem}`);
+    }
+  }
+  return parsed as V1LabelSelector;
 }
 
 /** Parses --webhook-overrides, naming the webhook and field of anything wrong. */
@@ -428,6 +476,11 @@ export function parseOptions(
       return ratio;
     })(),
     excludedNamespaces: list(value('excluded-namespaces')),
+    webhookNamespaceSelector: parseSelectorFlag(
+      'webhook-namespace-selector',
+      value('webhook-namespace-selector'),
+    ),
+    webhookObjectSelector: parseSelectorFlag('webhook-object-selector', value('webhook-object-selector')),
     sloConfigNamespace: value('slo-config-namespace'),
     logLevel: logLevel as LogLevel,
     shutdownGraceMs: duration('shutdown-grace', value('shutdown-grace')),

@@ -7,7 +7,7 @@ export function configurationMetrics(registers: Registry[]) {
   return {
     configurationRepairs: new Counter({
       name: 'admission_webhook_configuration_writes_total',
-      help: 'Writes of the webhook configurations (create or repair of drift), by kind.',
+      help: 'Writes of the webhook configurations (create, repair of drift, follow of the state the pod webhooks are narrowed to), by kind.',
       labelNames: ['configuration', 'action'] as const,
       registers,
     }),

@@ -5,6 +5,16 @@
  */
 import type { QuotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 
+/** What of a quota decides which pods it governs. */
+const reachKey = (quota: QuotaView): string =>
+  JSON.stringify([
+    quota.namespace,
+    quota.namespaces,
+    quota.isParent,
+    quota.treeId,
+    Object.keys(quota.max).sort(),
+  ]);
+
 export class QuotaIndex {
   private readonly byName = new Map<string, QuotaView>();
   private readonly childrenByParent = new Map<string, Set<string>>();
@@ -18,8 +28,16 @@ export class QuotaIndex {
    */
   bindingsVersion = 0;
 
+  /**
+   * Moves whenever a change can alter which namespaces' pods the quotas govern (what the webhook
+   * configurations are narrowed to): a quota appearing or going, or its namespace, bindings,
+   * parent flag, tree or max keys changing. Status updates, the most frequent, leave it alone.
+   */
+  reachVersion = 0;
+
   set(name: string, quota: QuotaView): void {
     const previous = this.byName.get(name);
+    if (!previous || reachKey(previous) !== reachKey(quota)) this.reachVersion++;
     if (
       previous?.namespace !== quota.namespace ||
       previous.namespaces.join('\0') !== quota.namespaces.join('\0')
@@ -40,7 +58,10 @@ export class QuotaIndex {
   }
 
   delete(name: string): void {
-    if (this.byName.has(name)) this.bindingsVersion++;
+    if (this.byName.has(name)) {
+      this.bindingsVersion++;
+      this.reachVersion++;
+    }
     this.remove(name);
   }
 
@@ -53,6 +74,10 @@ export class QuotaIndex {
     for (const namespace of previous.namespaces) {
       if (this.byNamespace.get(namespace) === name) this.byNamespace.delete(namespace);
     }
+  }
+
+  values(): Iterable<QuotaView> {
+    return this.byName.values();
   }
 
   get(name: string): QuotaView | undefined {

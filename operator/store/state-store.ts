@@ -22,8 +22,8 @@ import type {
   NodeView,
   ObjectRef,
   PriorityClassView,
+  ReachState,
   ReservationView,
-  StateSnapshot,
 } from '../../webhook/state.js';
 import { asObject, labelsOf, stringsOf } from '../../webhook/util/json.js';
 import { systemClock, type Clock } from '../kube/clock.js';
@@ -110,9 +110,15 @@ interface StateStoreEvents {
   tierMappingChanged: [TierMapping];
   /** One of the watched ConfigMaps changed or was deleted (also sent for each once the watches listed). */
   configMapChanged: [namespace: string, name: string];
+  /**
+   * Something the webhooks' reach reads changed (webhook/narrowing/): a profile, a quota's place or
+   * bindings, an ElasticQuotaProfile, a watched ConfigMap. Namespaces' labels are not among them:
+   * the API server reads those itself.
+   */
+  reachChanged: [];
 }
 
-export class StateStore extends EventEmitter<StateStoreEvents> implements StateSnapshot {
+export class StateStore extends EventEmitter<StateStoreEvents> implements ReachState {
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
   private readonly autoscalingPolicies = new Map<string, ObjectRef>();
@@ -121,11 +127,14 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
   private readonly nodeLabels = new Map<string, NodeView>();
   private readonly quotaProfiles = new GroupedIndex<ElasticQuotaProfileView>((profile) => profile.treeId);
   private readonly reservations = new Map<string, ReservationView>();
-  private readonly elasticQuotas = new QuotaIndex();
+  private readonly quotaIndex = new QuotaIndex();
   private readonly clock: Clock;
   private readonly usage: QuotaUsage;
   /** The quota bindings the pods' quotas were last resolved against. */
   private resolvedBindings = 0;
+  /** The quotas' reach version last announced. */
+  private announcedQuotaReach = 0;
+  private reachMoves = 0;
   private readonly sources: StoreSource[] = [];
   /** What each watched kind keeps, for admission_store_objects. */
   private readonly sinks = new Map<string, CountingSink>();
@@ -184,13 +193,17 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         resource: 'elasticquotas',
         optional: true,
         sink: keyedSink(
-          this.elasticQuotas,
+          this.quotaIndex,
           (object) => {
             const quota = quotaView(object);
             return quota.name ? [quota.name, quota] : undefined;
           },
           () => {
             this.resolvePodQuotas();
+            if (this.quotaIndex.reachVersion !== this.announcedQuotaReach) {
+              this.announcedQuotaReach = this.quotaIndex.reachVersion;
+              this.reachMoved();
+            }
           },
         ),
       },
@@ -199,12 +212,18 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         version: 'v1alpha1',
         resource: 'clustercolocationprofiles',
         optional: true,
-        sink: keyedSink(this.colocationProfileIndex, (profile) => {
-          const { name } = nameOf(profile);
-          if (!name) return undefined;
-          const annotations = stringsOf(asObject(profile.metadata)?.annotations);
-          return [name, { name, annotations, spec: asObject(profile.spec) ?? {} }];
-        }),
+        sink: keyedSink(
+          this.colocationProfileIndex,
+          (profile) => {
+            const { name } = nameOf(profile);
+            if (!name) return undefined;
+            const annotations = stringsOf(asObject(profile.metadata)?.annotations);
+            return [name, { name, annotations, spec: asObject(profile.spec) ?? {} }];
+          },
+          () => {
+            this.reachMoved();
+          },
+        ),
       },
       {
         group: 'scheduling.k8s.io',
@@ -232,20 +251,26 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
         version: 'v1alpha1',
         resource: 'elasticquotaprofiles',
         optional: true,
-        sink: keyedSink(this.quotaProfiles, (profile) => {
-          const { namespace, name } = nameOf(profile);
-          if (!name) return undefined;
-          const nodeSelector = asObject(asObject(profile.spec)?.nodeSelector);
-          return [
-            key(namespace, name),
-            {
-              namespace,
-              name,
-              treeId: labelsOf(profile)[QUOTA_LABELS.treeId] ?? '',
-              ...(nodeSelector ? { nodeSelector } : {}),
-            },
-          ];
-        }),
+        sink: keyedSink(
+          this.quotaProfiles,
+          (profile) => {
+            const { namespace, name } = nameOf(profile);
+            if (!name) return undefined;
+            const nodeSelector = asObject(asObject(profile.spec)?.nodeSelector);
+            return [
+              key(namespace, name),
+              {
+                namespace,
+                name,
+                treeId: labelsOf(profile)[QUOTA_LABELS.treeId] ?? '',
+                ...(nodeSelector ? { nodeSelector } : {}),
+              },
+            ];
+          },
+          () => {
+            this.reachMoved();
+          },
+        ),
       },
       {
         group: 'scheduling.koordinator.sh',
@@ -323,6 +348,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
           if (name === GPU_TIER_MAPPING_NAME && namespace === this.options.tierMappingNamespace)
             this.observeTierMapping();
           if (this.started) this.emit('configMapChanged', namespace, name);
+          this.reachMoved();
         },
       ),
     };
@@ -365,10 +391,23 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     };
   }
 
+  /**
+   * Counts a change of what the webhooks' reach reads; what derives from the reach compares the
+   * count instead of the state.
+   */
+  get reachVersion(): number {
+    return this.reachMoves;
+  }
+
+  private reachMoved(): void {
+    this.reachMoves += 1;
+    this.emit('reachChanged');
+  }
+
   /** A new quota or namespace binding can change which quota a pod counts against. */
   private resolvePodQuotas(): void {
-    if (this.elasticQuotas.bindingsVersion === this.resolvedBindings) return;
-    this.resolvedBindings = this.elasticQuotas.bindingsVersion;
+    if (this.quotaIndex.bindingsVersion === this.resolvedBindings) return;
+    this.resolvedBindings = this.quotaIndex.bindingsVersion;
     this.usage.reassign((record) => quotaNameFor(record.quotaLabel, record.namespace, this));
   }
 
@@ -403,21 +442,25 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements StateS
     return this.configMaps.get(key(namespace, name));
   }
 
+  elasticQuotas(): Iterable<QuotaView> {
+    return this.quotaIndex.values();
+  }
+
   elasticQuota(name: string): QuotaView | undefined {
-    return this.elasticQuotas.get(name);
+    return this.quotaIndex.get(name);
   }
 
   quotaChildren(name: string): readonly QuotaView[] {
-    return this.elasticQuotas.children(name);
+    return this.quotaIndex.children(name);
   }
 
   quotaBoundTo(namespace: string): QuotaView | undefined {
-    return this.elasticQuotas.boundTo(namespace);
+    return this.quotaIndex.boundTo(namespace);
   }
 
   /** GET /elasticQuota: every quota, the tree, and what each quota's pods use. */
   quotaDebugView(): unknown {
-    const { quotas, children, trees } = this.elasticQuotas.snapshot();
+    const { quotas, children, trees } = this.quotaIndex.snapshot();
     const used = Object.fromEntries(
       Object.keys(quotas).map((name) => [
         name,

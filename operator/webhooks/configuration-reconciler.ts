@@ -10,6 +10,12 @@
  * a moment ago never overwrites its successor blindly. If something else keeps rewriting the
  * objects, repairs slow down exponentially instead of fighting at full speed, and the other
  * writers are named in the log.
+ *
+ * The entries follow the state (operator/webhooks/published-webhooks.ts): when what the webhooks
+ * could act on changes, the stored objects no longer match and are rewritten. Such a write is a
+ * "follow", not a repair: changes close in time are written together (FOLLOW_COALESCE_MS), and
+ * follows are at least FOLLOW_INTERVAL_MS apart, so a burst of changes is a handful of writes.
+ * A write is a follow when nobody else wrote the object since we did.
  */
 import { EventEmitter } from 'node:events';
 import {
@@ -48,6 +54,10 @@ const FIGHT_THRESHOLD = 10;
 const MAX_FIGHT_DELAY_MS = 30_000;
 /** How soon a leader that cannot answer the webhooks yet looks again. */
 const NOT_READY_RETRY_MS = 500;
+/** How long a change of the state waits for the changes that come with it before it is written. */
+export const FOLLOW_COALESCE_MS = 100;
+/** The least time between two writes of one configuration that follow the state. */
+export const FOLLOW_INTERVAL_MS = 500;
 
 export interface ConfigurationReconcilerOptions {
   kubeConfig: KubeConfig;
@@ -86,6 +96,10 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
   /** Monotonic times of recent repairs, to notice another writer fighting us. */
   private readonly recentRepairs: number[] = [];
   private notReadyLogged: string | undefined;
+  /** The resourceVersion of our last write of each configuration. */
+  private readonly written = new Map<ConfigurationKind, string>();
+  /** Monotonic time of the last write of each configuration. */
+  private readonly lastWrite = new Map<ConfigurationKind, number>();
 
   constructor(private readonly options: ConfigurationReconcilerOptions) {
     super();
@@ -170,6 +184,14 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     return undefined;
   }
 
+  /**
+   * What the entries derive from changed (a profile, a quota...): reconcile shortly, so the
+   * changes that come with this one are written in the same pass.
+   */
+  follow(): void {
+    if (this.caBundlePem !== undefined) this.loop.requeueAfter(FOLLOW_COALESCE_MS);
+  }
+
   /** Runs a reconcile now, or right after the one in progress. */
   request(): void {
     if (this.caBundlePem !== undefined) this.loop.request();
@@ -245,17 +267,18 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     if (!this.isLeader()) return false;
     if (!actual) {
       try {
-        if (kind === 'MutatingWebhookConfiguration') {
-          await this.api.createMutatingWebhookConfiguration({
-            body: desired,
-            fieldManager: FIELD_MANAGER,
-          });
-        } else {
-          await this.api.createValidatingWebhookConfiguration({
-            body: desired,
-            fieldManager: FIELD_MANAGER,
-          });
-        }
+        this.wrote(
+          kind,
+          kind === 'MutatingWebhookConfiguration'
+            ? await this.api.createMutatingWebhookConfiguration({
+                body: desired,
+                fieldManager: FIELD_MANAGER,
+              })
+            : await this.api.createValidatingWebhookConfiguration({
+                body: desired,
+                fieldManager: FIELD_MANAGER,
+              }),
+        );
       } catch (error) {
         // Another replica created it first, or our cache lags: the watch event brings it.
         if (isConflict(error)) return false;
@@ -266,7 +289,18 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       return true;
     }
 
-    const delay = this.fightDelay();
+    // Only we wrote it since our last write: the entries moved with the state, nobody is fighting.
+    const following =
+      actual.metadata?.resourceVersion === this.written.get(kind) ||
+      (actual.metadata?.managedFields ?? []).every((field) => field.manager === FIELD_MANAGER);
+    if (following) {
+      const wait = (this.lastWrite.get(kind) ?? -Infinity) + FOLLOW_INTERVAL_MS - this.clock.monotonic();
+      if (wait > 0) {
+        this.loop.requeueAfter(wait);
+        return false;
+      }
+    }
+    const delay = following ? 0 : this.fightDelay();
     if (delay > 0) {
       const writers = [
         ...new Set((actual.metadata?.managedFields ?? []).map((field) => field.manager ?? '?')),
@@ -291,30 +325,45 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
         managedFields: undefined,
       },
     };
+    let stored: Configuration;
     try {
-      if (kind === 'MutatingWebhookConfiguration') {
-        await this.api.replaceMutatingWebhookConfiguration({
-          name: CONFIGURATION_NAME,
-          body: body,
-          fieldManager: FIELD_MANAGER,
-        });
-      } else {
-        await this.api.replaceValidatingWebhookConfiguration({
-          name: CONFIGURATION_NAME,
-          body: body,
-          fieldManager: FIELD_MANAGER,
-        });
-      }
+      stored =
+        kind === 'MutatingWebhookConfiguration'
+          ? await this.api.replaceMutatingWebhookConfiguration({
+              name: CONFIGURATION_NAME,
+              body: body,
+              fieldManager: FIELD_MANAGER,
+            })
+          : await this.api.replaceValidatingWebhookConfiguration({
+              name: CONFIGURATION_NAME,
+              body: body,
+              fieldManager: FIELD_MANAGER,
+            });
     } catch (error) {
       // A newer version exists (our cache lags, or another replica repaired it): the watch event re-runs us.
       if (isConflict(error) || isNotFound(error)) return false;
       throw error;
+    }
+    this.wrote(kind, stored);
+    if (following) {
+      this.options.metrics.configurationRepairs.inc({ configuration: kind, action: 'follow' });
+      this.options.logger.info(
+        { configuration: kind, drift },
+        'updated webhook configuration to follow the state',
+      );
+      return true;
     }
     this.recentRepairs.push(this.clock.monotonic());
     this.options.metrics.configurationRepairs.inc({ configuration: kind, action: 'repair' });
     configurationRepaired(this.options.events, kind, actual, drift, this.options.repairsAlsoOn);
     this.options.logger.info({ configuration: kind, drift }, 'repaired webhook configuration');
     return true;
+  }
+
+  private wrote(kind: ConfigurationKind, stored: Configuration): void {
+    this.lastWrite.set(kind, this.clock.monotonic());
+    const version = stored.metadata?.resourceVersion;
+    if (version !== undefined) this.written.set(kind, version);
   }
 
   /** 0 normally; a growing delay while repairs exceed FIGHT_THRESHOLD a minute. */

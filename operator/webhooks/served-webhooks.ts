@@ -11,6 +11,8 @@ type TableOptions = Pick<
   OperatorOptions,
   | 'namespace'
   | 'excludedNamespaces'
+  | 'webhookNamespaceSelector'
+  | 'webhookObjectSelector'
   | 'sloConfigNamespace'
   | 'featureGates'
   | 'webhookOverrides'
@@ -33,6 +35,8 @@ function tableContext(
     gates: options.featureGates,
     overrides: options.webhookOverrides,
     maxAmplificationRatio: options.maxAmplificationRatio,
+    ...(options.webhookNamespaceSelector ? { namespaceSelector: options.webhookNamespaceSelector } : {}),
+    ...(options.webhookObjectSelector ? { objectSelector: options.webhookObjectSelector } : {}),
   };
 }
 

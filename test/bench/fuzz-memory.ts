@@ -502,7 +502,12 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
   const operator = await startCompiledOperator(OPERATOR_NAMESPACE, args, extras);
   const pid = operator.child.pid ?? 0;
   const probe = new Probe(operator);
-  const agent = new Agent({ keepAlive: true, maxSockets: settings.concurrency * 2, ca: operator.ca });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: settings.concurrency * 2,
+    ca: operator.ca,
+    ...operator.client,
+  });
   const marks: Mark[] = [];
   const mallocProbeOn = settings.mallocProbe;
   let peakNonHeap = 0;
@@ -560,7 +565,13 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
   })();
 
   const send = (fuzzCase: FuzzCase, tally: Tally): Promise<void> =>
-    sendCase(fuzzCase, { port: operator.port, agent, ca: operator.ca, timeoutMs: 5000 }).then((result) => {
+    sendCase(fuzzCase, {
+      port: operator.port,
+      agent,
+      ca: operator.ca,
+      client: operator.client,
+      timeoutMs: 5000,
+    }).then((result) => {
       tally.add(result);
     });
   const phase = async (

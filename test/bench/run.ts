@@ -20,6 +20,10 @@
  *            Secret recovery, a burst of pod creates through the API server, resident memory
  *   quota-burst two replicas behind one address, 12 concurrent 500m creates into a quota with room
  *            for 6, callers verified (ledger and leader) and not (watched usage only): admitted
+ *   narrowing the narrowed configurations: their bytes at 10,000 namespaces and 1,000 profiles;
+ *            on the local control plane, how soon they follow a new profile against a watch's
+ *            delivery of it (Koordinator's informer lag), and the create latency of an ungoverned
+ *            pod against a namespace no webhook sees
  *   scale    only when named: the compiled operator on a fresh local control plane grown to
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
  *            against the raw list, peak and settled memory, a forced relist, cost per pod;
@@ -77,6 +81,7 @@ import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
 import { benchPaths } from './paths.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
+import { benchNarrowingCluster, benchNarrowingSize } from './narrowing.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
 import {
   CONFIGURATION_NAME,
@@ -693,6 +698,7 @@ console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
 if (want('paths')) benchPaths();
+if (want('narrowing')) benchNarrowingSize();
 if (want('server') || want('state') || want('state-server')) {
   console.log(pinServer());
   if (want('server')) await benchServer(settings, emptyState());
@@ -702,7 +708,14 @@ if (want('server') || want('state') || want('state-server')) {
 if (want('rotation')) await benchRotation();
 if (want('refusals')) await survive('refusals', benchRefusals);
 if (want('admit')) await survive('admit', benchAdmit);
-if (want('cluster') || want('transport') || want('state') || want('state-e2e') || want('quota-burst')) {
+if (
+  want('cluster') ||
+  want('transport') ||
+  want('state') ||
+  want('state-e2e') ||
+  want('quota-burst') ||
+  want('narrowing')
+) {
   const { startedNow } = await startCluster((line) => {
     console.error(`[cluster] ${line}`);
   });
@@ -710,6 +723,7 @@ if (want('cluster') || want('transport') || want('state') || want('state-e2e') |
     if (want('cluster')) await survive('cluster', benchCluster);
     if (want('transport')) await survive('transport', () => benchTransport(rounds));
     if (want('quota-burst')) await survive('quota-burst', () => benchQuotaBurst(rounds));
+    if (want('narrowing')) await survive('narrowing', benchNarrowingCluster);
     if (want('state') || want('state-e2e'))
       await survive('state e2e', () => benchStateCluster(settings, stateSize(scale)));
   } finally {

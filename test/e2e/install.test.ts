@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AdmissionregistrationV1Api,
+  AppsV1Api,
   DiscoveryV1Api,
   ApiextensionsV1Api,
   CoordinationV1Api,
@@ -40,6 +41,10 @@ import { PodStream, type FailedCreate } from './pod-stream.js';
 const execFileAsync = promisify(execFile);
 const UNSCHEDULABLE = { 'e2e.admission-operator.io/no-such-node': 'true' };
 const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
+/** The namespace label the blast-radius step excludes from every Fail webhook (value off). */
+const ADMISSION_SWITCH = 'e2e.admission-operator.io/admission';
+/** No scheduler has this name: pods that name it stay Pending without costing the node's scheduler. */
+const NO_SCHEDULER = 'e2e-no-such-scheduler';
 
 const log = (line: string): void => {
   console.error(`[e2e] ${line}`);
@@ -131,6 +136,25 @@ function readyPods(count: number, timeoutMs = 180_000): Promise<V1Pod[]> {
 /** The containerd ID of the pod's operator container. */
 function containerIdOf(pod: V1Pod | undefined): string {
   return (pod?.status?.containerStatuses?.[0]?.containerID ?? '').replace(/^containerd:\/\//, '');
+}
+
+/** What every chart replica has decided so far on the pod webhooks (its metrics, through the API server). */
+async function ourDecisions(): Promise<number> {
+  let sum = 0;
+  for (const pod of await chartPods()) {
+    const { stdout } = await kubectl([
+      'get',
+      '--raw',
+      `/api/v1/namespaces/${releaseNamespace}/pods/${pod.metadata?.name ?? ''}:8080/proxy/metrics`,
+    ]);
+    for (const line of stdout.split('\n')) {
+      if (!line.startsWith('admission_decisions_total{')) continue;
+      if (!/webhook="(mutate-pod|validate-pod|mutate-pod-gpu-class)\.admission-operator\.io"/.test(line))
+        continue;
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
 }
 
 async function podLogs(name: string): Promise<string> {
@@ -666,7 +690,230 @@ describe('the chart on the local node', () => {
     assert.doesNotMatch(withoutListFallbacks.join('\n'), /forbidden|"statusCode":403/i);
   });
 
-  it('step 6: with replicaCount 1, evicting the pod is not blocked by a PodDisruptionBudget', async () => {
+  it('step 6: blast radius: with every replica stopped, the pods no rule governs are all created and only governed ones refused; an ungoverned pod never calls us', async (t) => {
+    const kc = await clusterKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const apps = kc.makeApiClient(AppsV1Api);
+    // The admin's own exclusion: namespaces labelled off are never sent (a namespace no webhook sees).
+    await helmUpgrade(tag, [
+      '--reuse-values',
+      '--set-json',
+      `webhooks.namespaceSelector={"matchExpressions":[{"key":"${ADMISSION_SWITCH}","operator":"NotIn","values":["off"]}]}`,
+    ]);
+    await readyPods(2);
+    const ns = async (prefix: string, labels: Record<string, string> = {}): Promise<string> => {
+      const name = await podReadyNamespace(t, prefix);
+      for (const [key, value] of Object.entries(labels))
+        await kubectl(['label', 'namespace', name, `${key}=${value}`]);
+      return name;
+    };
+    const unseen = await ns('e2e-unseen', { [ADMISSION_SWITCH]: 'off' });
+    const plainNamespaces = [await ns('e2e-plain'), await ns('e2e-plain')];
+    const daemonNamespace = await ns('e2e-daemon');
+    const quotaNamespace = await ns('e2e-quota-ns');
+    const profileNamespace = await ns('e2e-colo', { 'e2e.admission-operator.io/colocate': 'true' });
+    const gpuNamespace = await ns('e2e-tier', { 'tenant.kubenexus.io/tier': 'gold' });
+    const profile = `e2e-colocate-${Date.now().toString(36)}`;
+    t.after(async () => {
+      await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']);
+    });
+    await kubectl(
+      ['apply', '-f', '-'],
+      [
+        'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
+        'kind: ElasticQuota',
+        `metadata: {name: ${quotaNamespace}, namespace: ${quotaNamespace}}`,
+        'spec: {min: {cpu: "0"}, max: {cpu: "100"}}',
+        '---',
+        'apiVersion: config.koordinator.sh/v1alpha1',
+        'kind: ClusterColocationProfile',
+        `metadata: {name: ${profile}}`,
+        'spec:',
+        '  namespaceSelector: {matchLabels: {e2e.admission-operator.io/colocate: "true"}}',
+        '  selector: {matchLabels: {app: colo}}',
+        '  labels: {colocated: "true"}',
+        '',
+      ].join('\n'),
+    );
+    await waitFor('the configurations to follow the quota and the profile', async () => {
+      const registration = kc.makeApiClient(AdmissionregistrationV1Api);
+      const text = JSON.stringify([
+        await registration.readMutatingWebhookConfiguration({ name: 'admission-operator' }),
+        await registration.readValidatingWebhookConfiguration({ name: 'admission-operator' }),
+      ]);
+      return text.includes(quotaNamespace) && text.includes('e2e.admission-operator.io/colocate')
+        ? true
+        : undefined;
+    });
+
+    // Pods stay Pending: no scheduler has this name, so the node's scheduler leaves them alone.
+    const container = (resources: Record<string, Record<string, string>> = {}) => ({
+      name: 'main',
+      image: 'registry.invalid/app:1',
+      resources,
+    });
+    const podSpec = (resources?: Record<string, Record<string, string>>) => ({
+      schedulerName: NO_SCHEDULER,
+      containers: [container(resources)],
+    });
+    /** The workload's direct creates: what each is, where, and whether a rule governs it. */
+    const direct = (round: string) => [
+      ...Array.from({ length: 5 }, (_, i) => ({
+        what: 'quota namespace',
+        governed: true,
+        namespace: quotaNamespace,
+        body: { metadata: { name: `q-${round}-${i}` }, spec: podSpec({ requests: { cpu: '100m' } }) },
+      })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        what: 'profile',
+        governed: true,
+        namespace: profileNamespace,
+        body: { metadata: { name: `c-${round}-${i}`, labels: { app: 'colo' } }, spec: podSpec() },
+      })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        what: 'GPU, tiered namespace (GPU-class webhook: Ignore)',
+        governed: false,
+        namespace: gpuNamespace,
+        body: { metadata: { name: `g-${round}-${i}` }, spec: podSpec({ limits: { 'nvidia.com/gpu': '1' } }) },
+      })),
+    ];
+    const controllers = async (
+      round: string,
+    ): Promise<{ namespace: string; selector: string; replicas: number }[]> => {
+      const labels = { app: `plain-${round}` };
+      const template = { metadata: { labels }, spec: podSpec() };
+      for (const namespace of plainNamespaces) {
+        await apps.createNamespacedDeployment({
+          namespace,
+          body: {
+            metadata: { name: `plain-${round}` },
+            spec: { replicas: 5, selector: { matchLabels: labels }, template },
+          },
+        });
+      }
+      await apps.createNamespacedDaemonSet({
+        namespace: daemonNamespace,
+        body: { metadata: { name: `agent-${round}` }, spec: { selector: { matchLabels: labels }, template } },
+      });
+      return [
+        ...plainNamespaces.map((namespace) => ({ namespace, selector: `app=plain-${round}`, replicas: 5 })),
+        { namespace: daemonNamespace, selector: `app=plain-${round}`, replicas: 1 },
+      ];
+    };
+    const created = async (
+      expected: { namespace: string; selector: string; replicas: number }[],
+    ): Promise<void> => {
+      for (const { namespace, selector, replicas } of expected) {
+        await waitFor(
+          `${replicas} pod(s) of ${selector} in ${namespace}`,
+          async () => {
+            const pods = await core.listNamespacedPod({ namespace, labelSelector: selector });
+            return pods.items.length === replicas ? true : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 250 },
+        );
+      }
+    };
+
+    // With the operator up: which creates call us.
+    const upCalls: Record<string, number> = {};
+    let creates = 0;
+    let calling = 0;
+    for (const item of direct('up')) {
+      const before = await ourDecisions();
+      await core.createNamespacedPod({ namespace: item.namespace, body: item.body });
+      const calls = (await ourDecisions()) - before;
+      upCalls[item.what] = (upCalls[item.what] ?? 0) + calls;
+      creates += 1;
+      if (calls > 0) calling += 1;
+    }
+    const beforeControllers = await ourDecisions();
+    const upControllers = await controllers('up');
+    await created(upControllers);
+    const controllerPods = upControllers.reduce((sum, each) => sum + each.replicas, 0);
+    assert.equal(
+      (await ourDecisions()) - beforeControllers,
+      0,
+      'the Deployments’ and DaemonSet’s pods never called us',
+    );
+    creates += controllerPods;
+    const colocated = await core.readNamespacedPod({ namespace: profileNamespace, name: 'c-up-0' });
+    assert.equal(colocated.metadata?.labels?.colocated, 'true', 'the profile applied while we were up');
+    log(
+      `step 6: with the operator up, ${calling} of ${creates} creates of the mixed workload called us ` +
+        `(${((100 * calling) / creates).toFixed(1)} %); calls by kind: ${JSON.stringify(upCalls)}, Deployments and DaemonSet 0`,
+    );
+
+    // 1,000 ungoverned creates, interleaved with creates in a namespace no webhook sees.
+    const before = await ourDecisions();
+    const plainLatency: number[] = [];
+    const unseenLatency: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      // Each first in turn, so neither gains from following the other.
+      const pair = [
+        [plainNamespaces[0] ?? '', plainLatency],
+        [unseen, unseenLatency],
+      ] as const;
+      for (const [namespace, into] of i % 2 === 0 ? pair : [...pair].reverse()) {
+        const started = performance.now();
+        await core.createNamespacedPod({
+          namespace,
+          body: { metadata: { name: `lat-${i}` }, spec: podSpec() },
+        });
+        into.push(performance.now() - started);
+      }
+    }
+    const ungovernedCalls = (await ourDecisions()) - before;
+    const p = (values: number[], q: number): number =>
+      [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((q / 100) * values.length))] ??
+      NaN;
+    log(
+      `step 6: 1,000 ungoverned creates made ${ungovernedCalls} calls to us; create latency p50 ${p(plainLatency, 50).toFixed(1)} ms ` +
+        `against ${p(unseenLatency, 50).toFixed(1)} ms in a namespace no webhook sees (${(p(plainLatency, 50) / p(unseenLatency, 50)).toFixed(3)} ×), ` +
+        `p99 ${p(plainLatency, 99).toFixed(1)} against ${p(unseenLatency, 99).toFixed(1)} ms (${(p(plainLatency, 99) / p(unseenLatency, 99)).toFixed(3)} ×)`,
+    );
+    assert.equal(ungovernedCalls, 0, 'an ungoverned pod makes no call to us');
+
+    // Every replica stopped, the configurations left in place.
+    await kubectl(['scale', 'deployment', releaseName, '-n', releaseNamespace, '--replicas=0']);
+    await waitFor('every chart pod to be gone', async () => (await chartPods(true)).length === 0, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    const refused: string[] = [];
+    const unexpected: string[] = [];
+    let admittedDown = 0;
+    let attempted = 0;
+    for (const item of direct('down')) {
+      attempted += 1;
+      try {
+        await core.createNamespacedPod({ namespace: item.namespace, body: item.body });
+        admittedDown += 1;
+        if (item.governed) unexpected.push(`${item.what}: created while no replica answers`);
+      } catch (error) {
+        const message = String((error as { body?: unknown }).body ?? error);
+        if (!item.governed) unexpected.push(`${item.what}: ${message.slice(0, 300)}`);
+        else if (!/failed calling webhook/.test(message))
+          unexpected.push(`${item.what}: ${message.slice(0, 300)}`);
+        else refused.push(item.what);
+      }
+    }
+    const downControllers = await controllers('down');
+    await created(downControllers);
+    attempted += controllerPods;
+    admittedDown += controllerPods;
+    log(
+      `step 6: with every replica stopped, ${admittedDown} of ${attempted} creates succeeded, ${refused.length} refused ` +
+        `with "failed calling webhook" (${[...new Set(refused)].join(', ')}); ${((100 * refused.length) / attempted).toFixed(1)} % of the workload's creates needed us`,
+    );
+    assert.deepEqual(unexpected, [], 'only governed pods are refused, and those with failed calling webhook');
+    assert.equal(refused.length, 10, 'the quota namespace’s and the profile’s pods');
+
+    await kubectl(['scale', 'deployment', releaseName, '-n', releaseNamespace, '--replicas=2']);
+    await readyPods(2);
+  });
+
+  it('step 7: with replicaCount 1, evicting the pod is not blocked by a PodDisruptionBudget', async () => {
     await helmUpgrade(tag, ['--reuse-values', '--set', 'replicaCount=1']);
     const [pod] = await readyPods(1);
     const name = pod?.metadata?.name ?? '';
@@ -688,7 +935,7 @@ describe('the chart on the local node', () => {
     await readyPods(1);
   });
 
-  it('step 7: helm uninstall leaves no pod and no webhook configuration, and keeps the CRDs', async () => {
+  it('step 8: helm uninstall leaves no pod and no webhook configuration, and keeps the CRDs', async () => {
     const kc = await clusterKubeConfig();
     await uninstall();
     await waitFor('the chart’s pods to be gone', async () => (await chartPods()).length === 0, {

@@ -6,6 +6,7 @@
  * when it was sent and the API server's message.
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { governedMetadata } from '../harness/governed-pod.js';
 
 export interface FailedCreate {
   /** When the create was sent (ms since the epoch). */
@@ -64,7 +65,8 @@ export class PodStream {
       await this.core.createNamespacedPod({
         namespace: this.namespace,
         body: {
-          metadata: { generateName: 'load-' },
+          // Pods both pod webhooks are called for: the stream measures their availability.
+          metadata: { generateName: 'load-', ...governedMetadata() },
           spec: {
             nodeSelector: NO_SUCH_NODE,
             containers: [{ name: 'main', image: 'registry.invalid/load:1' }],

@@ -7,7 +7,7 @@ import { parseFeatureGates, FEATURE_GATE_DEFAULTS, type FeatureGate } from '../.
 import { readTierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
 import { quotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 import { parseQuantity } from '../../webhook/util/quantity.js';
-import type { StateSnapshot } from '../../webhook/state.js';
+import type { ReachState } from '../../webhook/state.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../../webhook/table.js';
 import { stateSnapshot, type StateFixture } from '../harness/state.js';
 
@@ -91,7 +91,7 @@ function quota(
   });
 }
 
-export function fuzzState(): StateSnapshot {
+export function fuzzState(): ReachState {
   return stateSnapshot(fuzzStateFixture());
 }
 

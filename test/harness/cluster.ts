@@ -4,6 +4,7 @@
  * Under `npm test` the runner has already started the shared cluster. A test file run on its
  * own starts it here if needed (and leaves it running for the next run).
  */
+import { governedMetadata } from './governed-pod.js';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -157,13 +158,16 @@ export async function podReadyNamespace(t: TestContext, prefix = 'pods'): Promis
   return namespace;
 }
 
-/** Creates a minimal pod (it stays Pending: there is no scheduler); rejects with the API server's error. */
+/**
+ * Creates a minimal pod (it stays Pending: there is no scheduler) that both pod webhooks are called
+ * for (governed-pod.ts); rejects with the API server's error.
+ */
 export async function createPod(namespace: string, labels: Record<string, string> = {}): Promise<string> {
   const core = await coreApi();
   const pod = await core.createNamespacedPod({
     namespace,
     body: {
-      metadata: { generateName: 'probe-', labels },
+      metadata: { generateName: 'probe-', ...governedMetadata(labels) },
       spec: { containers: [{ name: 'main', image: 'registry.invalid/probe:1' }] },
     },
   });

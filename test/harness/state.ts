@@ -10,8 +10,8 @@ import type {
   NodeView,
   ObjectRef,
   PriorityClassView,
+  ReachState,
   ReservationView,
-  StateSnapshot,
 } from '../../webhook/state.js';
 
 export interface StateFixture {
@@ -37,7 +37,7 @@ export interface StateFixture {
 // As the store orders them (and the API server lists them): by bytes, not by locale.
 const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
+export function stateSnapshot(fixture: StateFixture = {}): ReachState {
   const key = (namespace: string, name: string): string => `${namespace}/${name}`;
   const namespaces = new Map((fixture.namespaces ?? []).map((ns) => [ns.name, ns]));
   const configMaps = new Map((fixture.configMaps ?? []).map((cm) => [key(cm.namespace, cm.name), cm]));
@@ -60,6 +60,7 @@ export function stateSnapshot(fixture: StateFixture = {}): StateSnapshot {
     configMap: (namespace, name) => configMaps.get(key(namespace, name)),
     autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
     elasticQuota: (name) => quotas.get(name),
+    elasticQuotas: () => quotas.values(),
     quotaChildren: (name) => children.get(name) ?? [],
     quotaPods: (quota) => fixture.quotaPods?.[quota] ?? [],
     quotaLabelledPods: (quota) => fixture.quotaLabelledPods?.[quota] ?? fixture.quotaPods?.[quota] ?? [],

@@ -79,8 +79,9 @@ async function runAsDeployment(
   const args = (container.args ?? []).map((arg) => arg.replace('$(POD_NAMESPACE)', namespace));
   return startOperator(t, {
     namespace,
-    // Out of the cluster the API server reaches the process by URL; everything else is the chart's.
-    args: args.filter((arg) => !arg.startsWith('--namespace=')),
+    // Out of the cluster the API server reaches the process by URL, on a port of the harness's
+    // choosing; everything else is the chart's.
+    args: args.filter((arg) => !arg.startsWith('--namespace=') && !arg.startsWith('--port=')),
     env: { KUBECONFIG: await serviceAccountKubeconfig(namespace, fullname) },
   });
 }

@@ -349,6 +349,82 @@ describe('the chart’s conventional values', () => {
     assert.equal(tagged?.image, 'ghcr.io/admission-operator/admission-operator:1.2.3');
   });
 
+  it('runs on the node’s network when asked, one replica per node on the port given, beside the admin’s affinity', async () => {
+    const plain = deploymentOf(await render()).spec?.template?.spec;
+    assert.equal(plain?.hostNetwork, undefined);
+    assert.equal(plain?.dnsPolicy, undefined);
+    const pod = deploymentOf(
+      await render(
+        'hostNetwork=true',
+        'port=10260',
+        'metrics.port=10261',
+        'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool',
+        'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+      ),
+    ).spec?.template?.spec;
+    assert.equal(pod?.hostNetwork, true);
+    assert.equal(pod?.dnsPolicy, 'ClusterFirstWithHostNet');
+    assert.deepEqual(pod?.affinity, {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'Exists' }] }],
+        },
+      },
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: {
+              matchLabels: {
+                'app.kubernetes.io/name': 'admission-operator',
+                'app.kubernetes.io/instance': 'admission-operator',
+              },
+            },
+            topologyKey: 'kubernetes.io/hostname',
+          },
+        ],
+      },
+    });
+    const container = (pod?.containers?.[0] ?? {}) as {
+      args?: string[];
+      ports?: { name: string; containerPort: number }[];
+    };
+    assert.deepEqual(container.ports, [
+      { name: 'https', containerPort: 10260 },
+      { name: 'metrics', containerPort: 10261 },
+    ]);
+    const args = (container.args ?? []).map((arg) => arg.replace('$(POD_NAMESPACE)', 'admission-system'));
+    const parsed = parseOptions(args, {});
+    assert.ok(!parsed.help);
+    assert.equal(parsed.options.port, 10260);
+    assert.deepEqual(parsed.options.metricsAddress, { host: '0.0.0.0', port: 10261 });
+    // The two servers on one port would clash: refused when rendered.
+    assert.match(
+      await failure(helm('template', ['--set', 'port=8080'])),
+      /port and metrics\.port must differ/,
+    );
+  });
+
+  it('passes the admin’s namespace and object selectors to the operator, which reads them as it writes them', async () => {
+    const args = (
+      deploymentOf(
+        await render(
+          'webhooks.namespaceSelector.matchExpressions[0].key=example.com/admission',
+          'webhooks.namespaceSelector.matchExpressions[0].operator=NotIn',
+          'webhooks.namespaceSelector.matchExpressions[0].values[0]=off',
+          'webhooks.objectSelector.matchLabels.example\\.com/admission=on',
+        ),
+      ).spec?.template?.spec?.containers?.[0]?.args ?? []
+    ).map((arg) => arg.replace('$(POD_NAMESPACE)', 'admission-system'));
+    const parsed = parseOptions(args, {});
+    assert.ok(!parsed.help);
+    assert.deepEqual(parsed.options.webhookNamespaceSelector, {
+      matchExpressions: [{ key: 'example.com/admission', operator: 'NotIn', values: ['off'] }],
+    });
+    assert.deepEqual(parsed.options.webhookObjectSelector, {
+      matchLabels: { 'example.com/admission': 'on' },
+    });
+  });
+
   it('installs on Kubernetes 1.30 and later, vendor builds included, and refuses 1.29 naming its kubeVersion', async () => {
     for (const version of ['v1.30.0', 'v1.30.0-gke.1', 'v1.35.4']) {
       assert.match(await helm('template', ['--kube-version', version]), /kind: Deployment/, version);
@@ -389,6 +465,12 @@ describe('the values schema', () => {
       what: 'a gate that is not a boolean',
       set: `featureGates.${gate}=yes`,
       message: new RegExp(`at '/featureGates/${gate}': got string, want boolean`),
+    },
+    {
+      what: 'a selector operator the API server does not know',
+      set: 'webhooks.objectSelector.matchExpressions[0].operator=Sometimes',
+      message:
+        /at '\/webhooks\/objectSelector\/matchExpressions\/0': missing property 'key'|value must be one of/,
     },
     {
       what: 'an unknown root key',

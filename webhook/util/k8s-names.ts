@@ -5,6 +5,13 @@
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** True when `name` can name a namespace (an RFC 1123 DNS label, at most 63 characters). */
+export function isNamespaceName(name: string): boolean {
+  return name.length <= 63 && DNS_LABEL.test(name);
+}
+
 /** Why `value` is not a valid label value, or undefined when it is. */
 export function labelValueProblem(value: string): string | undefined {
   if (value.length > 63) return 'must be no more than 63 characters';

@@ -9,7 +9,8 @@ import { readEnforcement, type Enforcement } from '../../../webhook/enforcement/
 import { FieldPath } from '../../../webhook/rules/shared/field-errors.js';
 import type { Operation } from '../../../webhook/admission/types.js';
 import { enforceableNames, type WebhookOverride } from '../../../webhook/table.js';
-import { parseWebhookOverrides } from '../../config/options.js';
+import type { V1LabelSelector } from '@kubernetes/client-node';
+import { parseSelectorFlag, parseWebhookOverrides } from '../../config/options.js';
 
 export type OutputFormat = 'text' | 'json' | 'yaml';
 
@@ -20,6 +21,8 @@ export interface TableFlags {
   operatorNamespace: string;
   sloConfigNamespace: string;
   excludedNamespaces: string[];
+  webhookNamespaceSelector: V1LabelSelector | undefined;
+  webhookObjectSelector: V1LabelSelector | undefined;
   maxAmplificationRatio: number;
 }
 
@@ -80,6 +83,8 @@ Flags:
       --operator-namespace NS  the operator's namespace (env ADMISSION_NAMESPACE, default admission-system)
       --slo-config-namespace NS  (env ADMISSION_SLO_CONFIG_NAMESPACE, default koordinator-system)
       --excluded-namespaces LIST (env ADMISSION_EXCLUDED_NAMESPACES)
+      --webhook-namespace-selector JSON, --webhook-object-selector JSON  as the operator's
+                               (env ADMISSION_WEBHOOK_NAMESPACE_SELECTOR, ADMISSION_WEBHOOK_OBJECT_SELECTOR)
       --max-amplification-ratio N (env ADMISSION_MAX_AMPLIFICATION_RATIO, default 10)
   -h, --help                   show this help
       --version                print the version and the git commit of the build`;
@@ -182,6 +187,8 @@ export const TABLE_FLAG_OPTIONS = {
   'operator-namespace': { type: 'string' },
   'slo-config-namespace': { type: 'string' },
   'excluded-namespaces': { type: 'string' },
+  'webhook-namespace-selector': { type: 'string' },
+  'webhook-object-selector': { type: 'string' },
   'max-amplification-ratio': { type: 'string' },
 } as const;
 
@@ -193,10 +200,20 @@ export function tableFlagsOf(values: TableFlagValues, env: NodeJS.ProcessEnv): T
     env[`ADMISSION_${flag.toUpperCase().replaceAll('-', '_')}`] ?? fallback;
   let featureGates: FeatureGates;
   let webhookOverrides: Record<string, WebhookOverride>;
+  let webhookNamespaceSelector: V1LabelSelector | undefined;
+  let webhookObjectSelector: V1LabelSelector | undefined;
   try {
     featureGates = parseFeatureGates(values['feature-gates'] ?? fromEnv('feature-gates', ''));
     webhookOverrides = parseWebhookOverrides(
       values['webhook-overrides'] ?? fromEnv('webhook-overrides', '{}'),
+    );
+    webhookNamespaceSelector = parseSelectorFlag(
+      'webhook-namespace-selector',
+      values['webhook-namespace-selector'] ?? fromEnv('webhook-namespace-selector', ''),
+    );
+    webhookObjectSelector = parseSelectorFlag(
+      'webhook-object-selector',
+      values['webhook-object-selector'] ?? fromEnv('webhook-object-selector', ''),
     );
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -218,6 +235,8 @@ export function tableFlagsOf(values: TableFlagValues, env: NodeJS.ProcessEnv): T
       .split(',')
       .map((ns) => ns.trim())
       .filter((ns) => ns !== ''),
+    webhookNamespaceSelector,
+    webhookObjectSelector,
     maxAmplificationRatio,
   };
 }

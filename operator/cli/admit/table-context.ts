@@ -23,6 +23,8 @@ export function tableContextOf(flags: TableFlags, mapping: TierMapping | undefin
     gates: flags.featureGates,
     overrides: flags.webhookOverrides,
     maxAmplificationRatio: flags.maxAmplificationRatio,
+    ...(flags.webhookNamespaceSelector ? { namespaceSelector: flags.webhookNamespaceSelector } : {}),
+    ...(flags.webhookObjectSelector ? { objectSelector: flags.webhookObjectSelector } : {}),
   };
 }
 

@@ -44,7 +44,8 @@ Flags:
                                namespace (ClusterPolicyReport for cluster-scoped objects), named
                                ${ADMISSION_POLICY_REPORT_NAME}: a re-run replaces them (not with -l)
       --feature-gates, --webhook-overrides, --operator-namespace, --slo-config-namespace,
-      --excluded-namespaces, --max-amplification-ratio
+      --excluded-namespaces, --webhook-namespace-selector, --webhook-object-selector,
+      --max-amplification-ratio
                                as the operator's flags (and read from the same ADMISSION_* variables)
   -h, --help                   show this help
       --version                print the version and the git commit of the build`;

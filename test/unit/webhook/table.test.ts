@@ -76,6 +76,38 @@ describe('webhook table', () => {
     }
   });
 
+  it("adds the admin's namespace and object selectors to every failurePolicy=Fail webhook on namespaced objects", () => {
+    const namespaceSelector = {
+      matchLabels: { 'example.com/admission': 'on' },
+      matchExpressions: [{ key: 'control-plane', operator: 'DoesNotExist' }],
+    };
+    const objectSelector = { matchExpressions: [{ key: 'example.com/skip', operator: 'DoesNotExist' }] };
+    for (const entry of webhookTable({ ...context, namespaceSelector, objectSelector })) {
+      const governed = entry.failurePolicy === 'Fail' && entry.resourceRules[0]?.scope === 'Namespaced';
+      assert.equal(
+        entry.namespaceSelector.matchLabels?.['example.com/admission'],
+        governed ? 'on' : undefined,
+      );
+      assert.equal(
+        entry.namespaceSelector.matchExpressions?.some((e) => e.key === 'control-plane') ?? false,
+        governed,
+        entry.name,
+      );
+      assert.deepEqual(entry.objectSelector, governed ? objectSelector : {}, entry.name);
+      if (governed) {
+        // Beside the exclusions the table always writes, not instead of them.
+        assert.ok(
+          entry.namespaceSelector.matchExpressions?.some((e) => e.key === 'kubernetes.io/metadata.name'),
+        );
+      }
+    }
+  });
+
+  it('gives the pod webhooks a reach, so the operator narrows them', () => {
+    const withReach = table.filter((entry) => entry.reach).map((entry) => entry.path);
+    assert.deepEqual(withReach.sort(), ['/mutate-pod', '/validate-pod']);
+  });
+
   it("narrows the ConfigMap webhook to the operator's own ConfigMaps", () => {
     const configMap = table.find((entry) => entry.path === '/validate-configmap');
     assert.match(configMap?.matchConditions[0]?.expression ?? '', /'gpu-tier-mapping'/);

@@ -112,6 +112,23 @@ describe('operator options', () => {
     );
   });
 
+  it('reads the admin’s webhook selectors as the API server will validate them, naming what is wrong', () => {
+    const selector = '{"matchExpressions":[{"key":"example.com/no-admission","operator":"DoesNotExist"}]}';
+    const parsed = parseOptions([`--webhook-namespace-selector=${selector}`], {});
+    assert.ok(!parsed.help);
+    assert.deepEqual(parsed.options.webhookNamespaceSelector, JSON.parse(selector));
+    assert.equal(parsed.options.webhookObjectSelector, undefined);
+    for (const [text, message] of [
+      ['{', /--webhook-object-selector: not valid JSON/],
+      ['{"matchLabels":{"a b":"c"}}', /--webhook-object-selector: key "a b"/],
+      ['{"matchLabels":{"a":"c d"}}', /--webhook-object-selector: value "c d" of a/],
+      ['{"matchExpressions":[{"key":"a","operator":"In"}]}', /values: Required value/],
+      ['{"namespaces":["a"]}', /--webhook-object-selector\.namespaces: unknown field/],
+    ] as const) {
+      assert.throws(() => parseOptions([`--webhook-object-selector=${text}`], {}), message);
+    }
+  });
+
   it('reads per-webhook failure policy and timeout overrides, naming what is wrong', () => {
     const o = options(['--webhook-overrides={"validate-pod":{"failurePolicy":"Ignore","timeoutSeconds":5}}']);
     assert.deepEqual(o.webhookOverrides, { 'validate-pod': { failurePolicy: 'Ignore', timeoutSeconds: 5 } });

@@ -8,19 +8,10 @@ import {
   ownerReferenceDrift,
   trustsCa,
 } from '../../../../operator/webhooks/desired-configurations.js';
-import { parseFeatureGates } from '../../../../webhook/feature-gates.js';
-import { webhookTable, type TableContext } from '../../../../webhook/table.js';
+import { webhookTable } from '../../../../webhook/table.js';
+import { defaultTableContext } from '../../../harness/table-context.js';
 
-const context: TableContext = {
-  namespace: 'admission-system',
-  excludedNamespaces: [],
-  tierLabelKey: 'tenant.kubenexus.io/tier',
-  gpuResourceNames: ['nvidia.com/gpu'],
-  configMaps: [],
-  koordinatorNamespace: 'koordinator-system',
-  gates: parseFeatureGates(''),
-};
-const table = webhookTable(context);
+const table = webhookTable(defaultTableContext());
 const CA = '-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n';
 
 describe('desired webhook configurations', () => {

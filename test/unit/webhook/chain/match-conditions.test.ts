@@ -53,6 +53,8 @@ function meaning(condition: TableCondition, { object, request }: ConditionVariab
         )
       );
     case 'requests-gpu': {
+      // With no GPU resource to look for, nothing is read: no pod asks for one.
+      if (condition.context.gpuResourceNames.length === 0) return false;
       const containers = field(object, 'spec', 'containers');
       if (!Array.isArray(containers)) return 'error';
       const initContainers = field(object, 'spec', 'initContainers');

@@ -14,8 +14,8 @@ import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asArray, asObject, readJsonText } from '../../../util/json.js';
 import type { StepSkip } from '../../shared/step-skip.js';
 
-const EXTENDED_RESOURCE_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
-const BATCH_RESOURCES = ['kubernetes.io/batch-cpu', 'kubernetes.io/batch-memory'];
+export const EXTENDED_RESOURCE_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
+export const BATCH_RESOURCES = ['kubernetes.io/batch-cpu', 'kubernetes.io/batch-memory'];
 
 /** Deeper than any spec this rule writes (containers, name, requests, resource: four levels). */
 const MAX_SPEC_DEPTH = 8;

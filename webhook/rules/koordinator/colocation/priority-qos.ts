@@ -9,7 +9,7 @@ import type { FieldError } from '../../shared/field-errors.js';
 import { kubeQoS } from './kube-qos.js';
 
 export const QOS_LABEL = 'koordinator.sh/qosClass';
-const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
+export const PRIORITY_CLASS_LABEL = 'koordinator.sh/priority-class';
 export const PRIORITY_LABEL = 'koordinator.sh/priority';
 
 const QOS_CLASSES = ['LSE', 'LSR', 'LS', 'BE', 'SYSTEM'] as const;

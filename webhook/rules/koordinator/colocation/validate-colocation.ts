@@ -27,9 +27,9 @@ import {
   type QoSClass,
 } from './priority-qos.js';
 
-const RESERVE_POD_ANNOTATION = 'scheduling.koordinator.sh/reserve-pod';
+export const RESERVE_POD_ANNOTATION = 'scheduling.koordinator.sh/reserve-pod';
 
-const FORBIDDEN_PAIRS: Partial<Record<QoSClass, readonly PriorityClass[]>> = {
+export const FORBIDDEN_PAIRS: Partial<Record<QoSClass, readonly PriorityClass[]>> = {
   BE: ['', 'koord-prod'],
   LSR: ['', 'koord-mid', 'koord-batch', 'koord-free'],
 };

@@ -19,7 +19,7 @@ const GPU_CORE = 'koordinator.sh/gpu-core';
 const GPU_MEMORY = 'koordinator.sh/gpu-memory';
 const GPU_MEMORY_RATIO = 'koordinator.sh/gpu-memory-ratio';
 const GPU_SHARED = 'koordinator.sh/gpu.shared';
-const DEVICE_RESOURCES = [GPU, GPU_CORE, GPU_MEMORY, GPU_MEMORY_RATIO, GPU_SHARED];
+export const DEVICE_RESOURCES = [GPU, GPU_CORE, GPU_MEMORY, GPU_MEMORY_RATIO, GPU_SHARED];
 const NANOS = 1_000_000_000n;
 
 /**

@@ -20,7 +20,7 @@ import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
 import { parseLabelRules, type LabelRule } from './enhanced-validator-config.js';
 
-const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-validation';
+export const SKIP_ENHANCED_VALIDATION_LABEL = 'pod.koordinator.sh/skip-enhanced-validation';
 
 /** The rules, whether they are on, or why they cannot be read. */
 type RulesRead = Result<{ enabled: boolean; rules: readonly LabelRule[] }, FieldError>;
@@ -33,7 +33,7 @@ const DISABLED: RulesRead = success({ enabled: false, rules: [] });
  */
 const parsedRules = new WeakMap<Readonly<Record<string, string>>, RulesRead>();
 
-function readRules(data: Readonly<Record<string, string>> | undefined): RulesRead {
+export function readRules(data: Readonly<Record<string, string>> | undefined): RulesRead {
   if (!data) return DISABLED;
   let read = parsedRules.get(data);
   if (!read) {

@@ -33,7 +33,7 @@ export interface PodQuotaOptions {
 }
 
 /** The resources quota admission counts (Koordinator's evaluator set). */
-const COUNTED = new Set([
+export const COUNTED = new Set([
   'cpu',
   'memory',
   'ephemeral-storage',
