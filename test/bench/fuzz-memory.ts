@@ -36,6 +36,7 @@ import { parseQuantity } from '../../webhook/util/quantity.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
 import { clusterKubeConfig, installCrds } from '../harness/cluster.js';
 import { deleteConfigurations } from '../harness/operator.js';
+import { admissionRequest, reviewBody } from '../harness/requests.js';
 import type { StateFixture } from '../harness/state.js';
 import type { HttpResult } from '../fuzz/checks.js';
 import { sendCase } from '../fuzz/client.js';
@@ -763,17 +764,12 @@ function* ledgerPods(count: number): Generator<FuzzCase> {
     const prefix = `ledger-${i}-`;
     const name = prefix + 'x'.repeat(253 - prefix.length);
     const uid = `bench-ledger-${i}`;
-    const review = {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid,
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
+    const request = {
+      ...admissionRequest({
+        kind: 'Pod',
+        resource: 'pods',
         name,
         namespace: LEDGER_NAMESPACE,
-        operation: 'CREATE',
-        userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller' },
         object: {
           apiVersion: 'v1',
           kind: 'Pod',
@@ -784,8 +780,9 @@ function* ledgerPods(count: number): Generator<FuzzCase> {
           },
           spec: { containers: [{ name: 'main', image: 'app:1', resources: { requests: { cpu: '1m' } } }] },
         },
-        dryRun: false,
-      },
+      }),
+      uid,
+      userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller' },
     };
     yield {
       seed: 0,
@@ -793,7 +790,7 @@ function* ledgerPods(count: number): Generator<FuzzCase> {
       path: '/validate-pod',
       method: 'POST',
       description: 'a pod with a 253-character name, admitted into the bench quota',
-      body: Buffer.from(JSON.stringify(review)),
+      body: Buffer.from(reviewBody(request)),
       contentType: 'application/json',
       transport: 'plain',
       expect: { kind: 'decision' },
