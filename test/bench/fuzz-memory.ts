@@ -18,8 +18,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { get as httpGet } from 'node:http';
-import { Agent } from 'node:https';
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { Agent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -423,14 +423,17 @@ async function pool<T>(
   );
 }
 
-function plainGet(port: number, path: string): Promise<void> {
+/** A GET answered or not, as a probe sends it: over TLS, with no client certificate, when given a CA. */
+function probeGet(port: number, path: string, ca?: string): Promise<void> {
   return new Promise((resolvePromise) => {
-    const req = httpGet({ host: '127.0.0.1', port, path, timeout: 5000 }, (res) => {
+    const options = { host: '127.0.0.1', port, path, timeout: 5000 };
+    const answered = (res: IncomingMessage): void => {
       res.resume();
       res.on('end', () => {
         resolvePromise();
       });
-    });
+    };
+    const req = ca === undefined ? httpGet(options, answered) : httpsGet({ ...options, ca }, answered);
     req.on('timeout', () => req.destroy());
     req.on('error', () => {
       resolvePromise();
@@ -559,8 +562,8 @@ export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<voi
   // Probes, as the kubelet and Prometheus send them, throughout.
   const prober = (async () => {
     for (let round = 0; sampling; round++) {
-      await plainGet(operator.port, '/healthz').catch(() => undefined);
-      if (round % 5 === 0) await plainGet(operator.metricsPort, '/metrics');
+      await probeGet(operator.port, '/healthz', operator.ca);
+      if (round % 5 === 0) await probeGet(operator.metricsPort, '/metrics');
       await sleep(200);
     }
   })();
