@@ -6,9 +6,10 @@
  * which holds the fuzz world (test/fuzz/world.ts) as objects. It is driven phase by phase by the
  * fuzzer's case families: valid reviews of every path, rounds of mutated reviews, broken
  * envelopes with transport abuse (oversized and just-under-the-limit bodies, chunked, dribbled
- * and stalled senders, lengths declared past the limit, callers hanging up), with probes
- * (/healthz, /readyz, /metrics) throughout; then 20,000 admitted pods with 253-character names
- * through the quota ledger, and idle time past the ledger's 30 s.
+ * and stalled senders, lengths declared past the limit, callers hanging up) and a burst of bodies
+ * just under the limit, many at once, with probes (/healthz, /metrics) throughout; then 20,000
+ * admitted pods with 253-character names through the quota ledger, and idle time past the
+ * ledger's 30 s. docs/performance/memory.md has what it measured.
  *
  * Memory is read from outside at each mark: the resident set from /proc/<pid>/status, the heap
  * and buffer figures from a probe loaded into the process (memory-probe.ts, over IPC), which also
