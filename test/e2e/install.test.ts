@@ -380,11 +380,11 @@ describe('the chart on the local node', () => {
         { method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', ...headers } }, process.env.REVIEW);
       (async () => {
         const answers = { forged: [], forwards: [], debug: [] };
-        for (const target of process.env.ADMISSION.split(' ')) {
+        for (const target of process.env.ADMISSION.split(' ').filter(Boolean)) {
           for (let i = 0; i < 5; i++) answers.forged.push(await post(target, {}));
           answers.forwards.push(await post(target, { 'x-admission-forwarded': '1' }));
         }
-        for (const target of process.env.METRICS.split(' ')) answers.debug.push(await call(http, target + '/elasticQuota', {}));
+        for (const target of process.env.METRICS.split(' ').filter(Boolean)) answers.debug.push(await call(http, target + '/elasticQuota', {}));
         console.log(JSON.stringify(answers));
       })();`;
     interface Answer {
