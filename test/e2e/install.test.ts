@@ -815,6 +815,22 @@ describe('the chart on the local node', () => {
       }
     };
 
+    // The API server takes a rewritten configuration from its own watch of it, a moment after the
+    // object changes: wait until it sends a governed pod of each kind (dry runs, which call webhooks).
+    for (const [namespace, labels] of [
+      [quotaNamespace, {}],
+      [profileNamespace, { app: 'colo' }],
+    ] as const) {
+      await waitFor(`the API server to send a pod of ${namespace} to us`, async () => {
+        const before = await ourDecisions();
+        await core.createNamespacedPod({
+          namespace,
+          body: { metadata: { name: 'probe', labels }, spec: podSpec() },
+          dryRun: 'All',
+        });
+        return (await ourDecisions()) > before ? true : undefined;
+      });
+    }
     // With the operator up: which creates call us.
     const upCalls: Record<string, number> = {};
     let creates = 0;
