@@ -380,11 +380,11 @@ describe('the chart on the local node', () => {
         { method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': 'application/json', ...headers } }, process.env.REVIEW);
       (async () => {
         const answers = { forged: [], forwards: [], debug: [] };
-        for (const target of process.env.ADMISSION.split(' ')) {
+        for (const target of process.env.ADMISSION.split(' ').filter(Boolean)) {
           for (let i = 0; i < 5; i++) answers.forged.push(await post(target, {}));
           answers.forwards.push(await post(target, { 'x-admission-forwarded': '1' }));
         }
-        for (const target of process.env.METRICS.split(' ')) answers.debug.push(await call(http, target + '/elasticQuota', {}));
+        for (const target of process.env.METRICS.split(' ').filter(Boolean)) answers.debug.push(await call(http, target + '/elasticQuota', {}));
         console.log(JSON.stringify(answers));
       })();`;
     interface Answer {
@@ -815,6 +815,22 @@ describe('the chart on the local node', () => {
       }
     };
 
+    // The API server takes a rewritten configuration from its own watch of it, a moment after the
+    // object changes: wait until it sends a governed pod of each kind (dry runs, which call webhooks).
+    for (const [namespace, labels] of [
+      [quotaNamespace, {}],
+      [profileNamespace, { app: 'colo' }],
+    ] as const) {
+      await waitFor(`the API server to send a pod of ${namespace} to us`, async () => {
+        const before = await ourDecisions();
+        await core.createNamespacedPod({
+          namespace,
+          body: { metadata: { name: 'probe', labels }, spec: podSpec() },
+          dryRun: 'All',
+        });
+        return (await ourDecisions()) > before ? true : undefined;
+      });
+    }
     // With the operator up: which creates call us.
     const upCalls: Record<string, number> = {};
     let creates = 0;

@@ -30,6 +30,9 @@ export class PodStream {
   private readonly failures: FailedCreate[] = [];
   private created = 0;
   private inFlight = 0;
+  private sent = 0;
+  /** Names pods apart from every other stream of the run. */
+  private readonly streamId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
   private stopped = false;
   private readonly started = Date.now();
   private readonly loop: Promise<void>;
@@ -65,8 +68,10 @@ export class PodStream {
       await this.core.createNamespacedPod({
         namespace: this.namespace,
         body: {
-          // Pods both pod webhooks are called for: the stream measures their availability.
-          metadata: { generateName: 'load-', ...governedMetadata() },
+          // Pods both pod webhooks are called for: the stream measures their availability. Named by
+          // the stream, not generateName: before 1.32 the API server does not retry a generated name
+          // that is taken, and a 409 would count as a failed admission.
+          metadata: { name: `load-${this.streamId}-${(this.sent += 1)}`, ...governedMetadata() },
           spec: {
             nodeSelector: NO_SUCH_NODE,
             containers: [{ name: 'main', image: 'registry.invalid/load:1' }],
