@@ -17,6 +17,11 @@ RUN GIT_COMMIT="$GIT_COMMIT" npm run build
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# glibc's allocator, bounded (docs/performance/memory.md): two arenas instead of eight per core, and a
+# fixed 128 KiB mmap threshold, so a freed body buffer goes back to the system instead of raising the
+# threshold to its size and leaving the next ones carved out of arenas that do not shrink. Measured
+# under the hostile-input bench: 40-65 MiB less resident memory after the load, no throughput cost seen.
+ENV GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072
 WORKDIR /app
 COPY --from=build /src/dist/admission-operator.mjs /src/dist/admission-operator.mjs.map ./
 # Non-root, numeric so runAsNonRoot can verify it; the filesystem can be read-only (nothing is written).

@@ -12,16 +12,20 @@ import { configMapMetrics, type ConfigMapMetrics } from './config-map-metrics.js
 import { configurationMetrics, type ConfigurationMetrics } from './configuration-metrics.js';
 import { informerMetrics, type InformerMetrics, type StoreSizes } from './informer-metrics.js';
 import { leaderMetrics, type LeaderMetrics } from './leader-metrics.js';
+import { quotaLedgerMetrics, type QuotaLedgerMetrics } from './quota-ledger-metrics.js';
 
 export type OperatorMetrics = AuditMetrics &
   CertificateMetrics &
   ConfigMapMetrics &
   ConfigurationMetrics &
   InformerMetrics &
-  LeaderMetrics & {
+  LeaderMetrics &
+  QuotaLedgerMetrics & {
     readonly registry: Registry;
     /** What the state store holds, by watched kind; set by the store, read at each scrape. */
     storeSizes: StoreSizes;
+    /** The quota ledger's entries; set by the store, read at each scrape. */
+    ledgerSize: () => number;
   };
 
 /**
@@ -33,12 +37,14 @@ export function operatorMetrics(registry: Registry = new Registry()): OperatorMe
   const metrics: OperatorMetrics = {
     registry,
     storeSizes: () => [],
+    ledgerSize: () => 0,
     ...auditMetrics(registers),
     ...certificateMetrics(registers),
     ...configMapMetrics(registers),
     ...configurationMetrics(registers),
     ...informerMetrics(registers, () => metrics.storeSizes()),
     ...leaderMetrics(registers),
+    ...quotaLedgerMetrics(registers, () => metrics.ledgerSize()),
   };
   return metrics;
 }

@@ -31,12 +31,13 @@ export interface PodRequests {
 }
 
 const names = new StringInterner();
-const sharedRequests = new Interner<PodRequests>(16_384);
+const requestShapes = new Interner<PodRequests>(16_384);
 
-function shared(requests: Amounts): PodRequests {
+/** `requests` in the compact form, one object for every pod (or ledger entry) that asks for the same. */
+export function sharedRequests(requests: Amounts): PodRequests {
   let key = '';
   for (const [name, amount] of requests) key += `${name}=${amount};`;
-  return sharedRequests.intern(key, { resources: [...requests.keys()], amounts: [...requests.values()] });
+  return requestShapes.intern(key, { resources: [...requests.keys()], amounts: [...requests.values()] });
 }
 
 /** The fields of a pod that identify it, or undefined when it has no name. */
@@ -65,7 +66,7 @@ export function podRecord(
     namespace: id.namespace,
     quotaLabel,
     quota: names.intern(quotaOf(quotaLabel, id.namespace)),
-    requests: shared(podRequests(pod)),
+    requests: sharedRequests(podRequests(pod)),
     listEpoch: 0,
   };
 }

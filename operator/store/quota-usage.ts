@@ -6,22 +6,57 @@
  * The ledger is per replica: two replicas admitting at once each see only their own pending
  * pods until the watch catches up (milliseconds), so across replicas the bound can be exceeded
  * by the pods admitted within that window.
+ *
+ * The ledger forgets on time, whether or not anything reads it: a timer sweeps its expired
+ * entries, and it holds LEDGER_MAX_ENTRIES at most. Before, an entry left only when a review read
+ * its quota's use, and each read walked the whole ledger.
  */
 import type { Amounts } from '../../webhook/rules/koordinator/quota/pod-requests.js';
 import { systemClock, type Clock } from '../kube/clock.js';
-import { amountsOf, type PodRecord, type PodRequests } from './pod-record.js';
+import { amountsOf, sharedRequests, type PodRecord, type PodRequests } from './pod-record.js';
+import { StringInterner } from './interner.js';
 
 export interface PodUsage {
   quota: string;
   requests: Amounts;
 }
 
-interface Pending extends PodUsage {
-  expiresAt: number;
+/** An admitted pod the watch has not seen yet: what it takes, until when. */
+interface Pending {
+  readonly quota: string;
+  readonly requests: PodRequests;
+  readonly expiresAt: number;
 }
 
 /** How long an admitted pod counts without the watch seeing it (a later admission step may refuse it). */
 export const LEDGER_TTL_MS = 30_000;
+
+/**
+ * The most admitted-but-unseen pods the ledger holds: 30 s of admissions at 1,666 pods a second,
+ * about 21 MiB of heap with 253-character pod names (432 bytes an entry, measured). Past it the
+ * oldest entry goes, and is counted: availability first, so a replica keeps deciding, with a sum
+ * that may miss the pods dropped, rather than grow without bound or refuse.
+ */
+export const LEDGER_MAX_ENTRIES = 50_000;
+
+/** Expired entries are swept together, at most this long after they expired. */
+export const LEDGER_SWEEP_SLACK_MS = 500;
+
+/** What the ledger reports about itself (the operator counts them into its metrics). */
+export interface LedgerEvents {
+  /** An entry left to make room for a new one (the ledger was full). */
+  evicted?: () => void;
+  /** `count` entries expired without the watch seeing their pods. */
+  expired?: (count: number) => void;
+}
+
+export interface QuotaUsageOptions extends LedgerEvents {
+  /** LEDGER_MAX_ENTRIES unless a test says otherwise. */
+  maxLedgerEntries?: number;
+}
+
+/** Quota names repeat in every entry: one copy each. */
+const quotaNames = new StringInterner();
 
 function add(into: Amounts, { resources, amounts }: PodRequests, sign: 1n | -1n): void {
   for (const [i, key] of resources.entries()) {
@@ -31,21 +66,36 @@ function add(into: Amounts, { resources, amounts }: PodRequests, sign: 1n | -1n)
   }
 }
 
-function addAmounts(into: Amounts, from: Amounts): void {
-  add(into, { resources: [...from.keys()], amounts: [...from.values()] }, 1n);
-}
-
 export class QuotaUsage {
   private readonly pods = new Map<string, PodRecord>();
   private readonly observed = new Map<string, Amounts>();
+  /**
+   * Oldest first: every entry lives LEDGER_TTL_MS on the monotonic clock and a renewed one is
+   * moved to the end, so insertion order is expiry order, and expiring or evicting takes the
+   * entries at the front: O(entries that leave), never a walk of the ledger.
+   */
   private readonly ledger = new Map<string, Pending>();
+  /** What the ledger's entries add up to, per quota, so a read never walks the ledger either. */
+  private readonly pending = new Map<string, Amounts>();
   private readonly podsByQuota = new Map<string, Set<string>>();
+  private readonly maxLedgerEntries: number;
+  private sweepTimer: unknown;
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly clock: Clock = systemClock,
+    private readonly options: QuotaUsageOptions = {},
+  ) {
+    this.maxLedgerEntries = options.maxLedgerEntries ?? LEDGER_MAX_ENTRIES;
+  }
 
   /** How many live pods are counted. */
   get size(): number {
     return this.pods.size;
+  }
+
+  /** How many admitted pods the ledger counts until the watch sees them. */
+  get ledgerSize(): number {
+    return this.ledger.size;
   }
 
   /**
@@ -61,7 +111,7 @@ export class QuotaUsage {
       if (previous) this.unfile(key, previous.quota);
       this.file(key, record.quota);
     }
-    this.ledger.delete(key);
+    this.forget(key);
   }
 
   delete(key: string): void {
@@ -109,20 +159,87 @@ export class QuotaUsage {
     for (const [key, record] of this.pods) if (record.listEpoch !== epoch) this.delete(key);
   }
 
-  /** Counts an admitted pod until the watch sees it or LEDGER_TTL_MS passes. */
+  /**
+   * Counts an admitted pod until the watch sees it or LEDGER_TTL_MS passes. A pod admitted again
+   * (a retried create) counts once, from its latest admission. A full ledger makes room by
+   * dropping its oldest entry, the one closest to expiring anyway.
+   */
   reserve(key: string, usage: PodUsage): void {
     if (this.pods.has(key)) return;
-    this.ledger.set(key, { ...usage, expiresAt: this.clock.monotonic() + LEDGER_TTL_MS });
+    const now = this.clock.monotonic();
+    this.expire(now);
+    this.forget(key);
+    if (this.ledger.size >= this.maxLedgerEntries) {
+      const oldest = this.ledger.keys().next();
+      if (!oldest.done) {
+        this.forget(oldest.value);
+        this.options.evicted?.();
+      }
+    }
+    const quota = quotaNames.intern(usage.quota);
+    const requests = sharedRequests(usage.requests);
+    this.ledger.set(key, { quota, requests, expiresAt: now + LEDGER_TTL_MS });
+    this.sumPending(quota, requests, 1n);
+    this.scheduleSweep(now);
   }
 
   used(quota: string): Amounts {
+    this.expire(this.clock.monotonic());
     const total: Amounts = new Map(this.observed.get(quota) ?? []);
-    const now = this.clock.monotonic();
-    for (const [key, pending] of this.ledger) {
-      if (pending.expiresAt <= now) this.ledger.delete(key);
-      else if (pending.quota === quota) addAmounts(total, pending.requests);
+    for (const [key, amount] of this.pending.get(quota) ?? []) {
+      const next = (total.get(key) ?? 0n) + amount;
+      if (next === 0n) total.delete(key);
+      else total.set(key, next);
     }
     return total;
+  }
+
+  /** Drops a ledger entry (the watch saw its pod, it expired, or it makes room), if there is one. */
+  private forget(key: string): void {
+    const entry = this.ledger.get(key);
+    if (!entry) return;
+    this.ledger.delete(key);
+    this.sumPending(entry.quota, entry.requests, -1n);
+  }
+
+  private sumPending(quota: string, requests: PodRequests, sign: 1n | -1n): void {
+    let sum = this.pending.get(quota);
+    if (!sum) this.pending.set(quota, (sum = new Map<string, bigint>()));
+    add(sum, requests, sign);
+    if (sum.size === 0) this.pending.delete(quota);
+  }
+
+  /** Drops the entries expired at `now`: the ones at the front. */
+  private expire(now: number): void {
+    let count = 0;
+    for (const [key, entry] of this.ledger) {
+      if (entry.expiresAt > now) break;
+      this.forget(key);
+      count++;
+    }
+    if (count > 0) this.options.expired?.(count);
+  }
+
+  /**
+   * One timer at a time, for the oldest entry (plus a little slack, so that entries expiring
+   * close together go in one sweep): expired entries leave without waiting for a read, and an
+   * idle replica ends with an empty ledger. It never keeps the process alive by itself.
+   */
+  private scheduleSweep(now: number): void {
+    if (this.sweepTimer !== undefined) return;
+    const oldest = this.ledger.values().next();
+    if (oldest.done) return;
+    const delay = Math.max(0, oldest.value.expiresAt - now) + LEDGER_SWEEP_SLACK_MS;
+    this.sweepTimer = this.clock.setTimeout(
+      () => {
+        this.sweepTimer = undefined;
+        const at = this.clock.monotonic();
+        this.expire(at);
+        this.scheduleSweep(at);
+      },
+      delay,
+      true,
+    );
   }
 
   /** What the watch counts for one live pod (key: namespace/name), if anything. */

@@ -144,7 +144,16 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
   constructor(private readonly options: StateStoreOptions) {
     super();
     this.clock = options.clock ?? systemClock;
-    this.usage = new QuotaUsage(this.clock);
+    const { metrics } = options;
+    this.usage = new QuotaUsage(this.clock, {
+      evicted: () => {
+        metrics.ledgerEvictions.inc();
+      },
+      expired: (count) => {
+        metrics.ledgerExpired.inc(count);
+      },
+    });
+    metrics.ledgerSize = () => this.usage.ledgerSize;
     this.tierMapping = new TierMappingTracker(options.logger, options.metrics, options.events, (mapping) =>
       this.emit('tierMappingChanged', mapping),
     );

@@ -28,6 +28,10 @@
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
  *            against the raw list, peak and settled memory, a forced relist, cost per pod;
  *            --steps=20000,50000 measures those pod counts on the way (nodes, namespaces in proportion)
+ *   fuzz-memory  only when named (about ten minutes): the compiled operator as the image and the
+ *            chart run it, on the local control plane, driven by the fuzzer's case families phase
+ *            by phase and by 20,000 admitted pods through the quota ledger; its resident memory,
+ *            heap, external memory and array buffers at each mark (fuzz-memory.ts has the flags)
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
@@ -76,6 +80,7 @@ import { benchTransport } from './transport.js';
 import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
 import { benchPaths } from './paths.js';
+import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
 import { benchNarrowingCluster, benchNarrowingSize } from './narrowing.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
 import {
@@ -92,6 +97,7 @@ import {
 
 function parseArguments(argv: string[]): {
   suites: string[];
+  flags: ReadonlyMap<string, string>;
   settings: DriveSettings;
   scale: number;
   rounds: number;
@@ -112,6 +118,7 @@ function parseArguments(argv: string[]): {
   };
   return {
     suites,
+    flags,
     settings: { durationMs: number('duration', 4000), connections: number('connections', 20) },
     scale: number('state-scale', 1),
     rounds: number('rounds', 2),
@@ -685,7 +692,7 @@ function benchSloNodeStrategies(): void {
   }
 }
 
-const { suites, settings, scale, rounds, size, steps } = parseArguments(process.argv.slice(2));
+const { suites, flags, settings, scale, rounds, size, steps } = parseArguments(process.argv.slice(2));
 const want = (name: string): boolean => suites.length === 0 || suites.includes(name);
 console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
@@ -725,4 +732,16 @@ if (
 }
 // Minutes of object creation on a fresh control plane: only when asked for by name.
 if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size, steps));
+// Minutes of hostile load: only when asked for by name.
+if (suites.includes('fuzz-memory')) {
+  const memorySettings = fuzzMemorySettings(flags);
+  const { startedNow } = await startCluster((line) => {
+    console.error(`[cluster] ${line}`);
+  });
+  try {
+    await survive('fuzz memory', () => benchFuzzMemory(memorySettings));
+  } finally {
+    if (startedNow) await stopCluster(() => undefined);
+  }
+}
 summary();

@@ -235,20 +235,36 @@ function readyz(port: number): Promise<boolean> {
 }
 
 /**
- * What the image's entry point runs (the Dockerfile's ENTRYPOINT): node's flags, and the file,
- * which the build leaves in dist/ (scripts/bundle.ts). The bench runs the same, so it measures the
- * memory and speed the image has.
+ * What the image's entry point runs (the Dockerfile's ENTRYPOINT, with the runtime stage's ENV):
+ * node's flags, the file, which the build leaves in dist/ (scripts/bundle.ts), and the environment.
+ * The bench runs the same, so it measures the memory and speed the image has.
  */
 export function imageEntryPoint(dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')): {
   nodeFlags: string[];
   script: string;
+  env: Record<string, string>;
 } {
   const line = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile);
   if (!line) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
   const entry = JSON.parse(line[1]!) as string[];
   const script = entry.at(-1) ?? '';
   if (entry[0] !== 'node' || !script.endsWith('.mjs')) throw new Error(`unexpected ENTRYPOINT ${line[1]!}`);
-  return { nodeFlags: entry.slice(1, -1), script: join(repoRoot, 'dist', script) };
+  // The last stage's ENV lines, in the KEY=value form (one or more per line).
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env: Record<string, string> = {};
+  for (const [, assignments] of runtime.matchAll(/^ENV\s+(.+)$/gm)) {
+    for (const [, key, value] of (assignments ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S*)/g))
+      env[key!] = value!.replace(/^"(.*)"$/, '$1');
+  }
+  return { nodeFlags: entry.slice(1, -1), script: join(repoRoot, 'dist', script), env };
+}
+
+/** What a bench adds to the image's own start: node flags before the file, environment, an IPC channel. */
+export interface OperatorStartExtras {
+  nodeFlags?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  /** Open an IPC channel to the process (for a probe loaded with --import). */
+  ipc?: boolean;
 }
 
 /**
@@ -259,12 +275,14 @@ export function imageEntryPoint(dockerfile = readFileSync(join(repoRoot, 'Docker
 export async function startCompiledOperator(
   namespace: string,
   extraArgs: readonly string[] = [],
+  extras: OperatorStartExtras = {},
 ): Promise<RunningOperator> {
   const [port, metricsPort] = (await freePorts(2)) as [number, number];
   const image = imageEntryPoint();
   const node = [
     process.execPath,
     ...image.nodeFlags,
+    ...(extras.nodeFlags ?? []),
     image.script,
     `--namespace=${namespace}`,
     `--port=${port}`,
@@ -278,8 +296,8 @@ export async function startCompiledOperator(
   const started = performance.now();
   const child = spawn(command!, args, {
     cwd: repoRoot,
-    env: { ...process.env, KUBECONFIG: kubeconfigPath },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...image.env, ...extras.env, KUBECONFIG: kubeconfigPath },
+    stdio: ['ignore', 'ignore', 'inherit', ...(extras.ipc ? (['ipc'] as const) : [])],
   });
   await waitFor('the operator to be Ready', () => readyz(port), { timeoutMs: 300_000, intervalMs: 10 });
   const readyMs = performance.now() - started;

@@ -9,7 +9,7 @@ import { quotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
 import { parseQuantity } from '../../webhook/util/quantity.js';
 import type { ReachState } from '../../webhook/state.js';
 import { enabledWebhooks, type TableContext, type WebhookEntry } from '../../webhook/table.js';
-import { stateSnapshot } from '../harness/state.js';
+import { stateSnapshot, type StateFixture } from '../harness/state.js';
 
 export const OPERATOR_NAMESPACE = 'admission-system';
 export const KOORDINATOR_NAMESPACE = 'koordinator-system';
@@ -27,10 +27,15 @@ const SKIPPING_GATES: readonly FeatureGate[] = [
   'ColocationProfileSkipValidatingPriority',
 ];
 
-export function fuzzTableContext(): TableContext {
-  const spec = (Object.keys(FEATURE_GATE_DEFAULTS) as FeatureGate[])
+/** The fuzzed server's gates as the operator's --feature-gates flag takes them. */
+export function fuzzFeatureGates(): string {
+  return (Object.keys(FEATURE_GATE_DEFAULTS) as FeatureGate[])
     .map((gate) => `${gate}=${SKIPPING_GATES.includes(gate) ? 'false' : 'true'}`)
     .join(',');
+}
+
+export function fuzzTableContext(): TableContext {
+  const spec = fuzzFeatureGates();
   return {
     namespace: OPERATOR_NAMESPACE,
     excludedNamespaces: [],
@@ -87,9 +92,14 @@ function quota(
 }
 
 export function fuzzState(): ReachState {
+  return stateSnapshot(fuzzStateFixture());
+}
+
+/** What fuzzState holds, as views (the fuzz-memory bench writes it into a cluster as objects). */
+export function fuzzStateFixture(): StateFixture {
   const mapping = readTierMapping({ 'mapping.yaml': TIER_MAPPING_YAML });
   if (!mapping.ok) throw new Error(`the fuzz tier mapping is invalid: ${mapping.error.join('; ')}`);
-  return stateSnapshot({
+  return {
     namespaces: [
       { name: 'team', labels: { [TIER_LABEL]: 'gold', 'enable-koordinator-colocation': 'true', team: 'a' } },
       { name: 'ml', labels: { [TIER_LABEL]: 'silver' } },
@@ -170,5 +180,5 @@ export function fuzzState(): ReachState {
       { namespace: 'quotas', name: 'profile-t1', treeId: 't1', nodeSelector: { matchLabels: { pool: 'a' } } },
     ],
     reservations: [{ name: 'r-available', phase: 'Available', nodeName: 'n1' }],
-  });
+  };
 }

@@ -211,7 +211,7 @@ describe('Helm chart', () => {
     const heapFlag = (text: string): string | undefined =>
       /name: NODE_OPTIONS\s+value: (--max-old-space-size\S*)/.exec(text)?.[1];
     const defaults = (await helm(['template', 'x', chart])).stdout;
-    assert.equal(heapFlag(defaults), '--max-old-space-size-percentage=75', 'the default 512Mi limit');
+    assert.equal(heapFlag(defaults), '--max-old-space-size-percentage=40', 'the default 512Mi limit');
     assert.match(
       defaults,
       /name: ADMISSION_MEMORY_LIMIT\s+valueFrom: \{ resourceFieldRef: \{ containerName: operator, resource: limits\.memory \} \}/,
@@ -219,7 +219,7 @@ describe('Helm chart', () => {
     // Node reads the limit from the cgroup, so any quantity Kubernetes takes will do.
     const fractional = (await helm(['template', 'x', chart, '--set', 'resources.limits.memory=1.5Gi']))
       .stdout;
-    assert.equal(heapFlag(fractional), '--max-old-space-size-percentage=75');
+    assert.equal(heapFlag(fractional), '--max-old-space-size-percentage=40');
     const unlimited = (await helm(['template', 'x', chart, '--set', 'resources.limits=null'])).stdout;
     assert.equal(heapFlag(unlimited), undefined, 'no limit: V8 sizes its heap itself');
     assert.doesNotMatch(unlimited, /ADMISSION_MEMORY_LIMIT/);

@@ -11,8 +11,13 @@ import { BadReviewError } from '../admission/review.js';
  * controller-runtime accepts too.
  */
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
-/** Bodies held at once across all requests: a dozen reviews of the largest size. */
-export const MAX_BUFFERED_BODY_BYTES = 96 * 1024 * 1024;
+/**
+ * Bodies held at once across all requests: four reviews of the largest size, five of the largest
+ * the API server sends. A body is copied as it is joined, decoded and parsed, so this bounds the
+ * peak a burst of large bodies adds (at 96 MiB one took the resident memory 50 MiB higher:
+ * docs/performance/memory.md); a small review takes next to nothing of it.
+ */
+export const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Bytes held by bodies being read, shared by every request of one server. */
 export class BodyBudget {

@@ -40,6 +40,8 @@ describe('the registry /metrics serves', () => {
     assert.equal(new Set(exported).size, exported.length);
     assert.ok(exported.includes('admission_decisions_total'));
     assert.ok(exported.includes('admission_leader'));
+    assert.ok(exported.includes('admission_quota_ledger_entries'));
+    assert.ok(exported.includes('admission_quota_ledger_evictions_total'));
     assert.ok(exported.includes('process_cpu_seconds_total'));
   });
 
