@@ -7,6 +7,7 @@
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { governedMetadata } from '../harness/governed-pod.js';
+import { uniqueName } from '../harness/unique-name.js';
 
 export interface FailedCreate {
   /** When the create was sent (ms since the epoch). */
@@ -30,9 +31,6 @@ export class PodStream {
   private readonly failures: FailedCreate[] = [];
   private created = 0;
   private inFlight = 0;
-  private sent = 0;
-  /** Names pods apart from every other stream of the run. */
-  private readonly streamId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
   private stopped = false;
   private readonly started = Date.now();
   private readonly loop: Promise<void>;
@@ -68,10 +66,8 @@ export class PodStream {
       await this.core.createNamespacedPod({
         namespace: this.namespace,
         body: {
-          // Pods both pod webhooks are called for: the stream measures their availability. Named by
-          // the stream, not generateName: before 1.32 the API server does not retry a generated name
-          // that is taken, and a 409 would count as a failed admission.
-          metadata: { name: `load-${this.streamId}-${(this.sent += 1)}`, ...governedMetadata() },
+          // Pods both pod webhooks are called for: the stream measures their availability.
+          metadata: { name: uniqueName('load-'), ...governedMetadata() },
           spec: {
             nodeSelector: NO_SUCH_NODE,
             containers: [{ name: 'main', image: 'registry.invalid/load:1' }],

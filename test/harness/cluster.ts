@@ -5,6 +5,7 @@
  * own starts it here if needed (and leaves it running for the next run).
  */
 import { governedMetadata } from './governed-pod.js';
+import { uniqueName } from './unique-name.js';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -167,7 +168,7 @@ export async function createPod(namespace: string, labels: Record<string, string
   const pod = await core.createNamespacedPod({
     namespace,
     body: {
-      metadata: { generateName: 'probe-', ...governedMetadata(labels) },
+      metadata: { name: uniqueName('probe-'), ...governedMetadata(labels) },
       spec: { containers: [{ name: 'main', image: 'registry.invalid/probe:1' }] },
     },
   });
