@@ -24,6 +24,7 @@ import { COLOCATION_STEP, podValidator } from './rules/koordinator/pod/validate-
 import { defaultElasticQuota } from './rules/koordinator/quota/default-quota.js';
 import { elasticQuotaValidator } from './rules/koordinator/quota/validate-quota.js';
 import type { ReachState, Rule } from './state.js';
+import type { Operation } from './admission/types.js';
 import { containersRequestAny } from './narrowing/cel-text.js';
 import type { Reach } from './narrowing/reach.js';
 import { podMutatorReach } from './rules/koordinator/pod/mutate-pod-reach.js';
@@ -54,6 +55,11 @@ export interface WebhookEntry {
   namespaceSelector: V1LabelSelector;
   objectSelector: V1LabelSelector;
   matchConditions: V1MatchCondition[];
+  /**
+   * Operations on which every one of `matchConditions` holds: an entry narrowed to these
+   * operations only (webhook/narrowing/) leaves them out.
+   */
+  matchConditionsHoldOn?: readonly Operation[];
   /** Mutating webhooks only. */
   reinvocationPolicy?: 'Never' | 'IfNeeded';
   featureGate: FeatureGate;
@@ -187,6 +193,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
             `object.metadata.labels['${MUTATING_UPDATE_LABEL}'] == 'true')`,
         },
       ],
+      matchConditionsHoldOn: ['CREATE'],
       reinvocationPolicy: 'Never',
       featureGate: 'PodMutatingWebhook',
       handler: podMutator(podMutation),

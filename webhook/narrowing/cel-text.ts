@@ -134,48 +134,51 @@ export const PRIORITY_CHANGED =
   '(has(object.spec.priority) ? object.spec.priority : -1) != ' +
   '(has(oldObject.spec.priority) ? oldObject.spec.priority : -1)';
 
-/** A container variable `c` requests or limits one of `names` (a CEL list literal). */
-const containerHas = (list: string): string =>
-  `has(c.resources) && ((has(c.resources.requests) && ${list}.exists(r, r in c.resources.requests)) || ` +
-  `(has(c.resources.limits) && ${list}.exists(r, r in c.resources.limits)))`;
-
-function resourceList(names: readonly string[]): string | undefined {
+/**
+ * `map` (a CEL expression) has one of `names` as a key. A few names are tested one by one: a list
+ * literal and its comprehension cost more to plan than the `in` tests they replace.
+ */
+function hasAnyKey(map: string, names: readonly string[]): string | undefined {
   const literals = names.map(celString);
   if (literals.some((literal) => literal === undefined) || names.length > MAX_LIST_ITEMS) return undefined;
-  return `[${literals.join(', ')}]`;
+  if (literals.length <= SHORT_KEY_LIST) return or(literals.map((literal) => `${literal} in ${map}`));
+  return `${map}.exists(r, r in [${literals.join(', ')}])`;
 }
+
+/** The most names hasAnyKey tests one by one. */
+const SHORT_KEY_LIST = 3;
 
 /**
  * Some container (and init container, unless `initContainers` is false) requests or limits one of
- * `names`. `guarded` tests spec.containers with has() first: an invalid pod without containers
- * then fails the API server's validation, with its message, instead of this condition.
+ * `names`. Both lists are walked as one (one comprehension to plan, not two). `guarded` tests
+ * spec.containers with has() first: an invalid pod without containers then fails the API
+ * server's validation, with its message, instead of this condition.
  */
 export function containersRequestAny(
   names: readonly string[],
   { initContainers = true, guarded = true }: { initContainers?: boolean; guarded?: boolean } = {},
 ): string {
-  const list = resourceList(names);
-  if (list === undefined) return TRUE;
   if (names.length === 0) return FALSE;
-  const inContainers = and([
-    guarded ? 'has(object.spec.containers)' : TRUE,
-    `object.spec.containers.exists(c, ${containerHas(list)})`,
-  ]);
-  if (!initContainers) return inContainers;
-  return or([
-    inContainers,
-    `has(object.spec.initContainers) && object.spec.initContainers.exists(c, ${containerHas(list)})`,
-  ]);
+  const inRequests = hasAnyKey('c.resources.requests', names);
+  const inLimits = hasAnyKey('c.resources.limits', names);
+  if (inRequests === undefined || inLimits === undefined) return TRUE;
+  const containers = guarded
+    ? '(has(object.spec.containers) ? object.spec.containers : [])'
+    : 'object.spec.containers';
+  const walked = initContainers
+    ? `(${containers} + (has(object.spec.initContainers) ? object.spec.initContainers : []))`
+    : containers;
+  return (
+    `${walked}.exists(c, has(c.resources) && ((has(c.resources.requests) && ${parenthesised(inRequests)}) || ` +
+    `(has(c.resources.limits) && ${parenthesised(inLimits)})))`
+  );
 }
 
 /** What a pod's requests count (component-helpers' PodRequests): containers, init containers, overhead. */
 export function podRequestsAny(names: readonly string[]): string {
-  const list = resourceList(names);
-  if (list === undefined) return TRUE;
-  return or([
-    containersRequestAny(names),
-    `has(object.spec.overhead) && ${list}.exists(r, r in object.spec.overhead)`,
-  ]);
+  const inOverhead = hasAnyKey('object.spec.overhead', names);
+  if (inOverhead === undefined) return TRUE;
+  return or([containersRequestAny(names), and(['has(object.spec.overhead)', inOverhead])]);
 }
 
 /** True when the API server accepts `requirement` in a label selector (and so can no pod carry another). */

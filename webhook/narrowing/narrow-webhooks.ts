@@ -10,12 +10,18 @@
  * (the second call counting the first one's quota reservation). docs/design.md, "Blast radius",
  * says why the shapes are these.
  *
+ * Operations whose reach differs get entries of their own (rules of those operations only), each
+ * with a condition that reads only what its operations can be affected by: Kubernetes 1.30's API
+ * server plans a condition's whole expression again on every review (cel-go 0.17 under cost
+ * tracking), so what it costs a pod follows the length of the text, not the part evaluated.
+ *
  * Everything is bounded whatever the state holds: at most NARROWING_LIMITS.namespaceGroups + 1
- * entries per path, conditions of at most NARROWING_LIMITS.conditionChars characters (profile
- * selectors are coarsened first, then dropped), namespace lists of at most
+ * entries per path and operation, conditions of at most NARROWING_LIMITS.conditionChars characters
+ * (profile selectors are coarsened first, then dropped), namespace lists of at most
  * NARROWING_LIMITS.listedNames names. Whatever does not fit is sent more widely, never less.
  */
 import type { V1LabelSelectorRequirement } from '@kubernetes/client-node';
+import type { Operation } from '../admission/types.js';
 import { NAMESPACE_NAME_LABEL } from '../names.js';
 import type { ReachState } from '../state.js';
 import { shortName, type WebhookEntry } from '../table.js';
@@ -61,6 +67,60 @@ export function narrowWebhooks(entries: readonly WebhookEntry[], state: ReachSta
 
 /** `entry` narrowed to `reach`: disjoint entries of its path (none when it can act on nothing). */
 export function narrowEntry(entry: WebhookEntry, reach: Reach): WebhookEntry[] {
+  return operationGroups(entry, reach).flatMap(({ operations, reach: theirs }, index) =>
+    narrowByNamespace(onlyOperations(entry, operations, index), theirs),
+  );
+}
+
+/**
+ * The entry's operations, those with the same reach together (in the order its rules name them),
+ * each with that reach: its terms for those operations, with no operation test left in them.
+ */
+function operationGroups(entry: WebhookEntry, reach: Reach): { operations: Operation[]; reach: Reach }[] {
+  const groups = new Map<string, { operations: Operation[]; reach: Reach }>();
+  for (const operation of new Set(entry.resourceRules.flatMap((rule) => rule.operations))) {
+    const on = (terms: readonly ReachTerm[]): ReachTerm[] =>
+      terms.flatMap(({ operations, ...term }) =>
+        operations === undefined || operations.includes(operation) ? [term] : [],
+      );
+    const theirs: Reach = {
+      anywhere: on(reach.anywhere),
+      within: reach.within.map(({ namespaces, terms }) => ({ namespaces, terms: on(terms) })),
+    };
+    const key = JSON.stringify(theirs);
+    const found = groups.get(key);
+    if (found) found.operations.push(operation);
+    else groups.set(key, { operations: [operation], reach: theirs });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * `entry` sent only `operations`: the first group keeps the entry's name, the others are named
+ * after their operations. Declared conditions that hold on every review of these operations are
+ * left out (the API server would evaluate them for nothing).
+ */
+function onlyOperations(entry: WebhookEntry, operations: readonly Operation[], index: number): WebhookEntry {
+  const all = new Set(entry.resourceRules.flatMap((rule) => rule.operations));
+  if (operations.length === all.size) return entry;
+  const short = shortName(entry.name);
+  const implied = operations.every((operation) => entry.matchConditionsHoldOn?.includes(operation));
+  return {
+    ...entry,
+    name:
+      index === 0
+        ? entry.name
+        : `${short}-${operations.map((operation) => operation.toLowerCase()).join('-')}${entry.name.slice(short.length)}`,
+    resourceRules: entry.resourceRules.flatMap((rule) => {
+      const kept = rule.operations.filter((operation) => operations.includes(operation));
+      return kept.length > 0 ? [{ ...rule, operations: kept }] : [];
+    }),
+    matchConditions: implied ? [] : entry.matchConditions,
+  };
+}
+
+/** `entry` narrowed to `reach` by namespace groups: disjoint entries of its path. */
+function narrowByNamespace(entry: WebhookEntry, reach: Reach): WebhookEntry[] {
   const anywhere = [...reach.anywhere];
   const groups: Group[] = [];
   for (const { namespaces, terms } of reach.within) {
@@ -248,7 +308,7 @@ function render(terms: readonly ReachTerm[], precision: Precision): string {
 /** Some of `selectors` matches the object's labels, at `precision`. */
 function coarsened(selectors: readonly LabelSelector[], precision: Precision): string {
   if (selectors.length === 0) return FALSE;
-  if (precision === 0) return or(selectors.map(selectorCel));
+  if (precision === 0) return or(joinedByKey(selectors).map(selectorCel));
   if (precision === 3) return TRUE;
   const valuesByKey = new Map<string, Set<string> | 'any'>();
   for (const selector of selectors) {
@@ -269,4 +329,33 @@ function coarsened(selectors: readonly LabelSelector[], precision: Precision): s
       ),
     ),
   );
+}
+
+/**
+ * The same label sets matched, in fewer selectors: selectors of one `In` or `Exists` requirement
+ * on the same key become one (`key In a` or `key In b` is `key In a, b`; `key Exists` takes them
+ * all). Profiles that each select one app label then cost one list to plan, not one test each.
+ */
+function joinedByKey(selectors: readonly LabelSelector[]): LabelSelector[] {
+  const joined: LabelSelector[] = [];
+  const byKey = new Map<string, SelectorRequirement>();
+  for (const selector of selectors) {
+    const [only, ...more] = selector.requirements;
+    if (!only || more.length > 0 || (only.operator !== 'In' && only.operator !== 'Exists')) {
+      joined.push(selector);
+      continue;
+    }
+    const found = byKey.get(only.key);
+    if (!found) {
+      const requirement = { ...only, values: [...only.values] };
+      byKey.set(only.key, requirement);
+      joined.push({ requirements: [requirement] });
+    } else if (found.operator === 'In') {
+      if (only.operator === 'Exists') {
+        found.operator = 'Exists';
+        found.values = [];
+      } else found.values = [...new Set([...found.values, ...only.values])];
+    }
+  }
+  return joined;
 }

@@ -22,6 +22,7 @@ import type { WebhookEntry } from '../../../../webhook/table.js';
 import { BOUNDED_SCALE, scaleNamespace, scaleState } from '../../../harness/narrowing-scale.js';
 import { defaultWebhooks } from '../../../harness/table-context.js';
 import { admissionRequest } from '../../../harness/requests.js';
+import { stateSnapshot } from '../../../harness/state.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n';
 const ENDPOINT = {
@@ -53,6 +54,18 @@ function sentTo(
     .length;
 }
 
+/** The most entries of `cells` one operation is sent to (the bound holds per path and operation). */
+const perOperation = (cells: readonly WebhookEntry[]): number =>
+  Math.max(
+    0,
+    ...['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].map(
+      (operation) =>
+        cells.filter((cell) =>
+          cell.resourceRules.some((rule) => (rule.operations as string[]).includes(operation)),
+        ).length,
+    ),
+  );
+
 const base = (): WebhookEntry => {
   const entry = defaultWebhooks().find((each) => each.path === '/validate-pod');
   assert.ok(entry);
@@ -66,7 +79,7 @@ describe('narrowed webhook entries', () => {
     for (const path of ['/mutate-pod', '/validate-pod']) {
       const cells = entries.filter((entry) => entry.path === path);
       assert.ok(
-        cells.length >= 1 && cells.length <= NARROWING_LIMITS.namespaceGroups + 1,
+        cells.length >= 1 && perOperation(cells) <= NARROWING_LIMITS.namespaceGroups + 1,
         `${path}: ${cells.length}`,
       );
       for (const cell of cells) {
@@ -125,18 +138,88 @@ describe('narrowed webhook entries', () => {
       })),
     };
     const cells = narrowEntry(base(), reach);
-    assert.ok(cells.length <= NARROWING_LIMITS.namespaceGroups + 1, `${cells.length} entries`);
+    assert.ok(perOperation(cells) <= NARROWING_LIMITS.namespaceGroups + 1, `${cells.length} entries`);
     assert.equal(new Set(cells.map((cell) => cell.name)).size, cells.length, 'names are unique');
-    // Every label combination over the keys (each absent, 1, 2 or 3) falls in exactly one entry.
-    const request = podCreate('n', { app: 'a', x: 'y' });
+    // Every label combination over the keys (each absent, 1, 2 or 3) falls in exactly one entry,
+    // on CREATE (the namespace groups' terms) and on UPDATE (an entry of its own, not split).
+    const create = podCreate('n', { app: 'a', x: 'y' });
+    const update = { ...create, operation: 'UPDATE' as const, oldObject: create.object };
     for (let combination = 0; combination < 4 ** 5; combination++) {
       const labels: Record<string, string> = { [NAMESPACE_NAME_LABEL]: 'n' };
       keys.slice(0, 5).forEach((key, index) => {
         const value = Math.floor(combination / 4 ** index) % 4;
         if (value > 0) labels[key] = String(value);
       });
-      assert.equal(sentTo(cells, '/validate-pod', request, labels), 1, JSON.stringify(labels));
+      assert.equal(sentTo(cells, '/validate-pod', create, labels), 1, JSON.stringify(labels));
+      assert.equal(sentTo(cells, '/validate-pod', update, labels), 1, JSON.stringify(labels));
     }
+    const updates = cells.filter((cell) =>
+      cell.resourceRules.some((rule) => rule.operations.includes('UPDATE')),
+    );
+    assert.deepEqual(
+      updates.map((cell) => [cell.name, cell.resourceRules.flatMap((rule) => rule.operations)]),
+      [['validate-pod-update.admission-operator.io', ['UPDATE']]],
+    );
+  });
+
+  it('give operations whose reach differs entries of their own, with no operation test left', () => {
+    const entries = narrowWebhooks(defaultWebhooks(), stateSnapshot({}));
+    const shape = (path: string): [string, string[], string[]][] =>
+      entries
+        .filter((entry) => entry.path === path)
+        .map((entry) => [
+          entry.name,
+          entry.resourceRules.flatMap((rule) => rule.operations),
+          entry.matchConditions.map((condition) => condition.name),
+        ]);
+    // /mutate-pod acts on CREATE only: its UPDATE rule goes, and with it the declared opt-in condition.
+    assert.deepEqual(shape('/mutate-pod'), [
+      ['mutate-pod.admission-operator.io', ['CREATE'], [REACH_CONDITION]],
+    ]);
+    assert.deepEqual(shape('/validate-pod'), [
+      ['validate-pod.admission-operator.io', ['CREATE'], [REACH_CONDITION]],
+      ['validate-pod-update.admission-operator.io', ['UPDATE'], [REACH_CONDITION]],
+    ]);
+    const create = entries.find((entry) => entry.name === 'validate-pod.admission-operator.io');
+    assert.doesNotMatch(create?.matchConditions[0]?.expression ?? '', /request\.operation|oldObject/);
+    // The declared condition left out holds on every CREATE, as matchConditionsHoldOn says.
+    const declared = defaultWebhooks().find((entry) => entry.path === '/mutate-pod');
+    assert.deepEqual(declared?.matchConditionsHoldOn, ['CREATE']);
+    for (const condition of declared?.matchConditions ?? []) {
+      const { object } = podCreate('n', {});
+      assert.equal(
+        compileCel(condition.expression).evaluate({
+          object,
+          oldObject: null,
+          request: { operation: 'CREATE' },
+        }),
+        true,
+        condition.name,
+      );
+    }
+  });
+
+  it('test the profiles that select one label in one list, as exactly as one test each', () => {
+    const profile = (name: string, selector: Record<string, string>) => ({
+      name,
+      annotations: {},
+      spec: { selector: { matchLabels: selector }, labels: { colocated: 'true' } },
+    });
+    const colocationProfiles = [
+      ...Array.from({ length: 30 }, (_, i) => profile(`app-${i}`, { app: `app-${i}` })),
+      profile('two-labels', { app: 'web', tier: 'front' }),
+    ];
+    const entries = narrowWebhooks(defaultWebhooks(), stateSnapshot({ colocationProfiles }));
+    const condition = entries
+      .find((entry) => entry.path === '/mutate-pod')
+      ?.matchConditions.at(-1)?.expression;
+    assert.equal(condition?.match(/object\.metadata\.labels\['app'\] in \[/g)?.length, 2, condition);
+    const mutate = (labels: Record<string, string>): number =>
+      sentTo(entries, '/mutate-pod', podCreate('n', labels), { [NAMESPACE_NAME_LABEL]: 'n' });
+    assert.equal(mutate({ app: 'app-17' }), 1);
+    assert.equal(mutate({ app: 'app-30' }), 0);
+    assert.equal(mutate({ app: 'web' }), 0);
+    assert.equal(mutate({ app: 'web', tier: 'front' }), 1);
   });
 
   it('leave an entry as it is when its reach holds for every review', () => {

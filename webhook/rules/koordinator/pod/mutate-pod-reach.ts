@@ -15,7 +15,7 @@
  */
 import type { ReachState } from '../../../state.js';
 import type { Reach, ReachTerm } from '../../../narrowing/reach.js';
-import { containersRequestAny, hasAnnotation, hasLabel, or } from '../../../narrowing/cel-text.js';
+import { containersRequestAny, FALSE, hasAnnotation, hasLabel, or } from '../../../narrowing/cel-text.js';
 import { parseLabelSelector } from '../../../util/label-selector.js';
 import { BATCH_RESOURCES, EXTENDED_RESOURCE_SPEC_ANNOTATION } from '../colocation/extended-resource-spec.js';
 import { DEVICE_RESOURCES } from '../device/device-resource-spec.js';
@@ -26,20 +26,7 @@ const CREATE = ['CREATE'] as const;
 
 export function podMutatorReach(options: PodMutationOptions): (state: ReachState) => Reach {
   const fixed: ReachTerm[] = [
-    ...(options.skipExtendedResourceSpec
-      ? []
-      : [
-          {
-            operations: CREATE,
-            cel: or([
-              hasAnnotation(EXTENDED_RESOURCE_SPEC_ANNOTATION),
-              containersRequestAny(BATCH_RESOURCES),
-            ]),
-          },
-        ]),
-    ...(options.skipDeviceResourceSpec
-      ? []
-      : [{ operations: CREATE, cel: containersRequestAny(DEVICE_RESOURCES, { initContainers: false }) }]),
+    { operations: CREATE, cel: resourceTerms(options) },
     ...(options.multiQuotaTree ? [{ operations: CREATE, cel: hasLabel(QUOTA_LABELS.name) }] : []),
   ];
   return (state) => {
@@ -77,4 +64,21 @@ function treeNamespaces(state: ReachState): string[] {
     const quota = state.elasticQuota(namespace) ?? state.quotaBoundTo(namespace);
     return quota?.treeId ? state.elasticQuotaProfiles(quota.treeId)[0]?.nodeSelector !== undefined : false;
   });
+}
+
+/**
+ * The extended-resource-spec annotation and batch resources, and the GPU split's koordinator.sh
+ * GPUs: when both apply, one walk over every container looks for either (an init container
+ * asking for such a GPU is then sent too, though only containers' are split), half the
+ * condition to plan.
+ */
+function resourceTerms(options: PodMutationOptions): string {
+  const annotation = options.skipExtendedResourceSpec
+    ? FALSE
+    : hasAnnotation(EXTENDED_RESOURCE_SPEC_ANNOTATION);
+  if (options.skipExtendedResourceSpec && options.skipDeviceResourceSpec) return FALSE;
+  if (options.skipDeviceResourceSpec) return or([annotation, containersRequestAny(BATCH_RESOURCES)]);
+  if (options.skipExtendedResourceSpec)
+    return containersRequestAny(DEVICE_RESOURCES, { initContainers: false });
+  return or([annotation, containersRequestAny([...BATCH_RESOURCES, ...DEVICE_RESOURCES])]);
 }

@@ -30,7 +30,6 @@ import {
   not,
   or,
   podRequestsAny,
-  containersRequestAny,
   PRIORITY_CHANGED,
   FALSE,
 } from '../../../narrowing/cel-text.js';
@@ -49,25 +48,28 @@ import type { PodValidationOptions } from './validate-pod.js';
 /** The QoS classes checkColocation can refuse a pod for: the forbidden pairs', and LSR and LSE (whole CPUs). */
 const REFUSABLE_QOS = [...new Set([...Object.keys(FORBIDDEN_PAIRS), 'LSR', 'LSE'])].sort();
 
-/** Colocation checks that read the object alone (CREATE and UPDATE alike). */
-const COLOCATION = or([
-  hasAnnotation(RESERVE_POD_ANNOTATION),
-  labelIn(QOS_LABEL, REFUSABLE_QOS),
-  podRequestsAny(BATCH_RESOURCES),
-]);
+/**
+ * Colocation checks that read the object alone (CREATE and UPDATE alike), and the device check
+ * (containers asking for a koordinator.sh GPU) when it is on: one walk over the pod's requests
+ * looks for either (init containers and overhead asking for such a GPU are then sent too), half
+ * the condition to plan.
+ */
+const colocation = (validateDeviceRequests: boolean): string =>
+  or([
+    hasAnnotation(RESERVE_POD_ANNOTATION),
+    labelIn(QOS_LABEL, REFUSABLE_QOS),
+    podRequestsAny(validateDeviceRequests ? [...BATCH_RESOURCES, ...DEVICE_RESOURCES] : BATCH_RESOURCES),
+  ]);
 
 export function podValidatorReach(options: PodValidationOptions): (state: ReachState) => Reach {
   const changed = [QOS_LABEL, PRIORITY_CLASS_LABEL, QUOTA_LABELS.preemptible];
   if (!options.skipValidatingPriority) changed.push(PRIORITY_LABEL);
   if (options.quotaAdmission && options.quotaAdmissionOnUpdate) changed.push(QUOTA_LABELS.name);
   const fixed: ReachTerm[] = [
-    { cel: COLOCATION },
+    { cel: colocation(options.validateDeviceRequests) },
     // Each reads oldObject only behind its own UPDATE test.
-    { cel: or([anyLabelChanged(changed), PRIORITY_CHANGED]) },
+    { operations: ['UPDATE'], cel: or([anyLabelChanged(changed), PRIORITY_CHANGED]) },
     { cel: hasLabel(QUOTA_LABELS.name) },
-    ...(options.validateDeviceRequests
-      ? [{ cel: containersRequestAny(DEVICE_RESOURCES, { initContainers: false }) }]
-      : []),
   ];
   return (state) => {
     const { parents, admitted } = quotaNamespaces(state, options.quotaAdmission);
