@@ -28,6 +28,9 @@
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
  *            against the raw list, peak and settled memory, a forced relist, cost per pod;
  *            --steps=20000,50000 measures those pod counts on the way (nodes, namespaces in proportion)
+ *   conditions  only when named (compiles Go against each tested release's k8s.io/apiserver): the
+ *            match conditions of the narrowed pod webhooks through the API server's own matcher, per
+ *            review of a pod they do not send, as multiples of a trivial condition's cost
  *   fuzz-memory  only when named (about ten minutes): the compiled operator as the image and the
  *            chart run it, on the local control plane, driven by the fuzzer's case families phase
  *            by phase and by 20,000 admitted pods through the quota ledger; its resident memory,
@@ -82,6 +85,7 @@ import { benchScale } from './scale.js';
 import { benchPaths } from './paths.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
 import { benchNarrowingCluster, benchNarrowingSize } from './narrowing.js';
+import { benchMatchConditions } from './match-conditions.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
 import {
   CONFIGURATION_NAME,
@@ -732,6 +736,8 @@ if (
 }
 // Minutes of object creation on a fresh control plane: only when asked for by name.
 if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size, steps));
+// A Go build per tested release: only when asked for by name.
+if (suites.includes('conditions')) await survive('conditions', benchMatchConditions);
 // Minutes of hostile load: only when asked for by name.
 if (suites.includes('fuzz-memory')) {
   const memorySettings = fuzzMemorySettings(flags);
