@@ -295,7 +295,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       matchConditions: [
         {
           name: 'requests-gpu',
-          expression: containersRequestAny(context.gpuResourceNames, { guarded: false }),
+          expression: containersRequestAny(context.gpuResourceNames, { guarded: false, limits: true }),
         },
       ],
       reinvocationPolicy: 'Never',

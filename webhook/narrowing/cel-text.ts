@@ -150,13 +150,22 @@ const SHORT_KEY_LIST = 3;
 
 /**
  * Some container (and init container, unless `initContainers` is false) requests or limits one of
- * `names`. Both lists are walked as one (one comprehension to plan, not two). `guarded` tests
- * spec.containers with has() first: an invalid pod without containers then fails the API
- * server's validation, with its message, instead of this condition.
+ * `names`. Only requests are read unless `limits` is set: the API server defaults a container's
+ * requests from its limits (SetDefaults_Pod, for containers and init containers) when it decodes
+ * the request and again after each mutating webhook's patch, so a name a webhook is sent in
+ * limits is in requests too. `limits` is for conditions also evaluated on manifests no API server
+ * defaulted: the table as declared, which `admit` judges them with. Both lists are walked as one
+ * (one comprehension to plan, not two). `guarded` tests spec.containers with has() first, for
+ * mutating webhooks: an invalid pod without containers then fails the API server's validation,
+ * with its message, instead of this condition (validating webhooks see only pods that passed it).
  */
 export function containersRequestAny(
   names: readonly string[],
-  { initContainers = true, guarded = true }: { initContainers?: boolean; guarded?: boolean } = {},
+  {
+    initContainers = true,
+    guarded = true,
+    limits = false,
+  }: { initContainers?: boolean; guarded?: boolean; limits?: boolean } = {},
 ): string {
   if (names.length === 0) return FALSE;
   const inRequests = hasAnyKey('c.resources.requests', names);
@@ -168,17 +177,24 @@ export function containersRequestAny(
   const walked = initContainers
     ? `(${containers} + (has(object.spec.initContainers) ? object.spec.initContainers : []))`
     : containers;
-  return (
-    `${walked}.exists(c, has(c.resources) && ((has(c.resources.requests) && ${parenthesised(inRequests)}) || ` +
-    `(has(c.resources.limits) && ${parenthesised(inLimits)})))`
-  );
+  const requested = `has(c.resources.requests) && ${parenthesised(inRequests)}`;
+  const asked = limits
+    ? `(${requested}) || (has(c.resources.limits) && ${parenthesised(inLimits)})`
+    : requested;
+  return `${walked}.exists(c, has(c.resources) && ${limits ? `(${asked})` : asked})`;
 }
 
-/** What a pod's requests count (component-helpers' PodRequests): containers, init containers, overhead. */
-export function podRequestsAny(names: readonly string[]): string {
+/**
+ * What a pod's requests count (component-helpers' PodRequests): containers, init containers,
+ * overhead (`guarded` as containersRequestAny's).
+ */
+export function podRequestsAny(
+  names: readonly string[],
+  { guarded = true }: { guarded?: boolean } = {},
+): string {
   const inOverhead = hasAnyKey('object.spec.overhead', names);
   if (inOverhead === undefined) return TRUE;
-  return or([containersRequestAny(names), and(['has(object.spec.overhead)', inOverhead])]);
+  return or([containersRequestAny(names, { guarded }), and(['has(object.spec.overhead)', inOverhead])]);
 }
 
 /** True when the API server accepts `requirement` in a label selector (and so can no pod carry another). */

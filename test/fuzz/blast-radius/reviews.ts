@@ -1,7 +1,8 @@
 /**
  * Generated pod reviews for the blast-radius property, shaped as the API server sends them: the
  * object decoded into a Pod and back (labels and annotations are strings, quantities valid, the
- * namespace in the object equal to the request's, spec.priority resolved by the Priority plugin),
+ * namespace in the object equal to the request's, spec.priority resolved by the Priority plugin,
+ * requests defaulted from limits),
  * but otherwise drawn from what the pod rules read: Koordinator's labels and annotations, every
  * resource a step counts, init containers and overhead, priorities in and out of Koordinator's
  * bands, UPDATEs that change them or not. Labels are often borrowed from the state's profiles and
@@ -46,8 +47,11 @@ function resourceList(rng: Rng): JsonObject | undefined {
 }
 
 function container(rng: Rng, name: string, init: boolean): JsonObject {
-  const requests = resourceList(rng);
   const limits = rng.chance(0.5) ? resourceList(rng) : undefined;
+  // The API server defaults requests from limits (SetDefaults_Pod, containers and init containers)
+  // before any webhook sees the pod, and again after each mutating webhook's patch.
+  const asked = resourceList(rng);
+  const requests = limits ? { ...limits, ...asked } : asked;
   return {
     name,
     image: 'registry.invalid/app:1',

@@ -58,7 +58,10 @@ const colocation = (validateDeviceRequests: boolean): string =>
   or([
     hasAnnotation(RESERVE_POD_ANNOTATION),
     labelIn(QOS_LABEL, REFUSABLE_QOS),
-    podRequestsAny(validateDeviceRequests ? [...BATCH_RESOURCES, ...DEVICE_RESOURCES] : BATCH_RESOURCES),
+    // A validating webhook: every pod it is sent passed validation, so it has containers.
+    podRequestsAny(validateDeviceRequests ? [...BATCH_RESOURCES, ...DEVICE_RESOURCES] : BATCH_RESOURCES, {
+      guarded: false,
+    }),
   ]);
 
 export function podValidatorReach(options: PodValidationOptions): (state: ReachState) => Reach {
