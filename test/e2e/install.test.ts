@@ -700,7 +700,13 @@ describe('the chart on the local node', () => {
       '--set-json',
       `webhooks.namespaceSelector={"matchExpressions":[{"key":"${ADMISSION_SWITCH}","operator":"NotIn","values":["off"]}]}`,
     ]);
-    await readyPods(2);
+    // The calls counted below are the listed replicas' decisions: wait out those the upgrade replaced
+    // (a draining one still answers, and a reservation goes to the leader, which may be one of them).
+    const current = await settled(2);
+    await waitFor('the Lease held by a replica of this release', async () => {
+      const identity = await leaseHolder();
+      return current.some((pod) => identity.startsWith(`${pod.metadata?.name}_`)) || undefined;
+    });
     const ns = async (prefix: string, labels: Record<string, string> = {}): Promise<string> => {
       const name = await podReadyNamespace(t, prefix);
       for (const [key, value] of Object.entries(labels))
