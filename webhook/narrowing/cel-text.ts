@@ -171,17 +171,16 @@ export function containersRequestAny(
   const inRequests = hasAnyKey('c.resources.requests', names);
   const inLimits = hasAnyKey('c.resources.limits', names);
   if (inRequests === undefined || inLimits === undefined) return TRUE;
+  const asked = limits
+    ? [or([and(['has(c.resources.requests)', inRequests]), and(['has(c.resources.limits)', inLimits])])]
+    : ['has(c.resources.requests)', inRequests];
   const containers = guarded
     ? '(has(object.spec.containers) ? object.spec.containers : [])'
     : 'object.spec.containers';
   const walked = initContainers
     ? `(${containers} + (has(object.spec.initContainers) ? object.spec.initContainers : []))`
     : containers;
-  const requested = `has(c.resources.requests) && ${parenthesised(inRequests)}`;
-  const asked = limits
-    ? `(${requested}) || (has(c.resources.limits) && ${parenthesised(inLimits)})`
-    : requested;
-  return `${walked}.exists(c, has(c.resources) && ${limits ? `(${asked})` : asked})`;
+  return `${walked}.exists(c, ${and(['has(c.resources)', ...asked])})`;
 }
 
 /**

@@ -67,7 +67,10 @@ export function narrowWebhooks(entries: readonly WebhookEntry[], state: ReachSta
 
 /** `entry` narrowed to `reach`: disjoint entries of its path (none when it can act on nothing). */
 export function narrowEntry(entry: WebhookEntry, reach: Reach): WebhookEntry[] {
-  return operationGroups(entry, reach).flatMap(({ operations, reach: theirs }, index) =>
+  const groups = operationGroups(entry, reach);
+  // One group: every operation has the same reach, and the entry keeps all of them.
+  if (groups.length === 1) return narrowByNamespace(entry, groups[0]?.reach ?? reach);
+  return groups.flatMap(({ operations, reach: theirs }, index) =>
     narrowByNamespace(onlyOperations(entry, operations, index), theirs),
   );
 }
@@ -101,8 +104,6 @@ function operationGroups(entry: WebhookEntry, reach: Reach): { operations: Opera
  * left out (the API server would evaluate them for nothing).
  */
 function onlyOperations(entry: WebhookEntry, operations: readonly Operation[], index: number): WebhookEntry {
-  const all = new Set(entry.resourceRules.flatMap((rule) => rule.operations));
-  if (operations.length === all.size) return entry;
   const short = shortName(entry.name);
   const implied = operations.every((operation) => entry.matchConditionsHoldOn?.includes(operation));
   return {

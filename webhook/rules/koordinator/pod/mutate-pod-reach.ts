@@ -25,8 +25,9 @@ import type { PodMutationOptions } from './mutate-pod.js';
 const CREATE = ['CREATE'] as const;
 
 export function podMutatorReach(options: PodMutationOptions): (state: ReachState) => Reach {
+  const resources = resourceTerms(options);
   const fixed: ReachTerm[] = [
-    { operations: CREATE, cel: resourceTerms(options) },
+    ...(resources === FALSE ? [] : [{ operations: CREATE, cel: resources }]),
     ...(options.multiQuotaTree ? [{ operations: CREATE, cel: hasLabel(QUOTA_LABELS.name) }] : []),
   ];
   return (state) => {
@@ -73,12 +74,11 @@ function treeNamespaces(state: ReachState): string[] {
  * condition to plan.
  */
 function resourceTerms(options: PodMutationOptions): string {
-  const annotation = options.skipExtendedResourceSpec
-    ? FALSE
-    : hasAnnotation(EXTENDED_RESOURCE_SPEC_ANNOTATION);
-  if (options.skipExtendedResourceSpec && options.skipDeviceResourceSpec) return FALSE;
-  if (options.skipDeviceResourceSpec) return or([annotation, containersRequestAny(BATCH_RESOURCES)]);
+  const devices = !options.skipDeviceResourceSpec;
   if (options.skipExtendedResourceSpec)
-    return containersRequestAny(DEVICE_RESOURCES, { initContainers: false });
-  return or([annotation, containersRequestAny([...BATCH_RESOURCES, ...DEVICE_RESOURCES])]);
+    return devices ? containersRequestAny(DEVICE_RESOURCES, { initContainers: false }) : FALSE;
+  return or([
+    hasAnnotation(EXTENDED_RESOURCE_SPEC_ANNOTATION),
+    containersRequestAny(devices ? [...BATCH_RESOURCES, ...DEVICE_RESOURCES] : BATCH_RESOURCES),
+  ]);
 }
