@@ -13,6 +13,12 @@
  * A watch that ends is resumed from the last resourceVersion seen (bookmarks keep it current); a
  * 410 Gone relists. Any other failure retries with exponential backoff. A relist brackets its
  * objects with `listing()` and `listed()`, so the sink can drop what the list no longer has.
+ *
+ * Nothing trusts a connection to stay alive: a half-open one (a NAT or conntrack entry expired, a
+ * balancer failed over) neither delivers nor ends. Every request the reflector makes is watched for
+ * silence: a watch hears a bookmark at least every BOOKMARK_CADENCE_MS from a live API server, so
+ * one that has heard nothing for SILENCE_BOUND_MS is taken for dead, dropped and resumed from the
+ * last resourceVersion on a new connection (docs/operations.md, "Stalled watches").
  */
 import { DEFAULT_BACKOFF } from './reconcile-loop.js';
 import { systemClock, type Clock } from './clock.js';
@@ -61,7 +67,30 @@ export interface ReflectorOptions {
   onRestart?: (kind: string) => void;
   /** Times its backoff, its watches' deadlines and how long a watch lasted. */
   clock?: Clock;
+  /**
+   * Called when a request heard nothing for SILENCE_BOUND_MS and was replaced (metrics, an Event);
+   * `silentMs` is how long it had been silent.
+   */
+  onSilent?: (kind: string, silentMs: number) => void;
+  /**
+   * Called when the collection is known current as of `at` (monotonic ms): a bookmark came, which
+   * the API server sends only after every event before it, or a consistent list began then.
+   */
+  onCurrent?: (kind: string, at: number) => void;
 }
+
+/**
+ * How often the API server's watch cache sends a bookmark to a watch that asked for them: every
+ * minute (and 2 s before the watch's timeout), on both 1.30 and 1.37 (measured: gaps of 60-61 s
+ * on an idle cluster; docs/operations.md).
+ */
+export const BOOKMARK_CADENCE_MS = 60_000;
+/**
+ * A request that has heard nothing for this long is dead: one bookmark interval plus a
+ * quarter for a busy API server, well under the 90 s within which a stalled watch must be
+ * replaced. A live watch never gets near it; a paged list's page arrives in seconds.
+ */
+export const SILENCE_BOUND_MS = 75_000;
 
 const LIST_PAGE_SIZE = 500;
 /** A page larger than this halves the next page's limit: objects can be up to ~1.5 MiB each. */
@@ -72,11 +101,17 @@ const { baseMs: INITIAL_BACKOFF_MS, maxMs: MAX_BACKOFF_MS } = DEFAULT_BACKOFF;
 const OPTIONAL_KIND_RECHECK_MS = 5_000;
 /** As client-go: watches last 5-10 minutes, so that all clients do not reconnect at once. */
 const MIN_WATCH_SECONDS = 300;
-/** How long past its timeoutSeconds a silent watch is given before it is taken for dead. */
-const WATCH_GRACE_MS = 60_000;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 /** A watch the server ends sooner than this, with nothing in it, is a failure (backoff), not a timeout. */
 const SHORTEST_WATCH_MS = 1000;
+
+/** A request went silent for SILENCE_BOUND_MS and was dropped: resumed at once, without backoff. */
+class SilenceError extends Error {
+  override name = 'SilenceError';
+  constructor(readonly silentMs: number) {
+    super(`heard nothing from the API server for ${Math.round(silentMs / 1000)} s`);
+  }
+}
 
 interface WatchEvent {
   type?: unknown;
@@ -114,6 +149,12 @@ export class Reflector {
   private relistRequested = false;
   /** A streaming list has begun and its closing bookmark has not come. */
   private initialEventsPending = false;
+  /** When the streaming list under way was asked for: its objects are the state as of then. */
+  private listAskedAt = 0;
+  /** When the API server was last heard from (monotonic ms): any byte of any answer. */
+  private lastHeard: number | undefined;
+  /** Replacements for silence and relists, since start (tests and the restart target count them). */
+  private readonly counts = { silent: 0, lists: 0, resumes: 0 };
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -133,6 +174,16 @@ export class Reflector {
 
   get synced(): boolean {
     return this.hasSynced;
+  }
+
+  /** Milliseconds since the API server was last heard from on this kind; undefined before it ever was. */
+  silentFor(): number | undefined {
+    return this.lastHeard === undefined ? undefined : this.clock.monotonic() - this.lastHeard;
+  }
+
+  /** How many times the reflector listed, resumed a watch, or replaced a silent request. */
+  get stats(): Readonly<{ silent: number; lists: number; resumes: number }> {
+    return { ...this.counts };
   }
 
   /** Starts listing and watching; resolves once the first list is complete. */
@@ -199,6 +250,19 @@ export class Reflector {
 
   private async recover(error: unknown): Promise<void> {
     if (this.stopped || this.relistRequested) return;
+    if (error instanceof SilenceError) {
+      this.counts.silent++;
+      this.logger.warn(
+        {
+          kind: this.spec.kind,
+          silentSeconds: Math.round(error.silentMs / 1000),
+          resume: this.resourceVersion,
+        },
+        'watch silent; replacing it',
+      );
+      this.options.onSilent?.(this.spec.kind, error.silentMs);
+      return;
+    }
     if (isGone(error)) {
       this.logger.info({ kind: this.spec.kind }, 'watch expired; listing again');
       this.resourceVersion = undefined;
@@ -259,14 +323,23 @@ export class Reflector {
     let limit = this.pageSize;
     let token: string | undefined;
     let listVersion: string | undefined;
+    this.counts.lists++;
+    // A list without a resourceVersion is read from etcd: the state as of when it began.
+    const began = this.clock.monotonic();
     this.sink.listing();
     do {
       const query = this.selectors(new URLSearchParams({ limit: String(limit) }));
       if (token) query.set('continue', token);
-      const response = await apiGet(this.kubeConfig, this.spec.path, query, this.abort.signal);
       let bytes = 0;
-      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      const page = await readJson(response);
+      const page = await this.guarded(async (signal, heard) => {
+        const response = await apiGet(this.kubeConfig, this.spec.path, query, signal);
+        heard();
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          heard();
+        });
+        return readJson(response);
+      });
       if (!isObject(page)) throw new Error(`${this.spec.path}: the list is not an object`);
       const metadata = isObject(page.metadata) ? page.metadata : {};
       listVersion ??= typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : undefined;
@@ -279,52 +352,96 @@ export class Reflector {
     this.sink.listed('pages');
     this.resourceVersion = listVersion ?? '';
     this.markSynced();
+    this.options.onCurrent?.(this.spec.kind, began);
   }
 
-  /** Follows one watch until the server ends it (its timeoutSeconds) or it fails. */
+  /**
+   * Runs one request under a watchdog: `heard()` marks the API server heard from; when it has not
+   * been for SILENCE_BOUND_MS (from the start, for an answer that never begins), the request is
+   * aborted and a SilenceError thrown. One timer per request, re-armed for what is left of the
+   * bound when it fires: hearing costs an assignment, not a timer.
+   */
+  private async guarded<T>(request: (signal: AbortSignal, heard: () => void) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    const onStop = (): void => {
+      abort.abort();
+    };
+    this.abort.signal.addEventListener('abort', onStop);
+    let last = this.clock.monotonic();
+    let silence: SilenceError | undefined;
+    const heard = (): void => {
+      last = this.clock.monotonic();
+      this.lastHeard = last;
+    };
+    let timer: unknown;
+    const arm = (ms: number): void => {
+      timer = this.clock.setTimeout(check, ms, true);
+    };
+    const check = (): void => {
+      const quiet = this.clock.monotonic() - last;
+      if (quiet < SILENCE_BOUND_MS) {
+        arm(SILENCE_BOUND_MS - quiet);
+        return;
+      }
+      silence = new SilenceError(quiet);
+      abort.abort();
+    };
+    arm(SILENCE_BOUND_MS);
+    try {
+      return await request(abort.signal, heard);
+    } catch (error) {
+      throw silence ?? error;
+    } finally {
+      this.clock.clearTimeout(timer);
+      this.abort.signal.removeEventListener('abort', onStop);
+    }
+  }
+
+  /** Follows one watch until the server ends it (its timeoutSeconds), it fails or it goes silent. */
   private async watch(initialEvents: boolean): Promise<void> {
     const seconds = MIN_WATCH_SECONDS + Math.floor(Math.random() * MIN_WATCH_SECONDS);
     const query = this.selectors(
       new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(seconds) }),
     );
     if (initialEvents) {
+      this.counts.lists++;
+      this.listAskedAt = this.clock.monotonic();
       query.set('sendInitialEvents', 'true');
       query.set('resourceVersionMatch', 'NotOlderThan');
-    } else query.set('resourceVersion', this.resourceVersion ?? '');
-    const abort = new AbortController();
-    const onStop = (): void => {
-      abort.abort();
-    };
-    this.abort.signal.addEventListener('abort', onStop);
-    const deadline = this.clock.setTimeout(onStop, seconds * 1000 + WATCH_GRACE_MS);
+    } else {
+      this.counts.resumes++;
+      query.set('resourceVersion', this.resourceVersion ?? '');
+    }
     const started = this.clock.monotonic();
     let events = 0;
-    try {
-      const response = await apiGet(this.kubeConfig, this.spec.path, query, abort.signal);
+    await this.guarded(async (signal, heard) => {
+      const response = await apiGet(this.kubeConfig, this.spec.path, query, signal);
+      heard();
       if (initialEvents) {
         this.initialEventsPending = true;
         this.sink.listing();
       }
       let failure: Error | undefined;
       await forEachLine(response, (line) => {
+        heard();
         events++;
         if (failure !== undefined) return;
         failure = this.handleEvent(line);
-        if (failure !== undefined) abort.abort();
+        if (failure !== undefined) abort(failure);
       }).catch((error: unknown) => {
         if (failure === undefined) throw error;
       });
       if (failure !== undefined) throw failure;
-      if (this.initialEventsPending) throw new Error('the streaming list ended before its last object');
-      // Something between us and the API server (a proxy, a balancer) closing every watch at once
-      // would otherwise make this a busy loop.
-      if (events === 0 && this.clock.monotonic() - started < SHORTEST_WATCH_MS)
-        throw new Error('the watch ended at once');
-      this.backoffMs = INITIAL_BACKOFF_MS;
-    } finally {
-      this.clock.clearTimeout(deadline);
-      this.abort.signal.removeEventListener('abort', onStop);
-    }
+      function abort(error: Error): void {
+        response.destroy(error);
+      }
+    });
+    if (this.initialEventsPending) throw new Error('the streaming list ended before its last object');
+    // Something between us and the API server (a proxy, a balancer) closing every watch at once
+    // would otherwise make this a busy loop.
+    if (events === 0 && this.clock.monotonic() - started < SHORTEST_WATCH_MS)
+      throw new Error('the watch ended at once');
+    this.backoffMs = INITIAL_BACKOFF_MS;
   }
 
   /** Applies one watch event; returns what ends the watch (an ERROR event), if anything. */
@@ -353,6 +470,11 @@ export class Reflector {
           this.resourceVersion = resourceVersionOf(object) ?? '';
           this.sink.listed('stream');
           this.markSynced();
+          // The list is the state as of its request; what happened since follows this bookmark.
+          this.options.onCurrent?.(this.spec.kind, this.listAskedAt);
+        } else if (!this.initialEventsPending) {
+          // Sent after every event before it, with the watch cache's latest version: current now.
+          this.options.onCurrent?.(this.spec.kind, this.clock.monotonic());
         }
         break;
       }

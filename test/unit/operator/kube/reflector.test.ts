@@ -10,7 +10,12 @@ import { afterEach, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { JsonObject } from '../../../../webhook/admission/types.js';
-import { Reflector, type ReflectorOptions, type ReflectorSink } from '../../../../operator/kube/reflector.js';
+import {
+  Reflector,
+  SILENCE_BOUND_MS,
+  type ReflectorOptions,
+  type ReflectorSink,
+} from '../../../../operator/kube/reflector.js';
 import { FakeClock } from '../../../harness/fake-clock.js';
 
 type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
@@ -252,6 +257,86 @@ describe('Reflector', () => {
     await clock.advance(1);
     await until('the retry', () => restarts.length === 2);
     assert.equal(requests, 2);
+  });
+
+  it('replaces a watch that hears nothing for the silence bound, resuming from the last version', async () => {
+    const calls: string[] = [];
+    const open: ServerResponse[] = [];
+    const kubeConfig = await serve((url, res) => {
+      const initial = url.searchParams.get('sendInitialEvents') === 'true';
+      calls.push(initial ? 'stream' : `watch@${url.searchParams.get('resourceVersion')}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // The connection then goes quiet without closing: a half-open connection.
+      res.write(initial ? event('ADDED', ns('a', '1')) + endOfList('5') : event('ADDED', ns('b', '7')));
+      open.push(res);
+    });
+    const clock = new FakeClock();
+    const silent: string[] = [];
+    const sink = new RecordingSink();
+    const started = namespacesInto(sink, kubeConfig, {
+      clock,
+      onSilent: (kind, ms) => silent.push(`${kind} ${ms}`),
+    });
+    await started.start();
+    await clock.advance(SILENCE_BOUND_MS - 1);
+    await new Promise((done) => setTimeout(done, 50));
+    assert.deepEqual(calls, ['stream']);
+    assert.equal(started.silentFor(), SILENCE_BOUND_MS - 1);
+    await clock.advance(1);
+    await until('the replacement', () => calls.length === 2);
+    assert.deepEqual(calls, ['stream', 'watch@5']);
+    assert.deepEqual(silent, [`namespaces ${SILENCE_BOUND_MS}`]);
+    await until('the resumed event', () => sink.present.has('b'));
+    assert.deepEqual(started.stats, { silent: 1, lists: 1, resumes: 1 });
+    assert.ok(open[0]?.destroyed || open[0]?.writableEnded || open[0]?.closed, 'the silent watch is closed');
+  });
+
+  it('takes bookmarks as proof of life, and tells when the collection was last known current', async () => {
+    let watch: ServerResponse | undefined;
+    let requests = 0;
+    const kubeConfig = await serve((_url, res) => {
+      requests++;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(event('ADDED', ns('a', '1')) + endOfList('5'));
+      watch = res;
+    });
+    const clock = new FakeClock();
+    const current: number[] = [];
+    const start = clock.monotonic();
+    const started = namespacesInto(new RecordingSink(), kubeConfig, {
+      clock,
+      onCurrent: (_kind, at) => current.push(at - start),
+    });
+    await started.start();
+    for (const step of [1, 2, 3]) {
+      await clock.advance(60_000);
+      watch?.write(event('BOOKMARK', { kind: 'Namespace', metadata: { resourceVersion: String(5 + step) } }));
+      await until(`bookmark ${step}`, () => current.length === step + 1);
+    }
+    // 180 s without an object, never silent for the bound: the one watch still stands.
+    assert.equal(requests, 1);
+    assert.deepEqual(current, [0, 60_000, 120_000, 180_000]);
+    assert.equal(started.silentFor(), 0);
+  });
+
+  it('replaces a request whose answer never begins', async () => {
+    let requests = 0;
+    const kubeConfig = await serve(() => {
+      // Headers never come (a connection frozen under the request).
+      requests++;
+    });
+    const clock = new FakeClock();
+    const silent: string[] = [];
+    const started = namespacesInto(new RecordingSink(), kubeConfig, {
+      clock,
+      onSilent: (kind) => silent.push(kind),
+    });
+    void started.start();
+    await until('the first request', () => requests === 1);
+    await clock.advance(SILENCE_BOUND_MS);
+    await until('the second request', () => requests === 2);
+    assert.deepEqual(silent, ['namespaces']);
+    assert.equal(started.silentFor(), undefined);
   });
 
   it('counts an absent optional kind as synced and empty', async () => {
