@@ -3,6 +3,7 @@
  * reconciler and the admission server, and the readiness check that joins them. What each part
  * does lives in its own module; the order they start and stop in, in lifecycle.ts.
  */
+import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
@@ -72,7 +73,12 @@ export async function runOperator(
   const events = new EventRecorder(kubeConfig, logger, { clock });
   // What the store and the loops all take.
   const shared = { kubeConfig, logger, metrics, events, clock };
-  const store = new StateStore({ ...shared, configMaps, tierMappingNamespace: options.namespace });
+  const store = new StateStore({
+    ...shared,
+    configMaps,
+    tierMappingNamespace: options.namespace,
+    selfPod: { namespace: options.namespace, name: process.env.POD_NAME || hostname() },
+  });
   const enforcement = new EnforcementTracker(
     options.enforcement,
     enforceableNames(),

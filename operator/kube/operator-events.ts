@@ -8,6 +8,7 @@
  *   WebhookConfigurationRepaired   Mutating/ValidatingWebhookConfiguration   drift undone, naming the last writer
  *   InvalidTierMapping      ConfigMap   an invalid gpu-tier-mapping ignored (operator/store/tier-mapping-tracker.ts)
  *   LeaderElection          Lease       a replica became the leader
+ *   WatchReplaced           Pod         a watch heard nothing for the silence bound and was replaced (the replica's own Pod)
  */
 import type { V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.js';
@@ -21,6 +22,7 @@ const EVENT_REASONS = {
   configurationRepaired: 'WebhookConfigurationRepaired',
   invalidTierMapping: 'InvalidTierMapping',
   leaderElection: 'LeaderElection',
+  watchReplaced: 'WatchReplaced',
 } as const;
 
 /** What the certificate manager wrote (the fields of its write plan that Events tell). */
@@ -127,5 +129,24 @@ export function leaderElected(
     },
     EVENT_REASONS.leaderElection,
     `${truncate(identity, MAX_LOG_FIELD_CHARS)} became leader`,
+  );
+}
+
+/**
+ * Records on the replica's own Pod that the watch of `kind` went silent and was replaced: the
+ * state the rules read was stale meanwhile (docs/runbooks/AdmissionWatchStale.md).
+ */
+export function watchReplaced(
+  events: EventRecorder | undefined,
+  pod: { namespace: string; name: string },
+  kind: string,
+  silentMs: number,
+): void {
+  if (!events) return;
+  void events.warning(
+    { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name },
+    EVENT_REASONS.watchReplaced,
+    `The ${truncate(kind, MAX_LOG_FIELD_CHARS)} watch heard nothing from the API server for ` +
+      `${Math.round(silentMs / 1000)} s; replaced it, resuming where it was`,
   );
 }

@@ -10,7 +10,12 @@ import { auditMetrics, type AuditMetrics } from './audit-metrics.js';
 import { certificateMetrics, type CertificateMetrics } from './certificate-metrics.js';
 import { configMapMetrics, type ConfigMapMetrics } from './config-map-metrics.js';
 import { configurationMetrics, type ConfigurationMetrics } from './configuration-metrics.js';
-import { informerMetrics, type InformerMetrics, type StoreSizes } from './informer-metrics.js';
+import {
+  informerMetrics,
+  type InformerMetrics,
+  type StoreSizes,
+  type WatchSilences,
+} from './informer-metrics.js';
 import { leaderMetrics, type LeaderMetrics } from './leader-metrics.js';
 import { quotaLedgerMetrics, type QuotaLedgerMetrics } from './quota-ledger-metrics.js';
 
@@ -24,6 +29,8 @@ export type OperatorMetrics = AuditMetrics &
     readonly registry: Registry;
     /** What the state store holds, by watched kind; set by the store, read at each scrape. */
     storeSizes: StoreSizes;
+    /** How long each watched kind has not heard from the API server; set by the store, read at each scrape. */
+    watchSilences: WatchSilences;
     /** The quota ledger's entries; set by the store, read at each scrape. */
     ledgerSize: () => number;
   };
@@ -37,12 +44,17 @@ export function operatorMetrics(registry: Registry = new Registry()): OperatorMe
   const metrics: OperatorMetrics = {
     registry,
     storeSizes: () => [],
+    watchSilences: () => [],
     ledgerSize: () => 0,
     ...auditMetrics(registers),
     ...certificateMetrics(registers),
     ...configMapMetrics(registers),
     ...configurationMetrics(registers),
-    ...informerMetrics(registers, () => metrics.storeSizes()),
+    ...informerMetrics(
+      registers,
+      () => metrics.storeSizes(),
+      () => metrics.watchSilences(),
+    ),
     ...leaderMetrics(registers),
     ...quotaLedgerMetrics(registers, () => metrics.ledgerSize()),
   };

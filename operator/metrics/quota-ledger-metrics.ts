@@ -1,18 +1,20 @@
 /**
  * The quota ledger (operator/store/quota-usage.ts): how many admitted pods it counts until the
- * watch sees them, and the entries that left it without that: expired (admitted, never seen
- * within the ledger's 30 s: a later admission step refused the pod, or the watch lags) or evicted
- * to keep it within its bound (the quota was then judged without them).
+ * watch delivers them, and the entries that left it without that: expired (the pod watch was
+ * current well past the admission and the pod never came: a later admission step or the API
+ * server refused it) or folded into their quota's overflow to keep the ledger within its bound.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { LEDGER_MAX_ENTRIES } from '../store/quota-usage.js';
+import { LEDGER_MAX_ENTRIES, RESERVATION_SETTLE_MS } from '../store/quota-usage.js';
 
 /** `entries` is read at each scrape: the store sets it once it exists (see OperatorMetrics.ledgerEntries). */
 export function quotaLedgerMetrics(registers: Registry[], entries: () => number) {
   return {
     ledgerEntries: new Gauge({
       name: 'admission_quota_ledger_entries',
-      help: 'Pods admitted with a quota reservation that the pod watch has not seen yet (each counts 30 s at most).',
+      help:
+        'Pods admitted with a quota reservation that the pod watch has not delivered yet ' +
+        '(kept until it does, or until the watch is current past the admission without the pod).',
       registers,
       collect() {
         this.set(entries());
@@ -20,12 +22,12 @@ export function quotaLedgerMetrics(registers: Registry[], entries: () => number)
     }),
     ledgerExpired: new Counter({
       name: 'admission_quota_ledger_expired_total',
-      help: 'Quota reservations that expired before the pod watch saw their pod.',
+      help: `Quota reservations released without their pod: the pod watch was current ${RESERVATION_SETTLE_MS / 1000} s past the admission and the pod never came.`,
       registers,
     }),
     ledgerEvictions: new Counter({
       name: 'admission_quota_ledger_evictions_total',
-      help: `Quota reservations dropped before they expired to make room: the ledger holds ${LEDGER_MAX_ENTRIES} at most.`,
+      help: `Quota reservations folded into their quota's overflow sum to make room: the ledger holds ${LEDGER_MAX_ENTRIES} by name at most.`,
       registers,
     }),
   };

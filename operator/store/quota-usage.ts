@@ -7,9 +7,19 @@
  * pods until the watch catches up (milliseconds), so across replicas the bound can be exceeded
  * by the pods admitted within that window.
  *
- * The ledger forgets on time, whether or not anything reads it: a timer sweeps its expired
- * entries, and it holds LEDGER_MAX_ENTRIES at most. Before, an entry left only when a review read
- * its quota's use, and each read walked the whole ledger.
+ * A reservation ends on evidence, never on the clock alone (docs/design.md, "The quota ledger"):
+ * - the pod watch delivers the pod (added, modified or deleted): from then on the watch counts it;
+ * - or the pod watch is known current (a bookmark, a consistent list: `current(at)`) as of a time
+ *   RESERVATION_SETTLE_MS past the admission, and the pod has not come: its create failed for
+ *   certain (a later webhook or the API server refused it), since the API server gives up on a
+ *   request by then and a bookmark follows every event before it.
+ * A silent pod watch therefore keeps every reservation: the quota can only get tighter while the
+ * watch is stale, never looser. Nothing runs on a timer.
+ *
+ * The ledger holds LEDGER_MAX_ENTRIES at most. Past it the oldest entry is folded into its quota's
+ * overflow: one sum per quota, with the latest admission folded in, released on the same evidence
+ * as a whole. A pod of the overflow that the watch delivers then counts twice until the overflow is
+ * released (tighter, never looser), and the memory stays one sum per quota.
  */
 import type { Amounts } from '../../webhook/rules/koordinator/quota/pod-requests.js';
 import { systemClock, type Clock } from '../kube/clock.js';
@@ -21,32 +31,41 @@ export interface PodUsage {
   requests: Amounts;
 }
 
-/** An admitted pod the watch has not seen yet: what it takes, until when. */
+/** An admitted pod the watch has not delivered yet: what it takes, since when. */
 interface Pending {
   readonly quota: string;
   readonly requests: PodRequests;
-  readonly expiresAt: number;
+  readonly admittedAt: number;
 }
 
-/** How long an admitted pod counts without the watch seeing it (a later admission step may refuse it). */
-export const LEDGER_TTL_MS = 30_000;
+/** The entries folded out of a full ledger, for one quota: their sum, and the latest admission. */
+interface Overflow {
+  readonly amounts: Amounts;
+  latestAt: number;
+}
 
 /**
- * The most admitted-but-unseen pods the ledger holds: 30 s of admissions at 1,666 pods a second,
- * about 21 MiB of heap with 253-character pod names (432 bytes an entry, measured). Past it the
- * oldest entry goes, and is counted: availability first, so a replica keeps deciding, with a sum
- * that may miss the pods dropped, rather than grow without bound or refuse.
+ * How long after its admission a pod that exists must have reached the pod watch: the API server
+ * abandons a request after its --request-timeout (60 s by default; the webhooks after ours run
+ * inside it), and its watch cache hears of a write within milliseconds (5 s allowed). A current
+ * watch without the pod this long after its admission means the create failed.
+ */
+export const RESERVATION_SETTLE_MS = 65_000;
+
+/**
+ * The most admitted-but-undelivered pods the ledger keeps one by one: about 21 MiB of heap with
+ * 253-character pod names (432 bytes an entry, measured). A healthy watch delivers a created pod
+ * within milliseconds, so the entries that stay are the refused pods of the last one to two
+ * minutes, or everything admitted while the pod watch is stale. Past it, entries are folded into
+ * their quota's overflow (see above), so the bound costs exactness of release, not of admission.
  */
 export const LEDGER_MAX_ENTRIES = 50_000;
 
-/** Expired entries are swept together, at most this long after they expired. */
-export const LEDGER_SWEEP_SLACK_MS = 500;
-
 /** What the ledger reports about itself (the operator counts them into its metrics). */
 export interface LedgerEvents {
-  /** An entry left to make room for a new one (the ledger was full). */
+  /** An entry was folded into its quota's overflow to make room (the ledger was full). */
   evicted?: () => void;
-  /** `count` entries expired without the watch seeing their pods. */
+  /** `count` entries were released without their pods ever delivered: their creates failed. */
   expired?: (count: number) => void;
 }
 
@@ -70,16 +89,15 @@ export class QuotaUsage {
   private readonly pods = new Map<string, PodRecord>();
   private readonly observed = new Map<string, Amounts>();
   /**
-   * Oldest first: every entry lives LEDGER_TTL_MS on the monotonic clock and a renewed one is
-   * moved to the end, so insertion order is expiry order, and expiring or evicting takes the
-   * entries at the front: O(entries that leave), never a walk of the ledger.
+   * Oldest admission first (a renewed entry moves to the end), so releasing on evidence or making
+   * room takes the entries at the front: O(entries that leave), never a walk of the ledger.
    */
   private readonly ledger = new Map<string, Pending>();
   /** What the ledger's entries add up to, per quota, so a read never walks the ledger either. */
   private readonly pending = new Map<string, Amounts>();
+  private readonly overflow = new Map<string, Overflow>();
   private readonly podsByQuota = new Map<string, Set<string>>();
   private readonly maxLedgerEntries: number;
-  private sweepTimer: unknown;
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -93,9 +111,14 @@ export class QuotaUsage {
     return this.pods.size;
   }
 
-  /** How many admitted pods the ledger counts until the watch sees them. */
+  /** How many admitted pods the ledger counts one by one until the watch delivers them. */
   get ledgerSize(): number {
     return this.ledger.size;
+  }
+
+  /** How many quotas hold an overflow (entries folded out of a full ledger). */
+  get overflowQuotas(): number {
+    return this.overflow.size;
   }
 
   /**
@@ -114,7 +137,9 @@ export class QuotaUsage {
     this.forget(key);
   }
 
+  /** The pod was deleted, or delivered in a form that counts against no quota (it finished). */
   delete(key: string): void {
+    this.forget(key);
     const previous = this.pods.get(key);
     if (!previous) return;
     this.pods.delete(key);
@@ -160,41 +185,57 @@ export class QuotaUsage {
   }
 
   /**
-   * Counts an admitted pod until the watch sees it or LEDGER_TTL_MS passes. A pod admitted again
-   * (a retried create) counts once, from its latest admission. A full ledger makes room by
-   * dropping its oldest entry, the one closest to expiring anyway.
+   * Counts an admitted pod until the watch delivers it, or its create has failed for certain (see
+   * `current`). A pod admitted again (a retried create) counts once, from its latest admission. A
+   * full ledger folds its oldest entry into that entry's quota's overflow.
    */
   reserve(key: string, usage: PodUsage): void {
     if (this.pods.has(key)) return;
     const now = this.clock.monotonic();
-    this.expire(now);
     this.forget(key);
     if (this.ledger.size >= this.maxLedgerEntries) {
-      const oldest = this.ledger.keys().next();
+      const oldest = this.ledger.entries().next();
       if (!oldest.done) {
-        this.forget(oldest.value);
+        this.fold(oldest.value[0], oldest.value[1]);
         this.options.evicted?.();
       }
     }
     const quota = quotaNames.intern(usage.quota);
     const requests = sharedRequests(usage.requests);
-    this.ledger.set(key, { quota, requests, expiresAt: now + LEDGER_TTL_MS });
+    this.ledger.set(key, { quota, requests, admittedAt: now });
     this.sumPending(quota, requests, 1n);
-    this.scheduleSweep(now);
+  }
+
+  /**
+   * The pod watch is known current as of `at` (monotonic ms): every pod created before then has
+   * been delivered. Releases the reservations admitted RESERVATION_SETTLE_MS or more before `at`:
+   * their pods never came. A stale watch never calls this, so its reservations all stay.
+   */
+  current(at: number): void {
+    const cutoff = at - RESERVATION_SETTLE_MS;
+    let count = 0;
+    for (const [key, entry] of this.ledger) {
+      if (entry.admittedAt > cutoff) break;
+      this.forget(key);
+      count++;
+    }
+    for (const [quota, folded] of this.overflow) if (folded.latestAt <= cutoff) this.overflow.delete(quota);
+    if (count > 0) this.options.expired?.(count);
   }
 
   used(quota: string): Amounts {
-    this.expire(this.clock.monotonic());
     const total: Amounts = new Map(this.observed.get(quota) ?? []);
-    for (const [key, amount] of this.pending.get(quota) ?? []) {
-      const next = (total.get(key) ?? 0n) + amount;
-      if (next === 0n) total.delete(key);
-      else total.set(key, next);
+    for (const sum of [this.pending.get(quota), this.overflow.get(quota)?.amounts]) {
+      for (const [key, amount] of sum ?? []) {
+        const next = (total.get(key) ?? 0n) + amount;
+        if (next === 0n) total.delete(key);
+        else total.set(key, next);
+      }
     }
     return total;
   }
 
-  /** Drops a ledger entry (the watch saw its pod, it expired, or it makes room), if there is one. */
+  /** Drops a ledger entry (the watch delivered its pod, its create failed, it is folded), if there is one. */
   private forget(key: string): void {
     const entry = this.ledger.get(key);
     if (!entry) return;
@@ -202,44 +243,21 @@ export class QuotaUsage {
     this.sumPending(entry.quota, entry.requests, -1n);
   }
 
+  /** Moves an entry into its quota's overflow: still counted, no longer kept by name. */
+  private fold(key: string, entry: Pending): void {
+    this.forget(key);
+    let folded = this.overflow.get(entry.quota);
+    if (!folded)
+      this.overflow.set(entry.quota, (folded = { amounts: new Map(), latestAt: entry.admittedAt }));
+    add(folded.amounts, entry.requests, 1n);
+    folded.latestAt = Math.max(folded.latestAt, entry.admittedAt);
+  }
+
   private sumPending(quota: string, requests: PodRequests, sign: 1n | -1n): void {
     let sum = this.pending.get(quota);
     if (!sum) this.pending.set(quota, (sum = new Map<string, bigint>()));
     add(sum, requests, sign);
     if (sum.size === 0) this.pending.delete(quota);
-  }
-
-  /** Drops the entries expired at `now`: the ones at the front. */
-  private expire(now: number): void {
-    let count = 0;
-    for (const [key, entry] of this.ledger) {
-      if (entry.expiresAt > now) break;
-      this.forget(key);
-      count++;
-    }
-    if (count > 0) this.options.expired?.(count);
-  }
-
-  /**
-   * One timer at a time, for the oldest entry (plus a little slack, so that entries expiring
-   * close together go in one sweep): expired entries leave without waiting for a read, and an
-   * idle replica ends with an empty ledger. It never keeps the process alive by itself.
-   */
-  private scheduleSweep(now: number): void {
-    if (this.sweepTimer !== undefined) return;
-    const oldest = this.ledger.values().next();
-    if (oldest.done) return;
-    const delay = Math.max(0, oldest.value.expiresAt - now) + LEDGER_SWEEP_SLACK_MS;
-    this.sweepTimer = this.clock.setTimeout(
-      () => {
-        this.sweepTimer = undefined;
-        const at = this.clock.monotonic();
-        this.expire(at);
-        this.scheduleSweep(at);
-      },
-      delay,
-      true,
-    );
   }
 
   /** What the watch counts for one live pod (key: namespace/name), if anything. */

@@ -28,6 +28,7 @@ import type {
 import { asObject, labelsOf, stringsOf } from '../../webhook/util/json.js';
 import { systemClock, type Clock } from '../kube/clock.js';
 import type { EventRecorder } from '../kube/events.js';
+import { watchReplaced } from '../kube/operator-events.js';
 import { Reflector, type ReflectorSink, type ReflectorSpec } from '../kube/reflector.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
@@ -50,8 +51,10 @@ export interface StateStoreOptions {
    * store itself (the `admit` command reads state from files, or lists a cluster once).
    */
   sources?: (spec: ReflectorSpec, sink: ReflectorSink) => StoreSource;
-  /** Judges pods past their deletion grace period, ages the quota ledger and times the watches. */
+  /** Judges pods past their deletion grace period and times the watches. */
   clock?: Clock;
+  /** The replica's own Pod, where Events about its watches go (the operator namespace and POD_NAME). */
+  selfPod?: { namespace: string; name: string };
 }
 
 /** What the store needs of the source of one watched kind. */
@@ -63,6 +66,8 @@ export interface StoreSource {
   stop(): Promise<void>;
   /** Lists again from scratch, where the source can. */
   relist?(): void;
+  /** Milliseconds since the API server was last heard from; undefined before it ever was. */
+  silentFor?(): number | undefined;
 }
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -159,6 +164,8 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
     );
     for (const watched of this.watchedKinds()) this.watch(watched);
     options.metrics.storeSizes = () => [...this.sinks].map(([kind, sink]) => [kind, sink.size] as const);
+    options.metrics.watchSilences = () =>
+      this.sources.map((source) => [source.kind, source.silentFor?.()] as const);
   }
 
   /**
@@ -315,6 +322,18 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         onRestart: (kind) => {
           this.options.metrics.informerRestarts.inc({ kind });
         },
+        onSilent: (kind, silentMs) => {
+          this.options.metrics.watchReplacements.inc({ kind });
+          if (this.options.selfPod) watchReplaced(this.options.events, this.options.selfPod, kind, silentMs);
+        },
+        // The pod watch is current: reservations whose pods never came can end (quota-usage.ts).
+        ...(watched.resource === 'pods'
+          ? {
+              onCurrent: (_kind: string, at: number) => {
+                this.usage.current(at);
+              },
+            }
+          : {}),
         clock: this.clock,
       });
     this.sources.push(source);

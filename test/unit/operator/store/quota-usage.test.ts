@@ -4,9 +4,8 @@ import { systemClock } from '../../../../operator/kube/clock.js';
 import type { PodRecord } from '../../../../operator/store/pod-record.js';
 import {
   LEDGER_MAX_ENTRIES,
-  LEDGER_SWEEP_SLACK_MS,
-  LEDGER_TTL_MS,
   QuotaUsage,
+  RESERVATION_SETTLE_MS,
 } from '../../../../operator/store/quota-usage.js';
 import { FakeClock } from '../../../harness/fake-clock.js';
 
@@ -39,7 +38,7 @@ describe('QuotaUsage', () => {
     assert.deepEqual(usage.usageOf('ns/a'), { quota: 'q', requests: cpu(1n) });
   });
 
-  it('counts reserved pods until the watch sees them or the ledger entry expires', () => {
+  it('counts reserved pods until the watch delivers them or is current past them without them', () => {
     let now = 0;
     const usage = new QuotaUsage({ ...systemClock, monotonic: () => now });
     usage.reserve('ns/new', { quota: 'q', requests: cpu(5n) });
@@ -47,8 +46,13 @@ describe('QuotaUsage', () => {
     usage.set(...pod('ns/new', 'q', 5n));
     assert.deepEqual(usage.used('q'), cpu(5n), 'seen by the watch: counted once');
     usage.reserve('ns/refused-later', { quota: 'q', requests: cpu(1n) });
-    now = LEDGER_TTL_MS + 1;
-    assert.deepEqual(usage.used('q'), cpu(5n), 'an admitted pod never seen stops counting');
+    now = RESERVATION_SETTLE_MS;
+    usage.current(now);
+    assert.deepEqual(
+      usage.used('q'),
+      cpu(5n),
+      'an admitted pod the current watch never delivered stops counting',
+    );
   });
 
   it('moves pods when their quota changes', () => {
@@ -93,65 +97,64 @@ describe('QuotaUsage', () => {
       return { clock, usage, events };
     }
 
-    it('forgets an expired entry within a second of its expiry, with nobody reading', async () => {
+    it('keeps every reservation, for as long as it takes, while the pod watch is silent', async () => {
       const { clock, usage, events } = ledger();
-      usage.reserve('ns/never-created', { quota: 'q', requests: cpu(5n) });
-      await clock.advance(LEDGER_TTL_MS - 1);
-      assert.equal(usage.ledgerSize, 1, 'still counted just before it expires');
-      await clock.advance(1000);
-      assert.equal(usage.ledgerSize, 0);
-      assert.equal(events.expired, 1);
-      assert.equal(clock.pendingTimers, 0, 'an empty ledger keeps no timer');
-      assert.deepEqual(usage.used('q'), new Map());
+      for (let i = 0; i < 16; i++) {
+        usage.reserve(`ns/p-${i}`, { quota: 'q', requests: cpu(500n) });
+        await clock.advance(5_000);
+      }
+      // Ten minutes of a stalled watch: no bookmark, no event, so no evidence either way.
+      await clock.advance(600_000);
+      assert.equal(usage.ledgerSize, 16);
+      assert.deepEqual(usage.used('q'), cpu(8000n));
+      assert.equal(events.expired, 0);
+      assert.equal(clock.pendingTimers, 0, 'the ledger keeps no timer');
     });
 
-    it('sweeps each entry in its turn: the oldest first, the younger kept until their own expiry', async () => {
+    it('releases on a current watch only what was admitted the settle time before it', async () => {
       const { clock, usage, events } = ledger();
+      const start = clock.monotonic();
       usage.reserve('ns/a', { quota: 'q', requests: cpu(1n) });
       await clock.advance(10_000);
       usage.reserve('ns/b', { quota: 'q', requests: cpu(2n) });
       usage.reserve('ns/c', { quota: 'other', requests: cpu(4n) });
-      await clock.advance(LEDGER_TTL_MS - 10_000 + LEDGER_SWEEP_SLACK_MS);
-      assert.equal(usage.ledgerSize, 2, 'ns/a left, swept without a read');
+      usage.current(start + RESERVATION_SETTLE_MS - 1);
+      assert.equal(usage.ledgerSize, 3, 'a current watch just short of the settle time releases nothing');
+      usage.current(start + RESERVATION_SETTLE_MS);
+      assert.equal(usage.ledgerSize, 2, 'ns/a never came');
       assert.equal(events.expired, 1);
-      assert.equal(clock.pendingTimers, 1, 'one timer, for the next oldest');
       assert.deepEqual(usage.used('q'), cpu(2n));
-      await clock.advance(10_000);
+      usage.current(start + 10_000 + RESERVATION_SETTLE_MS);
       assert.equal(usage.ledgerSize, 0);
       assert.equal(events.expired, 3);
       assert.deepEqual(usage.used('other'), new Map());
     });
 
-    it('stops counting an entry at its expiry even before the sweep, as reads always did', async () => {
-      const { clock, usage } = ledger();
-      usage.reserve('ns/a', { quota: 'q', requests: cpu(3n) });
-      await clock.advance(LEDGER_TTL_MS - 1);
-      assert.deepEqual(usage.used('q'), cpu(3n));
-      await clock.advance(1);
-      assert.deepEqual(usage.used('q'), new Map());
-    });
-
     it('counts a pod admitted twice once, from its latest admission', async () => {
       const { clock, usage } = ledger();
+      const start = clock.monotonic();
       usage.reserve('ns/retried', { quota: 'q', requests: cpu(2n) });
       await clock.advance(20_000);
       usage.reserve('ns/retried', { quota: 'q', requests: cpu(2n) });
       assert.deepEqual(usage.used('q'), cpu(2n));
       assert.equal(usage.ledgerSize, 1);
-      await clock.advance(LEDGER_TTL_MS - 20_000 + LEDGER_SWEEP_SLACK_MS);
-      assert.deepEqual(usage.used('q'), cpu(2n), 'its first expiry no longer applies');
-      await clock.advance(20_000);
+      usage.current(start + RESERVATION_SETTLE_MS);
+      assert.deepEqual(usage.used('q'), cpu(2n), 'its first admission no longer applies');
+      usage.current(start + 20_000 + RESERVATION_SETTLE_MS);
       assert.equal(usage.ledgerSize, 0);
     });
 
-    it('drops an entry, and what it added to its quota, when the watch sees the pod', () => {
+    it('drops an entry, and what it added to its quota, when the watch delivers the pod', () => {
       const { usage } = ledger();
       usage.reserve('ns/a', { quota: 'q', requests: cpu(2n) });
       usage.reserve('ns/b', { quota: 'q', requests: cpu(3n) });
+      usage.reserve('ns/finished', { quota: 'q', requests: cpu(7n) });
       usage.set(...pod('ns/a', 'q', 2n));
-      assert.equal(usage.ledgerSize, 1);
-      assert.deepEqual(usage.used('q'), cpu(5n));
+      assert.equal(usage.ledgerSize, 2);
+      assert.deepEqual(usage.used('q'), cpu(12n));
       usage.delete('ns/a');
+      // Delivered in a form that counts against nothing (it finished), or deleted: delivered all the same.
+      usage.delete('ns/finished');
       assert.deepEqual(
         usage.used('q'),
         cpu(3n),
@@ -159,29 +162,31 @@ describe('QuotaUsage', () => {
       );
     });
 
-    it('past its bound drops the oldest entry to keep the newest, and counts it', async () => {
+    it('past its bound folds the oldest entry into its quota, still counted, released on the same evidence', async () => {
       const { clock, usage, events } = ledger(3);
-      for (const [i, name] of ['a', 'b', 'c', 'd'].entries()) {
+      const start = clock.monotonic();
+      for (const [i, name] of ['a', 'b', 'c', 'd', 'e'].entries()) {
         usage.reserve(`ns/${name}`, { quota: 'q', requests: cpu(BigInt(10 ** i)) });
         await clock.advance(1000);
       }
       assert.equal(usage.ledgerSize, 3);
-      assert.equal(events.evicted, 1);
-      assert.deepEqual(usage.used('q'), cpu(1110n), 'ns/a (1) left; b, c and d count');
-      await clock.advance(LEDGER_TTL_MS);
+      assert.equal(usage.overflowQuotas, 1);
+      assert.equal(events.evicted, 2);
+      assert.deepEqual(usage.used('q'), cpu(11111n), 'nothing admitted stops counting');
+      usage.set(...pod('ns/a', 'q', 1n));
+      assert.deepEqual(
+        usage.used('q'),
+        cpu(11112n),
+        'a folded pod delivered counts twice: tighter, never looser',
+      );
+      usage.current(start + RESERVATION_SETTLE_MS);
+      assert.equal(usage.overflowQuotas, 1, 'the overflow waits for its latest admission (ns/b)');
+      usage.current(start + 1000 + RESERVATION_SETTLE_MS);
+      assert.equal(usage.overflowQuotas, 0);
+      assert.deepEqual(usage.used('q'), cpu(11101n), 'ns/a counted by the watch, c, d and e pending');
+      usage.current(start + 10_000 + RESERVATION_SETTLE_MS);
       assert.equal(usage.ledgerSize, 0);
-      assert.equal(events.expired, 3, 'the evicted entry is not counted as expired too');
-    });
-
-    it('expires before it evicts: a ledger full of expired entries makes room without evicting', async () => {
-      const { clock, usage, events } = ledger(2);
-      usage.reserve('ns/a', { quota: 'q', requests: cpu(1n) });
-      usage.reserve('ns/b', { quota: 'q', requests: cpu(1n) });
-      // The sweep is due LEDGER_SWEEP_SLACK_MS after the expiry: reserve in between.
-      await clock.advance(LEDGER_TTL_MS);
-      usage.reserve('ns/c', { quota: 'q', requests: cpu(1n) });
-      assert.equal(events.evicted, 0);
-      assert.equal(events.expired, 2);
+      assert.equal(events.expired, 3, 'the folded entries are not counted as expired');
       assert.deepEqual(usage.used('q'), cpu(1n));
     });
 
@@ -191,7 +196,7 @@ describe('QuotaUsage', () => {
         usage.reserve(`ns/p-${i}`, { quota: 'q', requests: cpu(1n) });
       assert.equal(usage.ledgerSize, LEDGER_MAX_ENTRIES);
       assert.equal(events.evicted, 1);
-      assert.deepEqual(usage.used('q'), cpu(BigInt(LEDGER_MAX_ENTRIES)));
+      assert.deepEqual(usage.used('q'), cpu(BigInt(LEDGER_MAX_ENTRIES) + 1n));
     });
   });
 });
