@@ -96,6 +96,9 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         options.metrics.informerRestarts.inc({ kind });
       },
       this.clock,
+      (kind) => {
+        options.metrics.watchReplacements.inc({ kind });
+      },
     );
     this.loop = new ReconcileLoop({
       reconcile: () => this.reconcile(),

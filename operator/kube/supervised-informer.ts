@@ -2,6 +2,10 @@
  * A list+watch cache that keeps itself alive. client-node 1.x informers stop for good on a
  * watch or list error; this one restarts them with exponential backoff. A 410 Gone (an
  * expired resourceVersion) makes client-node relist on its own.
+ *
+ * Its watches ask for bookmarks and are dropped after SILENCE_BOUND_MS without a byte (client-node
+ * then resumes them at once from the last resourceVersion), as the store's reflectors are: a
+ * half-open connection does not freeze the cache (docs/operations.md, "Stalled watches").
  */
 import { DEFAULT_BACKOFF } from './reconcile-loop.js';
 import { EventEmitter } from 'node:events';
@@ -15,6 +19,33 @@ import {
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import { isNotFound } from './errors.js';
+import { SILENCE_BOUND_MS } from './reflector.js';
+
+/** client-node's Watch, asking for bookmarks, with its inactivity timeout at the silence bound. */
+class LiveWatch extends Watch {
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly onSilent: () => void,
+  ) {
+    super(kubeConfig);
+    // Typed private, yet the only setting of client-node's inactivity timeout (30 s by default:
+    // with no bookmarks asked for, an idle kind was resumed every 30 s).
+    Object.assign(this, { requestTimeoutMs: SILENCE_BOUND_MS });
+  }
+
+  override watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, callback, (error: unknown) => {
+      // client-node's name for its inactivity timeout; it resumes such a watch itself.
+      if (error instanceof Error && error.name === 'TimeoutError') this.onSilent();
+      done(error);
+    });
+  }
+}
 
 export interface WatchSpec<T extends KubernetesObject> {
   /** A short name for logs and metrics, e.g. "namespaces". */
@@ -58,11 +89,19 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     private readonly onRestart: (kind: string) => void = () => undefined,
     /** Times the restarts' backoff. */
     private readonly clock: Clock = systemClock,
+    /** Called when a watch heard nothing for SILENCE_BOUND_MS and was replaced. */
+    onSilent: (kind: string) => void = () => undefined,
   ) {
     super();
     this.informer = new ListWatch<T>(
       spec.path,
-      new Watch(kubeConfig),
+      new LiveWatch(kubeConfig, () => {
+        logger.warn(
+          { kind: spec.kind, silentSeconds: SILENCE_BOUND_MS / 1000 },
+          'watch silent; replacing it',
+        );
+        onSilent(spec.kind);
+      }),
       spec.list,
       false,
       spec.labelSelector,

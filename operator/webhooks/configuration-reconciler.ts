@@ -110,6 +110,9 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     const onRestart = (kind: string): void => {
       metrics.informerRestarts.inc({ kind });
     };
+    const onSilent = (kind: string): void => {
+      metrics.watchReplacements.inc({ kind });
+    };
     this.mutating = new SupervisedInformer(
       kubeConfig,
       {
@@ -121,6 +124,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       logger,
       onRestart,
       this.clock,
+      onSilent,
     );
     this.validating = new SupervisedInformer(
       kubeConfig,
@@ -133,6 +137,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       logger,
       onRestart,
       this.clock,
+      onSilent,
     );
     this.loop = new ReconcileLoop({
       reconcile: () => this.reconcileOnce(),
