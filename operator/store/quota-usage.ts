@@ -7,7 +7,7 @@
  * pods until the watch catches up (milliseconds), so across replicas the bound can be exceeded
  * by the pods admitted within that window.
  *
- * A reservation ends on evidence, never on the clock alone (docs/design.md, "The quota ledger"):
+ * A reservation ends on evidence, never on the clock alone (docs/design.md, "State store"):
  * - the pod watch delivers the pod (added, modified or deleted): from then on the watch counts it;
  * - or the pod watch is known current (a bookmark, a consistent list: `current(at)`) as of a time
  *   RESERVATION_SETTLE_MS past the admission, and the pod has not come: its create failed for
