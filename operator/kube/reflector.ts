@@ -390,6 +390,8 @@ export class Reflector {
     try {
       return await request(abort.signal, heard);
     } catch (error) {
+      // A refusal (a 404 for a CRD not installed, a 410) is the API server heard from too.
+      if (error instanceof ApiStatusError) heard();
       throw silence ?? error;
     } finally {
       this.clock.clearTimeout(timer);
