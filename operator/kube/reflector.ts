@@ -129,6 +129,11 @@ function resourceVersionOf(object: JsonObject): string | undefined {
 
 /** The resourceVersion was compacted away (or a continue token expired): only a relist helps. */
 const isGone = (error: unknown): boolean => error instanceof ApiStatusError && error.code === 410;
+/** Nothing listens where the API server should (it is restarting): no request reached it. */
+const refusedConnection = (error: unknown): boolean =>
+  error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+/** The longest wait between attempts to reach an API server that refuses connections. */
+const CONNECT_RETRY_MAX_MS = 3_000;
 /** The server refuses a streaming list (WatchList off, or a server too old to know it). */
 const refusesStreaming = (error: unknown): boolean =>
   error instanceof ApiStatusError && [400, 403, 405, 422].includes(error.code);
@@ -286,7 +291,9 @@ export class Reflector {
       await this.sleep(OPTIONAL_KIND_RECHECK_MS);
       return;
     }
-    const delay = this.backoffMs;
+    // A refused connection costs the API server nothing: one restarting is retried every few
+    // seconds, so that the state is current again within seconds of its return.
+    const delay = refusedConnection(error) ? Math.min(this.backoffMs, CONNECT_RETRY_MAX_MS) : this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
     this.logger.warn(
       {

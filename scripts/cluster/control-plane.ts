@@ -564,3 +564,73 @@ export async function logTails(lines = 30): Promise<string> {
   }
   return parts.join('\n');
 }
+
+/** The API server as the integration suite stopped it: how to start it again as it was. */
+export interface StoppedApiServer {
+  binary: string;
+  args: string[];
+}
+
+/**
+ * Stops the running cluster's API server (SIGTERM, as an upgrade or a crashing control plane
+ * does), leaving etcd and the rest running: one of the integration suite's control-plane faults.
+ * Its flags are read from the process itself, so any running cluster can be restarted.
+ */
+export async function stopApiServer(log: Log): Promise<StoppedApiServer> {
+  return withLock(log, async () => {
+    const proc = (await readState())?.processes.find((p) => p.name === 'kube-apiserver');
+    if (!proc || !isAlive(proc)) throw new Error('no running kube-apiserver to stop');
+    const [binary, ...args] = readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    if (binary !== proc.binary) throw new Error(`pid ${proc.pid} is not the recorded kube-apiserver`);
+    await stopProcesses([proc], log);
+    return { binary, args };
+  });
+}
+
+/** Starts an API server stopped by stopApiServer again, with the same flags; resolves once it is ready. */
+export async function startApiServer(log: Log, stopped: StoppedApiServer): Promise<void> {
+  await withLock(log, async () => {
+    const state = await readState();
+    if (!state) throw new Error('no cluster state to start the API server into');
+    const started = startProcess('kube-apiserver', stopped.binary, stopped.args);
+    state.processes = state.processes.map((p) =>
+      p.name === 'kube-apiserver' ? { name: p.name, pid: started.pid, binary: started.binary } : p,
+    );
+    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    const tls = await adminTls();
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => (await get(`${state.server}/readyz`, tls)).status === 200,
+      [started.exited],
+    );
+    log(`kube-apiserver ready again on ${state.server}`);
+  });
+}
+
+/**
+ * Compacts etcd's history up to its current revision (what its periodic compaction does): a watch
+ * or continue token older than that then gets 410 Gone. Through etcd's JSON gateway, no etcdctl.
+ */
+export async function compactEtcd(): Promise<number> {
+  const state = await readState();
+  const proc = state?.processes.find((p) => p.name === 'etcd');
+  if (!proc) throw new Error('no etcd in the cluster state');
+  const flag = readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8')
+    .split('\0')
+    .find((arg) => arg.startsWith('--listen-client-url='));
+  const url = flag?.slice('--listen-client-url='.length);
+  if (!url) throw new Error('etcd runs without --listen-client-url');
+  const post = async (path: string, body: object): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`etcd ${path}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, unknown>;
+  };
+  // A range over one key answers with the current revision in its header.
+  const { header } = (await post('/v3/kv/range', { key: Buffer.from('/').toString('base64') })) as {
+    header?: { revision?: string };
+  };
+  const revision = Number(header?.revision);
+  if (!Number.isInteger(revision) || revision <= 0) throw new Error('etcd did not say its revision');
+  await post('/v3/kv/compaction', { revision: String(revision), physical: true });
+  return revision;
+}

@@ -339,6 +339,33 @@ describe('Reflector', () => {
     assert.equal(started.silentFor(), undefined);
   });
 
+  it('retries an API server that refuses connections every 3 s at most, not on the 30 s backoff', async () => {
+    const kubeConfig = await serve(() => undefined);
+    // Nothing listens there any more: every connection is refused.
+    await new Promise<void>((done) => {
+      server?.close(() => {
+        done();
+      });
+    });
+    server = undefined;
+    const clock = new FakeClock();
+    const restarts: string[] = [];
+    const started = namespacesInto(new RecordingSink(), kubeConfig, {
+      clock,
+      onRestart: (kind) => restarts.push(kind),
+    });
+    void started.start();
+    await until('the first refusal', () => restarts.length === 1);
+    // 200, 400, 800, 1600 ms, then 3 s each time, though the backoff has grown past it.
+    for (const [i, wait] of [200, 400, 800, 1600, 3000, 3000, 3000].entries()) {
+      await clock.advance(wait - 1);
+      await new Promise((done) => setTimeout(done, 20));
+      assert.equal(restarts.length, i + 1, `no retry before ${wait} ms`);
+      await clock.advance(1);
+      await until(`retry ${i + 1}`, () => restarts.length === i + 2);
+    }
+  });
+
   it('counts an absent optional kind as synced and empty', async () => {
     const kubeConfig = await serve((_url, res) => {
       status(res, 404, 'the server could not find the requested resource');
