@@ -105,6 +105,17 @@ function namespacesInto(
   return reflector;
 }
 
+/** A Reflector of namespaces started on a fake clock, recording its restarts. */
+function startedOnFakeClock(kubeConfig: KubeConfig): { clock: FakeClock; restarts: string[] } {
+  const clock = new FakeClock();
+  const restarts: string[] = [];
+  void namespacesInto(new RecordingSink(), kubeConfig, {
+    clock,
+    onRestart: (kind) => restarts.push(kind),
+  }).start();
+  return { clock, restarts };
+}
+
 afterEach(async () => {
   await reflector?.stop();
   reflector = undefined;
@@ -240,13 +251,7 @@ describe('Reflector', () => {
       requests++;
       status(res, 500, 'scripted failure');
     });
-    const clock = new FakeClock();
-    const restarts: string[] = [];
-    const started = namespacesInto(new RecordingSink(), kubeConfig, {
-      clock,
-      onRestart: (kind) => restarts.push(kind),
-    });
-    void started.start();
+    const { clock, restarts } = startedOnFakeClock(kubeConfig);
     await until('the first failure', () => restarts.length === 1);
     // Longer than the first backoff (200 ms): a reflector on the system timers would have retried.
     await new Promise((done) => setTimeout(done, 500));
@@ -348,13 +353,7 @@ describe('Reflector', () => {
       });
     });
     server = undefined;
-    const clock = new FakeClock();
-    const restarts: string[] = [];
-    const started = namespacesInto(new RecordingSink(), kubeConfig, {
-      clock,
-      onRestart: (kind) => restarts.push(kind),
-    });
-    void started.start();
+    const { clock, restarts } = startedOnFakeClock(kubeConfig);
     await until('the first refusal', () => restarts.length === 1);
     // 200, 400, 800, 1600 ms, then 3 s each time, though the backoff has grown past it.
     for (const [i, wait] of [200, 400, 800, 1600, 3000, 3000, 3000].entries()) {
