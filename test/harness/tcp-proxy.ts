@@ -1,0 +1,119 @@
+/**
+ * A TCP proxy between a client (the operator) and the API server that can freeze the connections
+ * open through it without closing them: what a NAT or conntrack entry expiring, a balancer failing
+ * over or a control-plane upgrade leaves behind, a half-open connection that neither delivers nor
+ * ends. Bytes on a frozen connection are read and dropped, in both directions; connections opened
+ * after the freeze work. No iptables, no privileges: the client is pointed at the proxy by a
+ * kubeconfig of its own (`kubeconfigThrough`).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  frozen: boolean;
+}
+
+export class TcpProxy {
+  private readonly pairs = new Set<Pair>();
+  private opened = 0;
+  private readonly server: Server;
+  private listeningPort = 0;
+
+  private constructor(private readonly target: { host: string; port: number }) {
+    this.server = createServer((client) => {
+      this.pipe(client);
+    });
+  }
+
+  /** Listens on 127.0.0.1 (a free port) and forwards each connection to `target`. */
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    const proxy = new TcpProxy(target);
+    await new Promise<void>((resolvePromise, reject) => {
+      proxy.server.once('error', reject);
+      proxy.server.listen(0, '127.0.0.1', resolvePromise);
+    });
+    proxy.listeningPort = (proxy.server.address() as AddressInfo).port;
+    return proxy;
+  }
+
+  get port(): number {
+    return this.listeningPort;
+  }
+
+  private pipe(client: Socket): void {
+    const upstream = connect(this.target.port, this.target.host);
+    const pair: Pair = { client, upstream, frozen: false };
+    this.pairs.add(pair);
+    this.opened++;
+    const forward = (from: Socket, to: Socket): void => {
+      from.on('data', (chunk: Buffer) => {
+        if (!pair.frozen) to.write(chunk);
+      });
+    };
+    forward(client, upstream);
+    forward(upstream, client);
+    const end = (): void => {
+      this.pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('error', end);
+      socket.on('close', end);
+    }
+  }
+
+  /** Freezes every connection open now: nothing more passes either way, and none is closed. */
+  freeze(): number {
+    let frozen = 0;
+    for (const pair of this.pairs) {
+      if (!pair.frozen) frozen++;
+      pair.frozen = true;
+    }
+    return frozen;
+  }
+
+  /** Connections open now, and how many of them are frozen. */
+  get open(): { all: number; frozen: number } {
+    const all = [...this.pairs];
+    return { all: all.length, frozen: all.filter((pair) => pair.frozen).length };
+  }
+
+  /** Connections accepted since the start. */
+  get accepted(): number {
+    return this.opened;
+  }
+
+  async close(): Promise<void> {
+    for (const pair of this.pairs) {
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
+    await new Promise<void>((resolvePromise) => {
+      this.server.close(() => {
+        resolvePromise();
+      });
+    });
+  }
+}
+
+/**
+ * Writes, into `dir`, a copy of the kubeconfig at `source` whose server is `proxy` (same address
+ * family: the API server's certificate names 127.0.0.1), and returns its path and the original
+ * server's host and port.
+ */
+export async function kubeconfigThrough(
+  source: string,
+  dir: string,
+  proxyPort: number,
+): Promise<{ path: string; target: { host: string; port: number } }> {
+  const text = await readFile(source, 'utf8');
+  const match = /"?server"?:\s*"?(https:\/\/([\d.]+):(\d+))/.exec(text);
+  if (!match?.[1] || !match[2] || !match[3]) throw new Error(`${source}: no https server on an IPv4 address`);
+  const path = join(dir, `kubeconfig-through-${proxyPort}`);
+  await writeFile(path, text.replace(match[1], `https://${match[2]}:${proxyPort}`));
+  return { path, target: { host: match[2], port: Number(match[3]) } };
+}
