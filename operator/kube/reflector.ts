@@ -269,7 +269,10 @@ export class Reflector {
       return;
     }
     if (isGone(error)) {
-      this.logger.info({ kind: this.spec.kind }, 'watch expired; listing again');
+      this.logger.info(
+        { kind: this.spec.kind, reason: (error as Error).message.slice(0, 256) },
+        'watch expired; listing again',
+      );
       this.resourceVersion = undefined;
       return;
     }
