@@ -81,14 +81,14 @@ export interface ReflectorOptions {
 
 /**
  * How often the API server's watch cache sends a bookmark to a watch that asked for them: every
- * minute (and 2 s before the watch's timeout), on both 1.30 and 1.37 (measured: gaps of 60-61 s
- * on an idle cluster; docs/operations.md).
+ * minute (measured on 1.37: gaps of 60-61 s on an idle cluster; 1.30 sends them once its cache of
+ * the kind has seen a change since it started, none before; docs/operations.md).
  */
 export const BOOKMARK_CADENCE_MS = 60_000;
 /**
- * A request that has heard nothing for this long is dead: one bookmark interval plus a
- * quarter for a busy API server, well under the 90 s within which a stalled watch must be
- * replaced. A live watch never gets near it; a paged list's page arrives in seconds.
+ * A request that has heard nothing for this long is dead: one bookmark interval (and the longest
+ * watch, WATCH_SECONDS.max) plus a quarter for a busy API server, well under the 90 s within which
+ * a stalled watch must be replaced. A live watch never gets near it; a list's page arrives in seconds.
  */
 export const SILENCE_BOUND_MS = 75_000;
 
@@ -99,11 +99,21 @@ const MIN_PAGE_SIZE = 20;
 // The retry policy every loop of the operator follows (reconcile-loop.ts).
 const { baseMs: INITIAL_BACKOFF_MS, maxMs: MAX_BACKOFF_MS } = DEFAULT_BACKOFF;
 const OPTIONAL_KIND_RECHECK_MS = 5_000;
-/** As client-go: watches last 5-10 minutes, so that all clients do not reconnect at once. */
-const MIN_WATCH_SECONDS = 300;
+/**
+ * How long a watch is asked to last (timeoutSeconds), spread so that clients do not reconnect at
+ * once. Shorter than the silence bound: an API server that sends no bookmarks to an idle watch
+ * (1.30 sends none for a kind without a change since it started; measured) still ends it within
+ * a minute, so that silence past the bound can only mean a dead connection. A resume is served
+ * from the watch cache and costs the API server next to nothing.
+ */
+export const WATCH_SECONDS = { min: 45, max: 60 } as const;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 /** A watch the server ends sooner than this, with nothing in it, is a failure (backoff), not a timeout. */
 const SHORTEST_WATCH_MS = 1000;
+
+/** A watch's timeoutSeconds, spread across WATCH_SECONDS. */
+export const watchSeconds = (): number =>
+  WATCH_SECONDS.min + Math.floor(Math.random() * (WATCH_SECONDS.max - WATCH_SECONDS.min));
 
 /** A request went silent for SILENCE_BOUND_MS and was dropped: resumed at once, without backoff. */
 class SilenceError extends Error {
@@ -411,7 +421,7 @@ export class Reflector {
 
   /** Follows one watch until the server ends it (its timeoutSeconds), it fails or it goes silent. */
   private async watch(initialEvents: boolean): Promise<void> {
-    const seconds = MIN_WATCH_SECONDS + Math.floor(Math.random() * MIN_WATCH_SECONDS);
+    const seconds = watchSeconds();
     const query = this.selectors(
       new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(seconds) }),
     );

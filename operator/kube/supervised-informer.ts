@@ -19,12 +19,19 @@ import {
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import { isNotFound } from './errors.js';
-import { SILENCE_BOUND_MS } from './reflector.js';
+import { SILENCE_BOUND_MS, watchSeconds } from './reflector.js';
 
-/** client-node's Watch, asking for bookmarks, with its inactivity timeout at the silence bound. */
+/** A watch the server ends sooner than this is resumed with client-node's backoff, not at once. */
+const SHORTEST_WATCH_MS = 1000;
+
+/**
+ * client-node's Watch, asking for bookmarks and for a watch of under a minute (as the reflector
+ * does, reflector.ts), with its inactivity timeout at the silence bound.
+ */
 class LiveWatch extends Watch {
   constructor(
     kubeConfig: KubeConfig,
+    private readonly clock: Clock,
     private readonly onSilent: () => void,
   ) {
     super(kubeConfig);
@@ -39,10 +46,24 @@ class LiveWatch extends Watch {
     callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
     done: (err: unknown) => void,
   ): Promise<AbortController> {
-    return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, callback, (error: unknown) => {
-      // client-node's name for its inactivity timeout; it resumes such a watch itself.
-      if (error instanceof Error && error.name === 'TimeoutError') this.onSilent();
-      done(error);
+    const started = this.clock.monotonic();
+    const query = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: watchSeconds() };
+    return super.watch(path, query, callback, (error: unknown) => {
+      // client-node's name for its inactivity timeout; it resumes such a watch at once, from the
+      // last resourceVersion.
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        this.onSilent();
+        done(error);
+        return;
+      }
+      // The server ended the watch at its timeoutSeconds: resumed at once too, where client-node
+      // would wait a backoff growing to 30 s on a kind that has not changed.
+      const lasted = this.clock.monotonic() - started;
+      done(
+        error === null && lasted >= SHORTEST_WATCH_MS
+          ? new DOMException('watch ended', 'TimeoutError')
+          : error,
+      );
     });
   }
 }
@@ -95,7 +116,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     super();
     this.informer = new ListWatch<T>(
       spec.path,
-      new LiveWatch(kubeConfig, () => {
+      new LiveWatch(kubeConfig, clock, () => {
         logger.warn(
           { kind: spec.kind, silentSeconds: SILENCE_BOUND_MS / 1000 },
           'watch silent; replacing it',

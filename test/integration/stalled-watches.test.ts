@@ -101,11 +101,13 @@ async function tryCreate(core: CoreV1Api, namespace: string, quota: string): Pro
   );
 }
 
-/** The operator's complete lists so far, by kind. */
+/** The operator's complete lists so far, by kind (not the checks for a CRD not installed, mode "none"). */
 async function lists(operator: OperatorProcess): Promise<Map<string, number>> {
   const { body } = await httpGet(operator.metricsPort, '/metrics');
   const counts = new Map<string, number>();
-  for (const match of body.matchAll(/^admission_store_lists_total\{kind="([^"]+)",mode="[^"]+"\} (\S+)$/gm))
+  for (const match of body.matchAll(
+    /^admission_store_lists_total\{kind="([^"]+)",mode="(?:stream|pages)"\} (\S+)$/gm,
+  ))
     counts.set(match[1] ?? '', (counts.get(match[1] ?? '') ?? 0) + Number(match[2]));
   return counts;
 }

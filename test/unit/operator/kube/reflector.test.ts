@@ -13,6 +13,7 @@ import type { JsonObject } from '../../../../webhook/admission/types.js';
 import {
   Reflector,
   SILENCE_BOUND_MS,
+  WATCH_SECONDS,
   type ReflectorOptions,
   type ReflectorSink,
 } from '../../../../operator/kube/reflector.js';
@@ -144,6 +145,10 @@ describe('Reflector', () => {
     assert.equal(query.get('sendInitialEvents'), 'true');
     assert.equal(query.get('resourceVersionMatch'), 'NotOlderThan');
     assert.equal(query.get('allowWatchBookmarks'), 'true');
+    // The server ends the watch within a minute, bookmarks or not: silence past the bound means a dead connection.
+    const seconds = Number(query.get('timeoutSeconds'));
+    assert.ok(seconds >= WATCH_SECONDS.min && seconds < WATCH_SECONDS.max, `${seconds} s`);
+    assert.ok(seconds * 1000 < SILENCE_BOUND_MS);
   });
 
   it('lists in pages where the server refuses streaming lists, then watches from the list', async () => {
