@@ -16,9 +16,10 @@
  *
  * Nothing trusts a connection to stay alive: a half-open one (a NAT or conntrack entry expired, a
  * balancer failed over) neither delivers nor ends. Every request the reflector makes is watched for
- * silence: a watch hears a bookmark at least every BOOKMARK_CADENCE_MS from a live API server, so
- * one that has heard nothing for SILENCE_BOUND_MS is taken for dead, dropped and resumed from the
- * last resourceVersion on a new connection (docs/operations.md, "Stalled watches").
+ * silence: a live API server sends a watch a bookmark every BOOKMARK_CADENCE_MS, or ends it at its
+ * timeoutSeconds (WATCH_SECONDS, under a minute), so one that has heard nothing for SILENCE_BOUND_MS
+ * is taken for dead, dropped and resumed from the last resourceVersion on a new connection
+ * (docs/operations.md, "Stalled watches").
  */
 import { DEFAULT_BACKOFF } from './reconcile-loop.js';
 import { systemClock, type Clock } from './clock.js';
