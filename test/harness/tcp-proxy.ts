@@ -2,8 +2,8 @@
  * A TCP proxy between a client (the operator) and the API server that can freeze the connections
  * open through it without closing them: what a NAT or conntrack entry expiring, a balancer failing
  * over or a control-plane upgrade leaves behind, a half-open connection that neither delivers nor
- * ends. Bytes on a frozen connection are read and dropped, in both directions; connections opened
- * after the freeze work. No iptables, no privileges: the client is pointed at the proxy by a
+ * ends. Bytes on a frozen connection are read and dropped, in both directions, and its end by the
+ * server is not passed on; connections opened after the freeze work. No iptables, no privileges: the client is pointed at the proxy by a
  * kubeconfig of its own (`kubeconfigThrough`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -60,10 +60,16 @@ export class TcpProxy {
       client.destroy();
       upstream.destroy();
     };
-    for (const socket of [client, upstream]) {
-      socket.on('error', end);
-      socket.on('close', end);
-    }
+    client.on('error', end);
+    client.on('close', end);
+    // The API server ending a frozen connection (a watch's timeout, a restart) is not heard either:
+    // the client's side stays open and silent until the client gives up on it.
+    const upstreamEnded = (): void => {
+      if (pair.frozen) upstream.destroy();
+      else end();
+    };
+    upstream.on('error', upstreamEnded);
+    upstream.on('close', upstreamEnded);
   }
 
   /** Freezes every connection open now: nothing more passes either way, and none is closed. */
