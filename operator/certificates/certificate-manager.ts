@@ -100,6 +100,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         options.metrics.watchReplacements.inc({ kind });
       },
     );
+    options.metrics.informers.add(this.informer);
     this.loop = new ReconcileLoop({
       reconcile: () => this.reconcile(),
       onError: (error, retryInMs) => {

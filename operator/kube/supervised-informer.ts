@@ -33,6 +33,8 @@ class LiveWatch extends Watch {
     kubeConfig: KubeConfig,
     private readonly clock: Clock,
     private readonly onSilent: () => void,
+    /** The API server was heard from: an event, a bookmark, or the end of a watch at its timeout. */
+    private readonly heard: () => void,
   ) {
     super(kubeConfig);
     // Typed private, yet the only setting of client-node's inactivity timeout (30 s by default:
@@ -48,7 +50,11 @@ class LiveWatch extends Watch {
   ): Promise<AbortController> {
     const started = this.clock.monotonic();
     const query = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: watchSeconds() };
-    return super.watch(path, query, callback, (error: unknown) => {
+    const heardCallback = (phase: string, apiObj: unknown, watchObj?: unknown): void => {
+      this.heard();
+      callback(phase, apiObj, watchObj);
+    };
+    return super.watch(path, query, heardCallback, (error: unknown) => {
       // client-node's name for its inactivity timeout; it resumes such a watch at once, from the
       // last resourceVersion.
       if (error instanceof Error && error.name === 'TimeoutError') {
@@ -58,6 +64,7 @@ class LiveWatch extends Watch {
       }
       // The server ended the watch at its timeoutSeconds: resumed at once too, where client-node
       // would wait a backoff growing to 30 s on a kind that has not changed.
+      if (error === null) this.heard();
       const lasted = this.clock.monotonic() - started;
       done(
         error === null && lasted >= SHORTEST_WATCH_MS
@@ -102,6 +109,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
   private failedSinceStart = false;
   private stopped = false;
   private hasSynced = false;
+  private lastHeard: number | undefined;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -116,13 +124,20 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     super();
     this.informer = new ListWatch<T>(
       spec.path,
-      new LiveWatch(kubeConfig, clock, () => {
-        logger.warn(
-          { kind: spec.kind, silentSeconds: SILENCE_BOUND_MS / 1000 },
-          'watch silent; replacing it',
-        );
-        onSilent(spec.kind);
-      }),
+      new LiveWatch(
+        kubeConfig,
+        clock,
+        () => {
+          logger.warn(
+            { kind: spec.kind, silentSeconds: SILENCE_BOUND_MS / 1000 },
+            'watch silent; replacing it',
+          );
+          onSilent(spec.kind);
+        },
+        () => {
+          this.lastHeard = this.clock.monotonic();
+        },
+      ),
       spec.list,
       false,
       spec.labelSelector,
@@ -139,6 +154,11 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
 
   get synced(): boolean {
     return this.hasSynced;
+  }
+
+  /** Milliseconds since the API server was last heard from on this watch; undefined before it ever was. */
+  silentFor(): number | undefined {
+    return this.lastHeard === undefined ? undefined : this.clock.monotonic() - this.lastHeard;
   }
 
   get kind(): string {
@@ -159,6 +179,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     this.failedSinceStart = false;
     await this.informer.start();
     if (this.succeeded()) {
+      this.lastHeard = this.clock.monotonic();
       this.backoffMs = INITIAL_BACKOFF_MS;
       this.hasSynced = true;
       this.emit('synced');

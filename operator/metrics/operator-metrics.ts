@@ -31,6 +31,8 @@ export type OperatorMetrics = AuditMetrics &
     storeSizes: StoreSizes;
     /** How long each watched kind has not heard from the API server; set by the store, read at each scrape. */
     watchSilences: WatchSilences;
+    /** The informers outside the store (the Secret's, the configurations'), read at each scrape too. */
+    readonly informers: Set<{ readonly kind: string; silentFor(): number | undefined }>;
     /** The quota ledger's entries; set by the store, read at each scrape. */
     ledgerSize: () => number;
   };
@@ -45,6 +47,7 @@ export function operatorMetrics(registry: Registry = new Registry()): OperatorMe
     registry,
     storeSizes: () => [],
     watchSilences: () => [],
+    informers: new Set(),
     ledgerSize: () => 0,
     ...auditMetrics(registers),
     ...certificateMetrics(registers),
@@ -53,7 +56,10 @@ export function operatorMetrics(registry: Registry = new Registry()): OperatorMe
     ...informerMetrics(
       registers,
       () => metrics.storeSizes(),
-      () => metrics.watchSilences(),
+      () => [
+        ...metrics.watchSilences(),
+        ...[...metrics.informers].map((informer) => [informer.kind, informer.silentFor()] as const),
+      ],
     ),
     ...leaderMetrics(registers),
     ...quotaLedgerMetrics(registers, () => metrics.ledgerSize()),

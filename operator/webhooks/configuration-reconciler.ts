@@ -139,6 +139,8 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       this.clock,
       onSilent,
     );
+    metrics.informers.add(this.mutating);
+    metrics.informers.add(this.validating);
     this.loop = new ReconcileLoop({
       reconcile: () => this.reconcileOnce(),
       onError: (error, retryInMs) => {

@@ -179,11 +179,18 @@ describe('Stalled watches', () => {
     }
     const counted = await byKind(operator, 'admission_watch_replacements_total');
     for (const kind of kinds) assert.ok((counted.get(kind) ?? 0) >= 1, `${kind} replacements not counted`);
-    // Every watched kind is heard from again.
-    const silences = await byKind(operator, 'admission_watch_silence_seconds');
-    assert.ok(silences.size >= 3);
-    for (const [kind, seconds] of silences)
-      assert.ok(seconds < SILENCE_BOUND_MS / 1000, `${kind} silent for ${seconds} s after the replacement`);
+    // Every watched kind is heard from again (an informer's resumed watch shows it with its first
+    // bookmark, or its end at its timeout, within a minute).
+    const silences = await waitFor(
+      'every watch to be heard from again',
+      async () => {
+        const now = await byKind(operator, 'admission_watch_silence_seconds');
+        return [...now.values()].every((seconds) => seconds < SILENCE_BOUND_MS / 1000) ? now : undefined;
+      },
+      { timeoutMs: 70_000, intervalMs: 1000 },
+    );
+    for (const kind of ['pods', 'secrets', 'validatingwebhookconfigurations'])
+      assert.ok(silences.has(kind), kind);
     const events = await waitFor('the WatchReplaced Event', async () => {
       const { stdout } = await kubectl([
         'get',
