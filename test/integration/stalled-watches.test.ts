@@ -276,8 +276,11 @@ describe('Stalled watches', () => {
     let admitted = 0;
     for (let i = 0; i < 6; i++) if (await tryCreate(core, namespace, quota)) admitted++;
     assert.equal(admitted, 4);
-    // With the API server down, the history the watches would resume from is compacted away, so
-    // that neither etcd nor the API server's new watch cache can serve the resume.
+    // A write after the last pod's moves etcd's revision past the pod watch's version; with the
+    // API server down, the history up to it is compacted away, so that neither etcd nor the API
+    // server's new watch cache can serve the resume. (Without the write, a resume from the last
+    // pod's version is possible, and is what the operator does: 1.30 resumes it.)
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'moves-the-revision' } } });
     const stopped = await stopApiServer(log);
     const revision = await compactEtcd();
     t.diagnostic(`etcd compacted at revision ${revision}`);
