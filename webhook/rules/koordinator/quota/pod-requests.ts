@@ -1,8 +1,10 @@
 /**
- * A pod's effective resource requests, as the scheduler and Koordinator count them
- * (component-helpers' PodRequests): the containers, plus restartable (sidecar) init containers,
- * or the largest init-container step if that is larger, plus the pod overhead. Go's order of
- * sums is kept, since a sum keeps the format of its first term.
+ * A pod's effective resource requests, as the scheduler and Koordinator v1.8.0 count them
+ * (component-helpers' PodRequests, v0.35): the containers, plus restartable (sidecar) init
+ * containers, or the largest init-container step if that is larger; then the pod-level requests
+ * (`spec.resources`, PodLevelResources) replace that sum for the resources they may name (cpu,
+ * memory, hugepages-*); then the pod overhead. Go's order of sums is kept, since a sum keeps the
+ * format of its first term.
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import {
@@ -93,6 +95,39 @@ function requestsOf<V>(
   return amounts;
 }
 
+/** component-helpers' IsSupportedPodLevelResource: what `spec.resources` may name. */
+export function isPodLevelResource(name: string): boolean {
+  return name === 'cpu' || name === 'memory' || name.startsWith('hugepages-');
+}
+
+/**
+ * The pod-level requests over the containers' sum. A pod-level limit stands in for a request only
+ * where no container names the resource, as the API server's defaulting (defaultPodRequests)
+ * sets it: otherwise it defaults the pod-level request to the containers' sum, which is what
+ * `total` already holds.
+ */
+function podLevelInto<V>(
+  total: Map<string, V>,
+  resources: JsonObject | undefined,
+  bad: Unreadable,
+  arithmetic: Arithmetic<V>,
+): void {
+  if (!resources) return;
+  const requests = asObject(resources.requests) ?? {};
+  const at = (kind: string, key: string) => () => FieldPath.of('spec', 'resources', kind).key(key);
+  for (const [key, value] of Object.entries(asObject(resources.limits) ?? {})) {
+    if (!isPodLevelResource(key) || key in requests || total.has(key)) continue;
+    const amount = read(value, at('limits', key), bad, arithmetic);
+    if (amount !== undefined) total.set(key, amount);
+  }
+  for (const [key, value] of Object.entries(requests)) {
+    if (!isPodLevelResource(key)) continue;
+    const amount = read(value, at('requests', key), bad, arithmetic);
+    if (amount === undefined) total.delete(key);
+    else total.set(key, amount);
+  }
+}
+
 function sumRequests<V>(pod: JsonObject, bad: Unreadable, arithmetic: Arithmetic<V>): Map<string, V> {
   const spec = asObject(pod.spec);
   const total = new Map<string, V>();
@@ -123,6 +158,7 @@ function sumRequests<V>(pod: JsonObject, bad: Unreadable, arithmetic: Arithmetic
     }
   }
   maxInto(total, initSteps, arithmetic);
+  podLevelInto(total, asObject(spec?.resources), bad, arithmetic);
   const overhead = asObject(spec?.overhead);
   for (const [key, value] of Object.entries(overhead ?? {})) {
     const amount = read(value, () => FieldPath.of('spec', 'overhead').key(key), bad, arithmetic);
