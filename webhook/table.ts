@@ -29,6 +29,8 @@ import { containersRequestAny } from './narrowing/cel-text.js';
 import type { Reach } from './narrowing/reach.js';
 import { podMutatorReach } from './rules/koordinator/pod/mutate-pod-reach.js';
 import { podValidatorReach } from './rules/koordinator/pod/validate-pod-reach.js';
+import { podResizeReach } from './rules/koordinator/pod/validate-pod-resize-reach.js';
+import { podResizeValidator, RESIZE_SUBRESOURCE } from './rules/koordinator/quota/pod-resize-quota.js';
 
 export type WebhookType = 'mutating' | 'validating';
 export type FailurePolicy = 'Fail' | 'Ignore';
@@ -243,6 +245,19 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       steps: [COLOCATION_STEP],
       handler: podValidator(podValidation),
       reach: podValidatorReach(podValidation),
+    },
+    {
+      // Ours, not Koordinator's: quota admission for in-place resizes (Kubernetes 1.33 on; an API
+      // server without the subresource never sends one). Off with /validate-pod's gate.
+      name: `validate-pod-resize.${NAME_SUFFIX}`,
+      path: '/validate-pod-resize',
+      type: 'validating',
+      resourceRules: [core([`pods/${RESIZE_SUBRESOURCE}`], ['UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      featureGate: 'PodValidatingWebhook',
+      handler: podResizeValidator(podValidation),
+      reach: podResizeReach(podValidation),
     },
     {
       name: `validate-node.${NAME_SUFFIX}`,

@@ -66,7 +66,9 @@ export function podRecord(
     namespace: id.namespace,
     quotaLabel,
     quota: names.intern(quotaOf(quotaLabel, id.namespace)),
-    requests: sharedRequests(podRequests(pod)),
+    // As Kubernetes' ResourceQuota counts a pod that may be resized: the larger of its spec and
+    // what the kubelet allocated (pod-requests.ts, RequestOptions).
+    requests: sharedRequests(podRequests(pod, undefined, { followStatus: true })),
     listEpoch: 0,
   };
 }

@@ -66,6 +66,18 @@ function add(into: Amounts, { resources, amounts }: PodRequests, sign: 1n | -1n)
   }
 }
 
+/** What `usage` asks beyond what the watch counts for the live pod: only the resources that grow. */
+function growth(live: PodRecord, usage: PodUsage): Amounts {
+  if (live.quota !== usage.quota) return new Map();
+  const counted = amountsOf(live.requests);
+  const grown: Amounts = new Map();
+  for (const [key, amount] of usage.requests) {
+    const more = amount - (counted.get(key) ?? 0n);
+    if (more > 0n) grown.set(key, more);
+  }
+  return grown;
+}
+
 export class QuotaUsage {
   private readonly pods = new Map<string, PodRecord>();
   private readonly observed = new Map<string, Amounts>();
@@ -161,11 +173,14 @@ export class QuotaUsage {
 
   /**
    * Counts an admitted pod until the watch sees it or LEDGER_TTL_MS passes. A pod admitted again
-   * (a retried create) counts once, from its latest admission. A full ledger makes room by
+   * (a retried create) counts once, from its latest admission. A live pod admitted again (a
+   * resize) counts what it grows by, until the watch sees it again. A full ledger makes room by
    * dropping its oldest entry, the one closest to expiring anyway.
    */
   reserve(key: string, usage: PodUsage): void {
-    if (this.pods.has(key)) return;
+    const live = this.pods.get(key);
+    const requests = live ? growth(live, usage) : usage.requests;
+    if (requests.size === 0) return;
     const now = this.clock.monotonic();
     this.expire(now);
     this.forget(key);
@@ -177,9 +192,9 @@ export class QuotaUsage {
       }
     }
     const quota = quotaNames.intern(usage.quota);
-    const requests = sharedRequests(usage.requests);
-    this.ledger.set(key, { quota, requests, expiresAt: now + LEDGER_TTL_MS });
-    this.sumPending(quota, requests, 1n);
+    const shared = sharedRequests(requests);
+    this.ledger.set(key, { quota, requests: shared, expiresAt: now + LEDGER_TTL_MS });
+    this.sumPending(quota, shared, 1n);
     this.scheduleSweep(now);
   }
 

@@ -51,6 +51,21 @@ describe('QuotaUsage', () => {
     assert.deepEqual(usage.used('q'), cpu(5n), 'an admitted pod never seen stops counting');
   });
 
+  it('counts what a resized live pod grows by until the watch sees it again, and nothing for a shrink', () => {
+    let now = 0;
+    const usage = new QuotaUsage({ ...systemClock, monotonic: () => now });
+    usage.set(...pod('ns/a', 'q', 500n));
+    usage.reserve('ns/a', { quota: 'q', requests: cpu(1500n) });
+    assert.deepEqual(usage.used('q'), cpu(1500n), 'the growth counts before the watch sees the resize');
+    usage.set(...pod('ns/a', 'q', 1500n));
+    assert.deepEqual(usage.used('q'), cpu(1500n), 'seen by the watch: counted once');
+    usage.reserve('ns/a', { quota: 'q', requests: cpu(200n) });
+    assert.equal(usage.ledgerSize, 0, 'a shrink reserves nothing');
+    usage.reserve('ns/a', { quota: 'q', requests: cpu(2000n) });
+    now = LEDGER_TTL_MS + 1;
+    assert.deepEqual(usage.used('q'), cpu(1500n), 'a growth never seen stops counting');
+  });
+
   it('moves pods when their quota changes', () => {
     const usage = new QuotaUsage();
     usage.set(...pod('ns/a', 'default', 2n));
