@@ -4,6 +4,7 @@
  * does lives in its own module; the order they start and stop in, in lifecycle.ts.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { replaceResourcesCounted } from '../webhook/feature-gates.js';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
@@ -72,7 +73,12 @@ export async function runOperator(
   const events = new EventRecorder(kubeConfig, logger, { clock });
   // What the store and the loops all take.
   const shared = { kubeConfig, logger, metrics, events, clock };
-  const store = new StateStore({ ...shared, configMaps, tierMappingNamespace: options.namespace });
+  const store = new StateStore({
+    ...shared,
+    configMaps,
+    tierMappingNamespace: options.namespace,
+    replaceResources: replaceResourcesCounted(options.featureGates),
+  });
   const enforcement = new EnforcementTracker(
     options.enforcement,
     enforceableNames(),

@@ -5,7 +5,12 @@
  */
 import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
-import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
+import {
+  parseFeatureGates,
+  replaceResourcesCounted,
+  type FeatureGate,
+  type FeatureGates,
+} from './feature-gates.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
 import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
@@ -171,6 +176,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
     skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
     quotaAdmission: context.gates.EnableQuotaAdmission,
     quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
+    replaceResources: replaceResourcesCounted(context.gates),
     validateDeviceRequests: context.gates.ValidatePodDeviceResource,
     enhancedValidation: context.gates.EnablePodEnhancedValidator,
     enhancedValidationNamespace: context.koordinatorNamespace,

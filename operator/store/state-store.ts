@@ -52,6 +52,8 @@ export interface StateStoreOptions {
   sources?: (spec: ReflectorSpec, sink: ReflectorSink) => StoreSource;
   /** Judges pods past their deletion grace period, ages the quota ledger and times the watches. */
   clock?: Clock;
+  /** Count pods as their replace-resources annotation renames them (feature-gates.ts, replaceResourcesCounted). */
+  replaceResources?: boolean;
 }
 
 /** What the store needs of the source of one watched kind. */
@@ -373,7 +375,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
       put: (pod) => {
         const id = podKeyOf(pod);
         if (!id) return;
-        const record = podRecord(pod, id, this.clock.now(), quotaOf);
+        const record = podRecord(pod, id, this.clock.now(), quotaOf, this.options.replaceResources);
         if (!record) {
           this.usage.delete(id.key);
           return;

@@ -26,11 +26,17 @@ import { quantityAt } from '../../shared/quantity-at.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { podRequestsFormatted, type Amounts } from './pod-requests.js';
 import type { QuotaView } from './quota-view.js';
+import { transformReplaceResources } from './replace-resources.js';
 import { quotaNameOf } from './resolve-quota.js';
 
 export interface PodQuotaOptions {
   quotaAdmission: boolean;
   quotaAdmissionOnUpdate: boolean;
+  /**
+   * Gates ElasticQuotaEvaluationTransformPod and ReplaceResourcesTransformer, both on: the pod is
+   * counted as its replace-resources annotation renames it (replace-resources.ts).
+   */
+  replaceResources?: boolean;
 }
 
 /** The resources quota admission counts (Koordinator's evaluator set). */
@@ -125,9 +131,12 @@ export function checkPodQuota(
 
   const unreadableRequests: FieldError[] = [];
   const formatted = new Map(
-    [...podRequestsFormatted(pod, unreadableRequests)].filter(
-      ([key, value]) => names.has(key) && value.nanos !== 0n,
-    ),
+    [
+      ...podRequestsFormatted(
+        options.replaceResources ? transformReplaceResources(pod) : pod,
+        unreadableRequests,
+      ),
+    ].filter(([key, value]) => names.has(key) && value.nanos !== 0n),
   );
   if (unreadableRequests[0]) return unreadable('quota admission', unreadableRequests[0]);
   if (formatted.size === 0) return PASSED;

@@ -19,10 +19,13 @@ import { DEFAULT_QUOTA, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { COUNTED, exceededQuota, type PodQuotaFindings } from './pod-quota.js';
 import { podRequestsFormatted, type Amounts } from './pod-requests.js';
 import { quotaNameOf } from './resolve-quota.js';
+import { transformReplaceResources } from './replace-resources.js';
 
 export interface PodResizeOptions {
   /** Gate EnableQuotaAdmission: resizes are checked when creates are. */
   quotaAdmission: boolean;
+  /** As quota admission counts a pod (PodQuotaOptions), so a resize is counted the same way. */
+  replaceResources?: boolean;
 }
 
 export const RESIZE_SUBRESOURCE = 'resize';
@@ -53,7 +56,8 @@ export function checkPodResize(
   if (![...names].some((name) => COUNTED.has(name))) return PASSED;
 
   const unreadable: FieldError[] = [];
-  const asked = podRequestsFormatted(pod, unreadable, { followStatus: true });
+  const counted = options.replaceResources ? transformReplaceResources(pod) : pod;
+  const asked = podRequestsFormatted(counted, unreadable, { followStatus: true });
   if (unreadable[0]) return findings([atField(FieldPath.of('quota admission'), unreadable[0].toString())]);
   const podName =
     typeof pod.metadata.name === 'string' && pod.metadata.name !== ''
@@ -63,13 +67,13 @@ export function checkPodResize(
   // What the store counts for this pod is in `used` already; a pod the watch has not seen yet
   // is not, and then its new size must fit beside everything counted.
   const own = state.podQuotaUsage(key);
-  const counted = own?.quota === quotaName ? own.requests : new Map<string, bigint>();
+  const held = own?.quota === quotaName ? own.requests : new Map<string, bigint>();
   const grown = new Map(
-    [...asked].filter(([name, amount]) => names.has(name) && amount.nanos > (counted.get(name) ?? 0n)),
+    [...asked].filter(([name, amount]) => names.has(name) && amount.nanos > (held.get(name) ?? 0n)),
   );
   if (grown.size === 0) return PASSED;
   const others: Amounts = new Map(state.quotaUsed(quotaName));
-  for (const [name, amount] of counted) others.set(name, (others.get(name) ?? 0n) - amount);
+  for (const [name, amount] of held) others.set(name, (others.get(name) ?? 0n) - amount);
   const refusal = exceededQuota(quota, grown, others);
   if (refusal) return refusal;
   const requests: Amounts = new Map(
