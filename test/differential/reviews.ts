@@ -214,6 +214,17 @@ export function generatePod(rng: Rng, index: number): KubeObject {
   const annotations: Record<string, string> = {};
   if (rng.chance(0.3)) annotations.owner = 'someone';
   if (rng.chance(0.05)) annotations[RESERVE_POD_ANNOTATION] = 'true';
+  // Koordinator v1.8.0's replace-resources (read with its two gates on): renames, erasures, junk.
+  if (rng.chance(0.15)) {
+    annotations['pod.koordinator.sh/replace-resources'] = rng.pick([
+      'cpu:kubernetes.io/batch-cpu',
+      'memory:',
+      'cpu:kubernetes.io/batch-cpu,memory:kubernetes.io/batch-memory',
+      'nvidia.com/gpu:koordinator.sh/gpu',
+      'cpu',
+      'memory:, ephemeral-storage:',
+    ]);
+  }
   if (rng.chance(0.1)) {
     annotations[EXTENDED_SPEC_ANNOTATION] = rng.pick([
       '{}',

@@ -194,7 +194,11 @@ async function main(): Promise<void> {
   const binary = await ensureOracle((line) => {
     process.stderr.write(`${line}\n`);
   }, koordinator);
-  const profiles = GATE_PROFILES.filter((profile) => args.gates === 'all' || profile.name === args.gates);
+  const profiles = GATE_PROFILES.filter(
+    (profile) =>
+      (args.gates === 'all' || profile.name === args.gates) &&
+      (profile.releases?.includes(koordinator) ?? true),
+  );
   if (profiles.length === 0) {
     throw new Error(`--gates: one of all, ${GATE_PROFILES.map((profile) => profile.name).join(', ')}`);
   }
