@@ -177,6 +177,19 @@ function statusesOf(pod: JsonObject): { byName: Map<string, JsonObject>; infeasi
   return { byName, infeasible: asObject(pending)?.reason === 'Infeasible' };
 }
 
+/** A container's requests, followed into its status when `statuses` are read (RequestOptions). */
+function followed<V>(
+  container: JsonValue,
+  requests: Map<string, V>,
+  statuses: ReturnType<typeof statusesOf> | undefined,
+  arithmetic: Arithmetic<V>,
+): Map<string, V> {
+  if (!statuses) return requests;
+  const name = asObject(container)?.name;
+  const status = typeof name === 'string' ? statuses.byName.get(name) : undefined;
+  return effectiveRequests(requests, status, statuses.infeasible, arithmetic);
+}
+
 function sumRequests<V>(
   pod: JsonObject,
   bad: Unreadable,
@@ -185,19 +198,15 @@ function sumRequests<V>(
 ): Map<string, V> {
   const spec = asObject(pod.spec);
   const statuses = options.followStatus ? statusesOf(pod) : undefined;
-  const effective = (container: JsonValue, requests: Map<string, V>): Map<string, V> => {
-    if (!statuses) return requests;
-    const name = asObject(container)?.name;
-    const status = typeof name === 'string' ? statuses.byName.get(name) : undefined;
-    return effectiveRequests(requests, status, statuses.infeasible, arithmetic);
-  };
   const total = new Map<string, V>();
   for (const [index, container] of asArray(spec?.containers).entries())
     add(
       total,
-      effective(
+      followed(
         container,
         requestsOf(container, () => FieldPath.of('spec', 'containers').index(index), bad, arithmetic),
+        statuses,
+        arithmetic,
       ),
       arithmetic,
     );
@@ -213,7 +222,7 @@ function sumRequests<V>(
     // PodRequests follows the status of sidecars only: an init container has finished by the
     // time a resize could be actuated.
     if (asObject(container)?.restartPolicy === 'Always') {
-      const requests = effective(container, declared);
+      const requests = followed(container, declared, statuses, arithmetic);
       add(total, requests, arithmetic);
       add(sidecars, requests, arithmetic);
       maxInto(initSteps, sidecars, arithmetic);
