@@ -58,8 +58,8 @@ export function checkReservePod(request: AdmissionRequest): Findings {
 }
 
 /**
- * Koordinator's cluster_colocation_profile.go: the QoS and priority checks. Koordinator v1.7.0
- * discards their refusal (docs/rules/validate-pod.md, "The colocation step"); /validate-pod
+ * Koordinator's cluster_colocation_profile.go: the QoS and priority checks, which v1.8.0 enforces
+ * and v1.7.0 discarded (docs/rules/validate-pod.md, "The colocation step"); /validate-pod
  * enforces them as the step `colocation`, which an admin can set to warn apart from the webhook.
  */
 export function checkColocation(request: AdmissionRequest, options: ColocationOptions): Findings {
