@@ -124,6 +124,11 @@ describe('pod colocation checks', () => {
       message(validate(review(pod({ [QOS]: 'LSE' }, { cpu: '1500m' })), state)),
       'pod.spec.containers[*].resources.requests: Invalid value: "1500m": the requested CPUs of LSR Pod must be integer',
     );
+    // The sum as Go prints it: in the format of its first term.
+    assert.equal(
+      message(validate(review(pod({ [QOS]: 'LSE' }, { cpu: '1500e-3' })), state)),
+      'pod.spec.containers[*].resources.requests: Invalid value: "1500e-3": the requested CPUs of LSR Pod must be integer',
+    );
     assert.equal(
       message(validate(review(pod({ [QOS]: 'LSE' }, { memory: '1Gi' })), state)),
       'pod.spec.containers[*].resources.requests: Required value: LSR Pod must declare the requested CPUs',
