@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { replaceResourcesCounted } from '../webhook/feature-gates.js';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
@@ -78,6 +79,7 @@ export async function runOperator(
     configMaps,
     tierMappingNamespace: options.namespace,
     selfPod: { namespace: options.namespace, name: process.env.POD_NAME || hostname() },
+    replaceResources: replaceResourcesCounted(options.featureGates),
   });
   const enforcement = new EnforcementTracker(
     options.enforcement,

@@ -37,6 +37,10 @@ export const FEATURE_GATE_DEFAULTS = {
   EnableQuotaAdmission: true,
   /** Also evaluate pods that move to another quota on UPDATE. */
   EnableQuotaAdmissionOnUpdate: false,
+  /** Transform a pod before quota admission counts it (Koordinator v1.8.0; with ReplaceResourcesTransformer). */
+  ElasticQuotaEvaluationTransformPod: false,
+  /** The transform: the pod.koordinator.sh/replace-resources annotation renames or erases resources. */
+  ReplaceResourcesTransformer: false,
 } as const satisfies Record<string, boolean>;
 
 export type FeatureGate = keyof typeof FEATURE_GATE_DEFAULTS;
@@ -65,4 +69,12 @@ export function parseFeatureGates(spec: string | undefined): FeatureGates {
     gates[name] = match[2] === 'true';
   }
   return gates;
+}
+
+/**
+ * Whether quota admission, and the usage the store counts, read a pod as its replace-resources
+ * annotation transforms it: Koordinator v1.8.0 transforms only with both gates on.
+ */
+export function replaceResourcesCounted(gates: FeatureGates): boolean {
+  return gates.ElasticQuotaEvaluationTransformPod && gates.ReplaceResourcesTransformer;
 }

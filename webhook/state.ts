@@ -78,6 +78,8 @@ export interface StateSnapshot {
   quotaLabelledPods(quota: string): readonly string[];
   /** What a quota's live pods request, plus the pods admitted but not yet seen by the watch. */
   quotaUsed(quota: string): ReadonlyMap<string, bigint>;
+  /** What quotaUsed counts for the live pod `namespace/name`, and against which quota, if anything. */
+  podQuotaUsage(podKey: string): { quota: string; requests: ReadonlyMap<string, bigint> } | undefined;
   /** The GPU tier mapping in force: the last valid gpu-tier-mapping ConfigMap, or the built-in default. */
   gpuTierMapping(): TierMapping;
   /** Every ClusterColocationProfile, sorted by name (byte order), the order Koordinator applies them in. */

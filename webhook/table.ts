@@ -5,7 +5,12 @@
  */
 import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
-import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
+import {
+  parseFeatureGates,
+  replaceResourcesCounted,
+  type FeatureGate,
+  type FeatureGates,
+} from './feature-gates.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
 import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
@@ -29,6 +34,8 @@ import { containersRequestAny } from './narrowing/cel-text.js';
 import type { Reach } from './narrowing/reach.js';
 import { podMutatorReach } from './rules/koordinator/pod/mutate-pod-reach.js';
 import { podValidatorReach } from './rules/koordinator/pod/validate-pod-reach.js';
+import { podResizeReach } from './rules/koordinator/pod/validate-pod-resize-reach.js';
+import { podResizeValidator, RESIZE_SUBRESOURCE } from './rules/koordinator/quota/pod-resize-quota.js';
 
 export type WebhookType = 'mutating' | 'validating';
 export type FailurePolicy = 'Fail' | 'Ignore';
@@ -169,6 +176,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
     skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
     quotaAdmission: context.gates.EnableQuotaAdmission,
     quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
+    replaceResources: replaceResourcesCounted(context.gates),
     validateDeviceRequests: context.gates.ValidatePodDeviceResource,
     enhancedValidation: context.gates.EnablePodEnhancedValidator,
     enhancedValidationNamespace: context.koordinatorNamespace,
@@ -243,6 +251,19 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       steps: [COLOCATION_STEP],
       handler: podValidator(podValidation),
       reach: podValidatorReach(podValidation),
+    },
+    {
+      // Ours, not Koordinator's: quota admission for in-place resizes (Kubernetes 1.33 on; an API
+      // server without the subresource never sends one). Off with /validate-pod's gate.
+      name: `validate-pod-resize.${NAME_SUFFIX}`,
+      path: '/validate-pod-resize',
+      type: 'validating',
+      resourceRules: [core([`pods/${RESIZE_SUBRESOURCE}`], ['UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 10,
+      featureGate: 'PodValidatingWebhook',
+      handler: podResizeValidator(podValidation),
+      reach: podResizeReach(podValidation),
     },
     {
       name: `validate-node.${NAME_SUFFIX}`,

@@ -8,6 +8,7 @@
 import type { JsonObject } from '../../webhook/admission/types.js';
 import { QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
 import { podIsDone, podRequests, type Amounts } from '../../webhook/rules/koordinator/quota/pod-requests.js';
+import { transformReplaceResources } from '../../webhook/rules/koordinator/quota/replace-resources.js';
 import { asObject } from '../../webhook/util/json.js';
 import { Interner, StringInterner } from './interner.js';
 
@@ -58,6 +59,7 @@ export function podRecord(
   id: { namespace: string },
   now: Date,
   quotaOf: (quotaLabel: string | undefined, namespace: string) => string,
+  replaceResources = false,
 ): PodRecord | undefined {
   if (podIsDone(pod, now)) return undefined;
   const label = asObject(asObject(pod.metadata)?.labels)?.[QUOTA_LABELS.name];
@@ -66,7 +68,13 @@ export function podRecord(
     namespace: id.namespace,
     quotaLabel,
     quota: names.intern(quotaOf(quotaLabel, id.namespace)),
-    requests: sharedRequests(podRequests(pod)),
+    // As Kubernetes' ResourceQuota counts a pod that may be resized: the larger of its spec and
+    // what the kubelet allocated (pod-requests.ts, RequestOptions).
+    // Counted as quota admission counted it: renamed by its replace-resources annotation when
+    // both of Koordinator's gates say so, as its child-request annotation sums the pods it admitted.
+    requests: sharedRequests(
+      podRequests(replaceResources ? transformReplaceResources(pod) : pod, undefined, { followStatus: true }),
+    ),
     listEpoch: 0,
   };
 }

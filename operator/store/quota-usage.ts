@@ -85,6 +85,18 @@ function add(into: Amounts, { resources, amounts }: PodRequests, sign: 1n | -1n)
   }
 }
 
+/** What `usage` asks beyond what the watch counts for the live pod: only the resources that grow. */
+function growth(live: PodRecord, usage: PodUsage): Amounts {
+  if (live.quota !== usage.quota) return new Map();
+  const counted = amountsOf(live.requests);
+  const grown: Amounts = new Map();
+  for (const [key, amount] of usage.requests) {
+    const more = amount - (counted.get(key) ?? 0n);
+    if (more > 0n) grown.set(key, more);
+  }
+  return grown;
+}
+
 export class QuotaUsage {
   private readonly pods = new Map<string, PodRecord>();
   private readonly observed = new Map<string, Amounts>();
@@ -187,10 +199,13 @@ export class QuotaUsage {
   /**
    * Counts an admitted pod until the watch delivers it, or its create has failed for certain (see
    * `current`). A pod admitted again (a retried create) counts once, from its latest admission. A
-   * full ledger folds its oldest entry into that entry's quota's overflow.
+   * live pod admitted again (a resize) counts what it grows by, until the watch delivers it again.
+   * A full ledger folds its oldest entry into that entry's quota's overflow.
    */
   reserve(key: string, usage: PodUsage): void {
-    if (this.pods.has(key)) return;
+    const live = this.pods.get(key);
+    const requests = live ? growth(live, usage) : usage.requests;
+    if (requests.size === 0) return;
     const now = this.clock.monotonic();
     this.forget(key);
     if (this.ledger.size >= this.maxLedgerEntries) {
@@ -201,9 +216,9 @@ export class QuotaUsage {
       }
     }
     const quota = quotaNames.intern(usage.quota);
-    const requests = sharedRequests(usage.requests);
-    this.ledger.set(key, { quota, requests, admittedAt: now });
-    this.sumPending(quota, requests, 1n);
+    const shared = sharedRequests(requests);
+    this.ledger.set(key, { quota, requests: shared, admittedAt: now });
+    this.sumPending(quota, shared, 1n);
   }
 
   /**

@@ -55,6 +55,8 @@ export interface StateStoreOptions {
   clock?: Clock;
   /** The replica's own Pod, where Events about its watches go (the operator namespace and POD_NAME). */
   selfPod?: { namespace: string; name: string };
+  /** Count pods as their replace-resources annotation renames them (feature-gates.ts, replaceResourcesCounted). */
+  replaceResources?: boolean;
 }
 
 /** What the store needs of the source of one watched kind. */
@@ -392,7 +394,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
       put: (pod) => {
         const id = podKeyOf(pod);
         if (!id) return;
-        const record = podRecord(pod, id, this.clock.now(), quotaOf);
+        const record = podRecord(pod, id, this.clock.now(), quotaOf, this.options.replaceResources);
         if (!record) {
           this.usage.delete(id.key);
           return;

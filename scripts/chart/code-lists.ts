@@ -68,7 +68,9 @@ function gateDescription(
   const kinds = [...new Set(served.map((webhook) => webhook.type))].map((type) =>
     type === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
   );
-  return `Serves the ${names} webhook; off, it is absent from the ${kinds.join(' and ')}.`;
+  const which = served.length === 1 ? `the ${names} webhook` : `the ${names} webhooks`;
+  const absent = served.length === 1 ? 'it is' : 'they are';
+  return `Serves ${which}; off, ${absent} absent from the ${kinds.join(' and ')}.`;
 }
 
 export function codeLists(): CodeLists {

@@ -48,6 +48,8 @@ export interface Change {
 
 export interface DocumentedDifference {
   id: string;
+  /** The Koordinator releases it is documented against (oracle-build.ts); every one when absent. */
+  releases?: readonly string[];
   /** The rule page (docs/rules/) that says what we do instead, why, and Koordinator's code line. */
   page: string;
   reconcile?(pair: Pair, observed: Observed): Pair | undefined;

@@ -1,5 +1,6 @@
 /**
- * Every documented difference between our webhooks and Koordinator v1.7.0's, as a classifier
+ * Every documented difference between our webhooks and Koordinator's (v1.8.0, and v1.7.0 where a
+ * class says so), as a classifier
  * (classify.ts): a difference the suite observes is expected only when these explain it, and each
  * names the rule page (docs/rules/) that says what we do instead, why, and Koordinator's line.
  * A new difference, or one of these grown past what it documents, fails the run.
@@ -180,6 +181,36 @@ function nodeConflict(message: string): { key: string; strategies: string[]; nod
 const NODE_CONFLICT_SENTENCE =
   /node "([^"]+)" matches \d+ node strategies of slo-controller-config data\[([^\]]+)\]: \[(.*?)\]; a node may match at most one/g;
 
+/** The slo-controller-config fields Koordinator v1.8.0 added. */
+const SLO_FIELDS_OF_V180 = new Set([
+  'midReclaimMode',
+  'midStaticCPUReservedPercent',
+  'midStaticMemoryReservedPercent',
+  'cpuAllocatableEvictThresholdPercent',
+  'cpuAllocatableEvictLowerPercent',
+  'memoryAllocatableEvictThresholdPercent',
+  'memoryAllocatableEvictLowerPercent',
+  'allocatableEvictPriorityThreshold',
+]);
+
+/** Deletes `names` wherever they are keys in `value`; true when it deleted any. */
+function stripFields(value: unknown, names: ReadonlySet<string>): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let changed = false;
+  if (Array.isArray(value)) {
+    for (const item of value) changed = stripFields(item, names) || changed;
+    return changed;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (names.has(key)) {
+      Reflect.deleteProperty(object, key);
+      changed = true;
+    } else changed = stripFields(object[key], names) || changed;
+  }
+  return changed;
+}
+
 export const DOCUMENTED: readonly DocumentedDifference[] = [
   {
     id: 'field-path-in-front',
@@ -219,7 +250,9 @@ export const DOCUMENTED: readonly DocumentedDifference[] = [
     },
   },
   {
+    // v1.8.0 enforces the step as we do; v1.7.0 discards its answer.
     id: 'colocation-step-enforced',
+    releases: ['v1.7.0'],
     page: 'validate-pod.md#the-colocation-step',
     counterfactual: (observed) =>
       observed.path === '/validate-pod' &&
@@ -227,6 +260,27 @@ export const DOCUMENTED: readonly DocumentedDifference[] = [
       /koordinator\.sh\/(qosClass|priority)|spec\.priority: Invalid|LSR Pod/.test(observed.ours.message)
         ? { ourEnforcement: 'validate-pod/colocation=dryrun' }
         : undefined,
+  },
+  {
+    // v1.7.0 sums containers, init containers and overhead only (k8s.io/kubernetes v0.28's
+    // PodRequests); v1.8.0 lets spec.resources replace the sum, as we do.
+    id: 'pod-level-resources-counted',
+    releases: ['v1.7.0'],
+    page: 'validate-pod.md',
+    counterfactual: (observed) => {
+      const podLevel = (o: KubeObject | null): boolean =>
+        o?.kind === 'Pod' && (o.spec as JsonObject | undefined)?.resources !== undefined;
+      const strip = (o: KubeObject): KubeObject => {
+        if (podLevel(o)) Reflect.deleteProperty(o.spec as JsonObject, 'resources');
+        return o;
+      };
+      const inReview = podLevel(objectOf(observed)) || podLevel(objectOf(observed, 'oldObject'));
+      if (!inReview && !observed.world.objects.some(podLevel)) return undefined;
+      return {
+        review: reviewWith(observed, strip),
+        world: worldWith(observed.world, (objects) => objects.map(strip)),
+      };
+    },
   },
   {
     id: 'profile-not-applied',
@@ -426,6 +480,40 @@ export const DOCUMENTED: readonly DocumentedDifference[] = [
     },
   },
   {
+    // Fields v1.7.0's types do not have (json.Unmarshal drops them): we check them as v1.8.0 does.
+    id: 'slo-fields-of-v1.8.0',
+    releases: ['v1.7.0'],
+    page: 'validate-configmap.md',
+    counterfactual: (observed) => {
+      const strip = (data: Record<string, string>): boolean => {
+        let changed = false;
+        for (const [key, value] of Object.entries(data)) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(value);
+          } catch {
+            continue;
+          }
+          if (stripFields(parsed, SLO_FIELDS_OF_V180)) {
+            data[key] = JSON.stringify(parsed);
+            changed = true;
+          }
+        }
+        return changed;
+      };
+      if (observed.path === '/validate-node') {
+        const world = worldWithSloData(observed.world, strip);
+        return world ? { world } : undefined;
+      }
+      if (observed.path !== '/validate-configmap') return undefined;
+      let found = false;
+      const review = reviewWith(observed, (cm) => {
+        found = strip(dataOf(cm)) || found;
+      });
+      return found ? { review } : undefined;
+    },
+  },
+  {
     id: 'slo-refusal-lists-every-problem',
     page: 'validate-configmap.md',
     reconcile: (pair, observed) =>
@@ -479,7 +567,9 @@ export const DOCUMENTED: readonly DocumentedDifference[] = [
         : undefined,
   },
   {
+    // v1.8.0 has the label too.
     id: 'skip-enhanced-validation-label',
+    releases: ['v1.7.0'],
     page: 'validate-pod.md',
     counterfactual: (observed) => {
       const label = 'pod.koordinator.sh/skip-enhanced-validation';

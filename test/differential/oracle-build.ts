@@ -19,8 +19,14 @@ import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../scripts/cluster/layout.js';
 
 export const KOORDINATOR_MODULE = 'github.com/koordinator-sh/koordinator';
-/** The Koordinator release the suite compares against; bumping it rebuilds the oracle. */
-export const KOORDINATOR_VERSION = 'v1.7.0';
+/**
+ * The Koordinator releases the suite compares against, the reference first: one oracle each, built
+ * from the same harness (it compiles against both releases' controller-runtime).
+ */
+export const KOORDINATOR_VERSIONS = ['v1.8.0', 'v1.7.0'] as const;
+export type KoordinatorVersion = (typeof KOORDINATOR_VERSIONS)[number];
+/** The release the operator follows, compared against unless another is asked for. */
+export const KOORDINATOR_VERSION: KoordinatorVersion = 'v1.8.0';
 
 const HARNESS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'oracle');
 /** Where the harness goes inside the module copy. */
@@ -57,27 +63,26 @@ async function harnessFiles(): Promise<string[]> {
 }
 
 /** The cache key: the pinned version and a digest of the harness's files. */
-async function oracleKey(): Promise<string> {
+async function oracleKey(version: KoordinatorVersion): Promise<string> {
   const hash = createHash('sha256');
   for (const name of await harnessFiles()) {
     hash.update(`${name}\0`);
     hash.update(await readFile(join(HARNESS_DIR, name)));
     hash.update('\0');
   }
-  return `koordinator-${KOORDINATOR_VERSION}-oracle-${hash.digest('hex').slice(0, 12)}`;
+  return `koordinator-${version}-oracle-${hash.digest('hex').slice(0, 12)}`;
 }
 
 /** The module's folder in the module cache, downloaded through the proxy `go env GOPROXY` names. */
-async function moduleDir(): Promise<string> {
+async function moduleDir(version: KoordinatorVersion): Promise<string> {
   const { stdout } = await run(
     'go',
-    ['mod', 'download', '-json', `${KOORDINATOR_MODULE}@${KOORDINATOR_VERSION}`],
+    ['mod', 'download', '-json', `${KOORDINATOR_MODULE}@${version}`],
     tmpdir(),
     false,
   );
   const info = JSON.parse(stdout) as { Dir?: string; Error?: string };
-  if (!info.Dir)
-    throw new Error(`go mod download ${KOORDINATOR_MODULE}@${KOORDINATOR_VERSION}: ${info.Error}`);
+  if (!info.Dir) throw new Error(`go mod download ${KOORDINATOR_MODULE}@${version}: ${info.Error}`);
   return info.Dir;
 }
 
@@ -85,23 +90,26 @@ async function moduleDir(): Promise<string> {
  * Builds the oracle unless this version and harness are built; resolves with the binary's path.
  * DIFFERENTIAL_ORACLE names a binary to use instead (one built before a change to the harness).
  */
-export async function ensureOracle(log: (line: string) => void): Promise<string> {
+export async function ensureOracle(
+  log: (line: string) => void,
+  version: KoordinatorVersion = KOORDINATOR_VERSION,
+): Promise<string> {
   const given = process.env.DIFFERENTIAL_ORACLE;
   if (given) return given;
-  const binDir = join(cacheDir, 'bin', await oracleKey());
+  const binDir = join(cacheDir, 'bin', await oracleKey(version));
   const binary = join(binDir, BINARY);
   if (existsSync(join(binDir, COMPLETE_STAMP)) && existsSync(binary)) return binary;
 
   const started = Date.now();
   log(
-    `building Koordinator ${KOORDINATOR_VERSION}'s webhooks (the differential oracle) from its Go module ` +
+    `building Koordinator ${version}'s webhooks (the differential oracle) from its Go module ` +
       '(a cold build takes many minutes on 2 cores)...',
   );
   await mkdir(join(cacheDir, 'bin'), { recursive: true });
   const source = await mkdtemp(join(tmpdir(), 'koordinator-oracle-src-'));
   const staging = await mkdtemp(join(cacheDir, 'bin', '.build-'));
   try {
-    await cp(await moduleDir(), source, { recursive: true });
+    await cp(await moduleDir(version), source, { recursive: true });
     // The module cache is read-only: the copy must take the harness, go.sum updates (-mod=mod)
     // and, at the end, its own removal.
     await run('chmod', ['-R', 'u+w', source], source, true);

@@ -214,6 +214,17 @@ export function generatePod(rng: Rng, index: number): KubeObject {
   const annotations: Record<string, string> = {};
   if (rng.chance(0.3)) annotations.owner = 'someone';
   if (rng.chance(0.05)) annotations[RESERVE_POD_ANNOTATION] = 'true';
+  // Koordinator v1.8.0's replace-resources (read with its two gates on): renames, erasures, junk.
+  if (rng.chance(0.15)) {
+    annotations['pod.koordinator.sh/replace-resources'] = rng.pick([
+      'cpu:kubernetes.io/batch-cpu',
+      'memory:',
+      'cpu:kubernetes.io/batch-cpu,memory:kubernetes.io/batch-memory',
+      'nvidia.com/gpu:koordinator.sh/gpu',
+      'cpu',
+      'memory:, ephemeral-storage:',
+    ]);
+  }
   if (rng.chance(0.1)) {
     annotations[EXTENDED_SPEC_ANNOTATION] = rng.pick([
       '{}',
@@ -232,6 +243,13 @@ export function generatePod(rng: Rng, index: number): KubeObject {
   }
   if (rng.chance(0.1))
     spec.overhead = { cpu: rng.pick(['100m', '250m']), ...(rng.chance(0.5) ? { memory: '64Mi' } : {}) };
+  // Pod-level resources (PodLevelResources, on since Kubernetes 1.34): cpu and memory, requested as
+  // the API server's defaulting leaves them.
+  if (rng.chance(0.12)) {
+    const requests: Record<string, string> = { cpu: rng.pick(['1', '2', '3', '1500m', '4']) };
+    if (rng.chance(0.4)) requests.memory = rng.pick(['1Gi', '4Gi']);
+    spec.resources = rng.chance(0.4) ? { requests, limits: { ...requests } } : { requests };
+  }
   if (rng.chance(0.3)) spec.priority = rng.pick(PRIORITY_VALUES);
   if (rng.chance(0.15)) {
     // The Priority admission plugin, before any webhook, sets the class's value.

@@ -3,7 +3,8 @@
  * own webhooks (the oracle, built from its Go module) and to ours, answer against answer. Every
  * difference must be one the rule pages document (expected.ts); any other fails the run.
  *
- *   npm run test:differential -- [--reviews N per gate profile] [--gates all|checks|koordinator-defaults]
+ *   npm run test:differential -- [--koordinator v1.8.0|v1.7.0] [--reviews N per gate profile]
+ *                                [--gates all|checks|koordinator-defaults]
  *                                [--seed S] [--per-world K] [--show N] [--dump FILE]
  *                                [--world W --review K [--enforcement E]]   (replay one review, printed in full)
  */
@@ -15,7 +16,12 @@ import { classify, type Change, type Observed } from './classify.js';
 import type { Verdict } from './compare.js';
 import { DOCUMENTED } from './expected.js';
 import { GATE_PROFILES, type GateProfile } from './gates.js';
-import { ensureOracle, KOORDINATOR_VERSION } from './oracle-build.js';
+import {
+  ensureOracle,
+  KOORDINATOR_VERSION,
+  KOORDINATOR_VERSIONS,
+  type KoordinatorVersion,
+} from './oracle-build.js';
 import { OracleClient } from './oracle-client.js';
 import { OurWebhooks } from './ours.js';
 import { generateReview, KOORDINATOR_PATHS } from './reviews.js';
@@ -24,6 +30,8 @@ import { generateWorld } from './world.js';
 
 const { values: args } = parseArgs({
   options: {
+    /** The Koordinator release whose oracle answers (oracle-build.ts). */
+    koordinator: { type: 'string', default: KOORDINATOR_VERSION },
     /** Reviews per gate profile. */
     reviews: { type: 'string', default: '10000' },
     /** A gate profile of gates.ts, or all of them. */
@@ -40,6 +48,11 @@ const { values: args } = parseArgs({
   },
 });
 
+const release = KOORDINATOR_VERSIONS.find((version) => version === args.koordinator);
+if (!release) throw new Error(`--koordinator: one of ${KOORDINATOR_VERSIONS.join(', ')}`);
+const koordinator: KoordinatorVersion = release;
+/** The differences documented against this release. */
+const documented = DOCUMENTED.filter((difference) => difference.releases?.includes(koordinator) ?? true);
 const total = Number(args.reviews);
 const seed = Number(args.seed);
 const perWorld = Number(args['per-world']);
@@ -135,7 +148,7 @@ async function runProfile(binary: string, profile: GateProfile): Promise<Map<str
           if (observed.theirs.panic !== undefined) tally.failedOpen++;
           continue;
         }
-        const classes = await classify(observed, DOCUMENTED, rejudge);
+        const classes = await classify(observed, documented, rejudge);
         if (classes) {
           tally.documentedReviews++;
           for (const id of classes) tally.documented.set(id, (tally.documented.get(id) ?? 0) + 1);
@@ -180,8 +193,12 @@ function report(name: string, byPath: ReadonlyMap<string, Tally>, classes: Map<s
 async function main(): Promise<void> {
   const binary = await ensureOracle((line) => {
     process.stderr.write(`${line}\n`);
-  });
-  const profiles = GATE_PROFILES.filter((profile) => args.gates === 'all' || profile.name === args.gates);
+  }, koordinator);
+  const profiles = GATE_PROFILES.filter(
+    (profile) =>
+      (args.gates === 'all' || profile.name === args.gates) &&
+      (profile.releases?.includes(koordinator) ?? true),
+  );
   if (profiles.length === 0) {
     throw new Error(`--gates: one of all, ${GATE_PROFILES.map((profile) => profile.name).join(', ')}`);
   }
@@ -194,13 +211,13 @@ async function main(): Promise<void> {
     0,
   );
   console.log(
-    `differential: ours against Koordinator ${KOORDINATOR_VERSION}, seed ${seed}, ${compared} reviews in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `differential: ours against Koordinator ${koordinator}, seed ${seed}, ${compared} reviews in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   let undocumented = 0;
   const classes = new Map<string, number>();
   for (const [profile, byPath] of results) undocumented += report(profile.name, byPath, classes);
   console.log('documented differences by class (a review counts under each class that explains part of it):');
-  for (const difference of DOCUMENTED) {
+  for (const difference of documented) {
     console.log(
       `  ${String(classes.get(difference.id) ?? 0).padStart(6)}  ${difference.id} (${difference.page})`,
     );

@@ -16,6 +16,7 @@ import { withChildRequests, type World } from './world.js';
 /** Kinds the API server stores through their Go type (built-in): it sends them in Go's encoding. */
 const BUILT_IN = new Set(['Pod', 'Node', 'ConfigMap']);
 
+const RECOVERED_PANIC = /^panic: (.*) \[recovered\]$/s;
 export class Session {
   private world: World = { objects: [] };
   private state: StateStore | undefined;
@@ -59,7 +60,14 @@ export class Session {
   private async theirs(path: string, review: JsonObject, object: KubeObject | null): Promise<Verdict> {
     const answer = await this.oracle.ask({ op: 'review', path, review });
     if (answer.error !== undefined) throw new Error(`the oracle failed on ${path}: ${answer.error}`);
-    if (answer.panic === undefined) return verdictOf(answer.body ?? {}, object);
+    if (answer.panic === undefined) {
+      const verdict = verdictOf(answer.body ?? {}, object);
+      // From Koordinator v1.8.0's controller-runtime (v0.23) on, the webhook recovers a handler's
+      // panic itself and answers 500 `panic: <what> [recovered]`: on the wire a refusal, under
+      // either failure policy. Marked as the panic it is, so the classes about it still apply.
+      const recovered = verdict.code === 500 ? RECOVERED_PANIC.exec(verdict.message) : null;
+      return recovered ? { ...verdict, panic: recovered[1] } : verdict;
+    }
     // The call fails; the API server applies the failure policy (Koordinator's is ours).
     const stack = answer.stack ? { stack: answer.stack } : {};
     return this.ours.entry(path).failurePolicy === 'Ignore'

@@ -41,6 +41,10 @@ function colocation(rng: Rng): JsonObject {
     degradeTimeMinutes: [[15], [0]],
     midCPUThresholdPercent: percent,
     midMemoryThresholdPercent: percent,
+    // Koordinator v1.8.0's mid reclaim mode and its reserved percents.
+    midReclaimMode: [['static', 'dynamic'], [7]],
+    midStaticCPUReservedPercent: percent,
+    midStaticMemoryReservedPercent: percent,
   });
 }
 
@@ -57,6 +61,13 @@ function threshold(rng: Rng): JsonObject {
     out.memoryEvictLowerPercent = rng.pick([60, 65, 90]);
     out.memoryEvictThresholdPercent ??= 70;
   }
+  // Koordinator v1.8.0's allocatable-evict thresholds (each pair ordered, or not) and priority.
+  for (const kind of ['cpu', 'memory']) {
+    if (!rng.chance(0.2)) continue;
+    out[`${kind}AllocatableEvictThresholdPercent`] = rng.pick([80, 95, 120]);
+    if (rng.chance(0.7)) out[`${kind}AllocatableEvictLowerPercent`] = rng.pick([70, 90, 130, -1]);
+  }
+  if (rng.chance(0.15)) out.allocatableEvictPriorityThreshold = rng.pick([0, 5999, 7999, 8000, -1]);
   return out;
 }
 

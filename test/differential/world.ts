@@ -171,20 +171,39 @@ function worldPods(rng: Rng, quotaNames: readonly string[]): KubeObject[] {
       some(rng, ['cpu', 'memory', 'nvidia.com/gpu', 'ephemeral-storage'], 0.6),
     );
     const phase = rng.pick(['Running', 'Running', 'Pending', 'Succeeded']);
-    pods.push(
-      object(
-        'v1',
-        'Pod',
-        { name: `existing-${i}`, namespace, labels },
+    const spec: JsonObject = {
+      nodeName: 'n1',
+      containers: [{ name: 'main', image: 'app:1', resources: { requests, limits: requests } }],
+    };
+    const status: JsonObject = { phase };
+    // A sidecar, counted beside the containers.
+    if (rng.chance(0.15)) {
+      spec.initContainers = [
         {
-          spec: {
-            nodeName: 'n1',
-            containers: [{ name: 'main', image: 'app:1', resources: { requests, limits: requests } }],
-          },
-          status: { phase },
+          name: 'proxy',
+          image: 'proxy:1',
+          restartPolicy: 'Always',
+          resources: { requests: { cpu: '100m' } },
         },
-      ),
-    );
+      ];
+    }
+    // Pod-level resources, which replace the containers' cpu and memory.
+    if (rng.chance(0.15)) spec.resources = { requests: { cpu: rng.pick(['1', '2500m']) } };
+    // Resized in place: the kubelet has allocated the new size, or not yet (a larger one is
+    // pending). A shrink the kubelet has not actuated counts at its old size in our store, as in
+    // Kubernetes' ResourceQuota; Koordinator's child-request would hold the new one, so the
+    // worlds leave that case out.
+    if (phase === 'Running' && 'cpu' in requests && rng.chance(0.3)) {
+      const allocated = rng.chance(0.5) ? requests.cpu : '0';
+      status.containerStatuses = [
+        {
+          name: 'main',
+          allocatedResources: { cpu: allocated },
+          resources: { requests: { cpu: allocated } },
+        },
+      ];
+    }
+    pods.push(object('v1', 'Pod', { name: `existing-${i}`, namespace, labels }, { spec, status }));
   }
   return pods;
 }

@@ -207,6 +207,12 @@ function podSeeds(): Seed[] {
   }
   seeds.push(
     {
+      path: '/validate-pod-resize',
+      label: 'quota pod resized in place',
+      request: request(POD, 'UPDATE', quotaPod, { subResource: 'resize' }),
+      hot: hotQuota,
+    },
+    {
       path: '/mutate-pod-gpu-class',
       label: 'GPU pod in a gold namespace',
       request: request(POD, 'CREATE', gpu),

@@ -21,6 +21,8 @@ export interface StateFixture {
   elasticQuotas?: QuotaView[];
   /** What each quota's pods use, by resource, in nano-units. */
   quotaUsed?: Record<string, Record<string, bigint>>;
+  /** What the store counts for each live pod (namespace/name): its quota and requests in nano-units. */
+  podUsage?: Record<string, { quota: string; requests: Record<string, bigint> }>;
   /** The pods (namespace/name) counted against each quota. */
   quotaPods?: Record<string, string[]>;
   /** The pods labelled for each quota; quotaPods when omitted. */
@@ -65,6 +67,10 @@ export function stateSnapshot(fixture: StateFixture = {}): ReachState {
     quotaPods: (quota) => fixture.quotaPods?.[quota] ?? [],
     quotaLabelledPods: (quota) => fixture.quotaLabelledPods?.[quota] ?? fixture.quotaPods?.[quota] ?? [],
     quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
+    podQuotaUsage: (podKey) => {
+      const usage = fixture.podUsage?.[podKey];
+      return usage && { quota: usage.quota, requests: new Map(Object.entries(usage.requests)) };
+    },
     quotaBoundTo: (namespace) => boundTo.get(namespace),
     gpuTierMapping: () => fixture.gpuTierMapping ?? DEFAULT_TIER_MAPPING,
     colocationProfiles: () => profiles,

@@ -148,7 +148,7 @@ describe('ClusterColocationProfile', () => {
 });
 
 describe('Reservation', () => {
-  it('gets the matching profile’s labels and pod-template settings, and ttl 24h by default', async (t) => {
+  it('gets the matching profile’s labels and pod-template settings, ttl 24h by default, and keeps preAllocationPolicy', async (t) => {
     await installCrds(
       'clustercolocationprofiles.config.koordinator.sh',
       'reservations.scheduling.koordinator.sh',
@@ -182,6 +182,8 @@ describe('Reservation', () => {
       'spec:',
       '  template: {spec: {containers: [{name: main, image: registry.invalid/app:1}]}}',
       '  owners: [{labelSelector: {matchLabels: {app: web}}}]',
+      // Koordinator v1.8.0's field: kept, not pruned, with its mode defaulted.
+      '  preAllocationPolicy: {enableMultiple: true}',
       '',
     ].join('\n');
     await waitFor('the profile to reach the operator', async () => {
@@ -191,12 +193,18 @@ describe('Reservation', () => {
     await kubectl(['create', '-f', '-'], manifest);
     const stored = JSON.parse((await kubectl(['get', 'reservation', reservation, '-o', 'json'])).stdout) as {
       metadata: { labels: Record<string, string> };
-      spec: { ttl?: string; allocateOnce?: boolean; template: { spec: { schedulerName?: string } } };
+      spec: {
+        ttl?: string;
+        allocateOnce?: boolean;
+        preAllocationPolicy?: unknown;
+        template: { spec: { schedulerName?: string } };
+      };
     };
     assert.equal(stored.metadata.labels['koordinator.sh/qosClass'], 'LS');
     assert.equal(stored.spec.template.spec.schedulerName, 'koord-scheduler');
     assert.equal(stored.spec.ttl, '24h');
     assert.equal(stored.spec.allocateOnce, true);
+    assert.deepEqual(stored.spec.preAllocationPolicy, { enableMultiple: true, mode: 'Default' });
   });
 });
 

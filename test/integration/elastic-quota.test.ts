@@ -12,28 +12,8 @@ import {
   testNamespace,
   waitFor,
 } from '../harness/cluster.js';
+import { quotaYaml } from '../harness/elastic-quota.js';
 import { freshOperator, httpGet } from '../harness/operator.js';
-
-function quotaYaml(
-  name: string,
-  namespace: string,
-  labels: Record<string, string>,
-  bounds = { min: '{cpu: "1", memory: 1Gi}', max: '{cpu: "4", memory: 8Gi}' },
-): string {
-  const labelLines = Object.entries(labels).map(([key, value]) => `    ${key}: "${value}"`);
-  return [
-    'apiVersion: scheduling.sigs.k8s.io/v1alpha1',
-    'kind: ElasticQuota',
-    'metadata:',
-    `  name: ${name}`,
-    `  namespace: ${namespace}`,
-    ...(labelLines.length > 0 ? ['  labels:', ...labelLines] : []),
-    'spec:',
-    `  min: ${bounds.min}`,
-    `  max: ${bounds.max}`,
-    '',
-  ].join('\n');
-}
 
 describe('ElasticQuota defaults', () => {
   it('hangs quotas under the root, inherits the tree id, defaults the shared weight, refuses an orphan', async (t) => {

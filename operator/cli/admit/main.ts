@@ -6,6 +6,7 @@
  * is denied but something is admitted only by its enforcement (warn, dryrun).
  */
 import { pino, type Logger } from 'pino';
+import { replaceResourcesCounted } from '../../../webhook/feature-gates.js';
 import type { KubeObject } from '../../../webhook/admission/types.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { versionLine } from '../../version.js';
@@ -145,6 +146,7 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
     configMaps,
     operatorNamespace: options.operatorNamespace,
     logger,
+    replaceResources: replaceResourcesCounted(options.featureGates),
   });
   for (const warning of state.warnings) io.stderr(`admit: warning: ${warning}\n`);
   const inForce = await enforcementInForce({

@@ -92,6 +92,8 @@ export interface StateOptions {
   configMaps: readonly { namespace: string; name: string }[];
   operatorNamespace: string;
   logger: Logger;
+  /** Count pods as their replace-resources annotation renames them (feature-gates.ts, replaceResourcesCounted). */
+  replaceResources?: boolean;
 }
 
 export interface LoadedState {
@@ -162,6 +164,7 @@ export async function loadState(options: StateOptions): Promise<LoadedState> {
     configMaps: options.configMaps,
     tierMappingNamespace: options.operatorNamespace,
     logger: options.logger,
+    replaceResources: options.replaceResources ?? false,
     // Counted into a registry of its own that nothing serves: a command exports no metrics.
     metrics: operatorMetrics(),
     events: new NoEvents(kubeConfig, options.logger),

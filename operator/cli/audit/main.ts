@@ -6,6 +6,7 @@
  * would; 2: a usage error, a cluster that cannot be read, or reports that cannot be written.
  */
 import { parseArgs } from 'node:util';
+import { replaceResourcesCounted } from '../../../webhook/feature-gates.js';
 import { pino, type Logger } from 'pino';
 import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
@@ -129,6 +130,7 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
       configMaps,
       operatorNamespace: flags.operatorNamespace,
       logger,
+      replaceResources: replaceResourcesCounted(flags.featureGates),
     });
     const collector = values['policy-report'] ? new PolicyReportCollector() : undefined;
     const report = await runAudit({

@@ -68,7 +68,9 @@ func (r *indexRecorder) GetInformer(context.Context, client.Object, ...cache.Inf
 	return quietInformer{}, nil
 }
 
-type quietInformer struct{}
+// quietInformer embeds the interface so that methods a newer controller-runtime adds
+// (AddEventHandlerWithOptions, IsStopped in v1.8.0's) exist and panic if a handler reaches for them.
+type quietInformer struct{ cache.Informer }
 
 func (quietInformer) AddEventHandler(toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
 	return nil, nil
@@ -84,7 +86,10 @@ func (quietInformer) HasSynced() bool                       { return true }
 
 // switchableClient is the one client every handler holds; the oracle points it at a fresh fake
 // client for each review.
+// The embedded nil interface gives it the methods a newer controller-runtime adds to the client
+// (Apply in v1.8.0's); one a handler calls panics, so it shows at once.
 type switchableClient struct {
+	client.Client
 	mu      sync.RWMutex
 	current client.Client
 }

@@ -41,9 +41,8 @@ func newScheme() *runtime.Scheme {
 }
 
 type oracle struct {
-	scheme  *runtime.Scheme
-	codecs  serializer.CodecFactory
-	decoder *admission.Decoder
+	scheme *runtime.Scheme
+	codecs serializer.CodecFactory
 	// What every handler holds as its client: the fake client of the review being judged.
 	client   *switchableClient
 	indexes  []recordedIndex
@@ -59,7 +58,6 @@ func newOracle() (*oracle, error) {
 	o := &oracle{
 		scheme:          scheme,
 		codecs:          serializer.NewCodecFactory(scheme),
-		decoder:         admission.NewDecoder(scheme),
 		client:          &switchableClient{},
 		handlers:        map[string]http.Handler{},
 		resourceVersion: 1_000_000,
@@ -129,9 +127,12 @@ func (o *oracle) resetState() error {
 	}
 	o.client.set(builder.Build())
 
-	plugin := elasticquota.NewPlugin(o.decoder, o.client)
+	// The decoder is a pointer in v1.7.0's controller-runtime and an interface in v1.8.0's: made
+	// here rather than kept in a field, the same code builds against both.
+	decoder := admission.NewDecoder(o.scheme)
+	plugin := elasticquota.NewPlugin(decoder, o.client)
 	plugin.QuotaTopo = nil
-	plugin = elasticquota.NewPlugin(o.decoder, o.client)
+	plugin = elasticquota.NewPlugin(decoder, o.client)
 	for _, quota := range quotas {
 		plugin.QuotaTopo.OnQuotaAdd(quota)
 	}

@@ -165,6 +165,8 @@ export function checkChain(
   report: PropertyReport,
   state: Violation['state'],
 ): void {
+  // The chain judges objects as created or updated, not a subresource's call (a resize).
+  if (review.subResource) return;
   const { built } = prepared;
   const context = (webhooks: WebhookEntry[]): ChainContext => ({
     webhooks,
@@ -243,10 +245,13 @@ export function runProperty(run: PropertyRun): PropertyReport {
     const prepared = prepare(buildState(generated));
     for (const review of corpus) checkReview(prepared, review, report, generated);
     const rng = mulberry32(caseSeed(run.seed ^ 0x5bd1e995, s));
+    // Every chainEvery-th review the chain can judge (not a subresource's) goes through it too.
+    let judged = 0;
     for (let r = 0; r < run.reviewsPerState && report.violations.length < maxViolations; r++) {
       const review = generateReview(rng, generated);
       checkReview(prepared, review, report, generated);
-      if (run.chainEvery > 0 && r % run.chainEvery === 0) checkChain(prepared, review, report, generated);
+      if (run.chainEvery > 0 && !review.subResource && judged++ % run.chainEvery === 0)
+        checkChain(prepared, review, report, generated);
     }
     run.progress?.((s + 1) * run.reviewsPerState, total);
   }

@@ -118,6 +118,11 @@ function pod(rng: Rng, state: GeneratedState, namespace: string, name: string): 
     ),
   };
   if (rng.chance(0.2)) spec.initContainers = [container(rng, 'init', true)];
+  // Pod-level resources (PodLevelResources, Kubernetes 1.34 on): cpu, memory and hugepages only.
+  if (rng.chance(0.1)) {
+    const requests = { cpu: rng.pick(QUANTITIES), ...(rng.chance(0.5) ? { memory: '1Gi' } : {}) };
+    spec.resources = rng.chance(0.3) ? { requests, limits: requests } : { requests };
+  }
   if (rng.chance(0.1))
     spec.overhead = { cpu: '100m', ...(rng.chance(0.3) ? { 'kubernetes.io/batch-cpu': '10' } : {}) };
   if (rng.chance(0.95)) spec.priority = rng.pick(PRIORITIES);
@@ -161,22 +166,47 @@ function previous(rng: Rng, state: GeneratedState, current: KubeObject): KubeObj
   return old;
 }
 
-/** A pod CREATE or UPDATE review in one of the namespaces. */
+/**
+ * The pod before an in-place resize (`pods/resize`): labels and everything else alike, the
+ * containers' requests (and limits) as they were, and a status the kubelet may have written.
+ */
+function beforeResize(rng: Rng, current: KubeObject): KubeObject {
+  const old = structuredClone(current);
+  for (const each of asArray(asObject(old.spec)?.containers)) {
+    const container = asObject(each);
+    if (container && rng.chance(0.7)) container.resources = { requests: { cpu: rng.pick(QUANTITIES) } };
+  }
+  const status: JsonObject = { phase: 'Running' };
+  if (rng.chance(0.5)) {
+    status.containerStatuses = asArray(asObject(current.spec)?.containers).map((each) => ({
+      name: asObject(each)?.name ?? 'main',
+      allocatedResources: { cpu: rng.pick(QUANTITIES) },
+      resources: { requests: { cpu: rng.pick(QUANTITIES) } },
+    }));
+  }
+  old.status = status;
+  current.status = structuredClone(status);
+  return old;
+}
+
+/** A pod CREATE, UPDATE or resize review in one of the namespaces. */
 export function generateReview(rng: Rng, state: GeneratedState): AdmissionRequest {
   const namespace = rng.pick(NAMESPACES);
   const name = `p-${rng.int(1000)}`;
   const object = pod(rng, state, namespace, name);
   const update = rng.chance(0.3);
+  const resize = update && rng.chance(0.3);
   return {
     uid: 'blast-radius',
     kind: { group: '', version: 'v1', kind: 'Pod' },
     resource: { group: '', version: 'v1', resource: 'pods' },
+    ...(resize ? { subResource: 'resize' } : {}),
     name,
     namespace,
     operation: update ? 'UPDATE' : 'CREATE',
     userInfo: { username: 'fuzz' },
     object,
-    oldObject: update ? previous(rng, state, object) : null,
+    oldObject: resize ? beforeResize(rng, object) : update ? previous(rng, state, object) : null,
     dryRun: false,
   };
 }

@@ -49,6 +49,17 @@ describe('webhook table', () => {
       ['CREATE', 'UPDATE', 'DELETE'],
     );
     assert.deepEqual(byPath.get('/mutate-reservation')?.resourceRules[0]?.operations, ['CREATE']);
+    const resize = byPath.get('/validate-pod-resize');
+    assert.equal(resize?.failurePolicy, 'Fail');
+    assert.deepEqual(resize?.resourceRules, [
+      {
+        apiGroups: [''],
+        apiVersions: ['v1'],
+        resources: ['pods/resize'],
+        operations: ['UPDATE'],
+        scope: 'Namespaced',
+      },
+    ]);
     const gpu = byPath.get('/mutate-pod-gpu-class');
     assert.equal(gpu?.failurePolicy, 'Ignore');
     assert.equal(gpu?.timeoutSeconds, 5);
@@ -105,7 +116,7 @@ describe('webhook table', () => {
 
   it('gives the pod webhooks a reach, so the operator narrows them', () => {
     const withReach = table.filter((entry) => entry.reach).map((entry) => entry.path);
-    assert.deepEqual(withReach.sort(), ['/mutate-pod', '/validate-pod']);
+    assert.deepEqual(withReach.sort(), ['/mutate-pod', '/validate-pod', '/validate-pod-resize']);
   });
 
   it("narrows the ConfigMap webhook to the operator's own ConfigMaps", () => {

@@ -62,6 +62,26 @@ describe('podRecord', () => {
     );
   });
 
+  it('counts a pod’s pod-level requests in place of its containers’ for cpu and memory', () => {
+    const record = podRecord(
+      pod('a', {
+        spec: {
+          containers: [{ name: 'app', resources: { requests: { cpu: '250m' } } }],
+          resources: { requests: { cpu: '3', memory: '1Gi' } },
+        },
+      }),
+      NOW,
+      defaultQuota,
+    );
+    assert.deepEqual(
+      amountsOf(record!.requests),
+      new Map([
+        ['cpu', 3_000_000_000n],
+        ['memory', 2n ** 30n * 1_000_000_000n],
+      ]),
+    );
+  });
+
   it('shares one requests object between the pods that request the same', () => {
     const a = podRecord(pod('a'), NOW, defaultQuota);
     const b = podRecord(pod('b'), NOW, defaultQuota);

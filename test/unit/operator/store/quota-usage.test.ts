@@ -55,6 +55,27 @@ describe('QuotaUsage', () => {
     );
   });
 
+  it('counts what a resized live pod grows by until the watch delivers it again, and nothing for a shrink', () => {
+    let now = 0;
+    const usage = new QuotaUsage({ ...systemClock, monotonic: () => now });
+    usage.set(...pod('ns/a', 'q', 500n));
+    usage.reserve('ns/a', { quota: 'q', requests: cpu(1500n) });
+    assert.deepEqual(usage.used('q'), cpu(1500n), 'the growth counts before the watch sees the resize');
+    usage.set(...pod('ns/a', 'q', 1500n));
+    assert.deepEqual(usage.used('q'), cpu(1500n), 'seen by the watch: counted once');
+    usage.reserve('ns/a', { quota: 'q', requests: cpu(200n) });
+    assert.equal(usage.ledgerSize, 0, 'a shrink reserves nothing');
+    usage.reserve('ns/a', { quota: 'q', requests: cpu(2000n) });
+    assert.deepEqual(usage.used('q'), cpu(2000n), 'a growth the watch has not delivered counts');
+    now = RESERVATION_SETTLE_MS;
+    usage.current(now);
+    assert.deepEqual(
+      usage.used('q'),
+      cpu(1500n),
+      'a growth the current watch never delivered stops counting',
+    );
+  });
+
   it('moves pods when their quota changes', () => {
     const usage = new QuotaUsage();
     usage.set(...pod('ns/a', 'default', 2n));

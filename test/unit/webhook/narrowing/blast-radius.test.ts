@@ -22,7 +22,7 @@ const SEED = 20_260_634;
 
 describe('blast radius: a review that is not sent is one the webhook would have allowed unchanged', () => {
   it('holds over 20,000 generated reviews and the corpus of every path, with the whole chain deciding the same', () => {
-    const report = runProperty({ seed: SEED, states: 100, reviewsPerState: 200, chainEvery: 10 });
+    const report = runProperty({ seed: SEED, states: 100, reviewsPerState: 200, chainEvery: 9 });
     const files = report.violations.map((violation) =>
       describeViolation(violation, writeCounterexample(violation, SEED)),
     );
@@ -30,11 +30,16 @@ describe('blast radius: a review that is not sent is one the webhook would have 
     assert.ok(report.reviews >= 20_000, `${report.reviews} reviews`);
     assert.ok(report.chains >= 2000, `${report.chains} chains`);
     // The run exercises both sides of the property for both pod webhooks.
-    for (const webhook of ['mutate-pod', 'validate-pod']) {
+    // Resizes are a share of the UPDATEs, so fewer of them are drawn.
+    for (const [webhook, least] of [
+      ['mutate-pod', 1000],
+      ['validate-pod', 1000],
+      ['validate-pod-resize', 200],
+    ] as const) {
       const counts = report.byWebhook[webhook];
       assert.ok(counts, webhook);
       assert.ok(
-        counts.sent > 1000 && counts.registered - counts.sent > 1000,
+        counts.sent > least && counts.registered - counts.sent > least,
         `${webhook}: ${JSON.stringify(counts)}`,
       );
     }

@@ -15,9 +15,9 @@ import {
   type FieldError,
 } from '../../shared/field-errors.js';
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
-import { podRequests } from '../quota/pod-requests.js';
+import { podRequestsFormatted } from '../quota/pod-requests.js';
 import { labelsOf } from '../../../util/json.js';
-import { formatQuantity } from '../../../util/quantity.js';
+import { goQuantityString } from '../../../util/quantity.js';
 import {
   PRIORITY_LABEL,
   QOS_LABEL,
@@ -58,8 +58,8 @@ export function checkReservePod(request: AdmissionRequest): Findings {
 }
 
 /**
- * Koordinator's cluster_colocation_profile.go: the QoS and priority checks. Koordinator v1.7.0
- * discards their refusal (docs/rules/validate-pod.md, "The colocation step"); /validate-pod
+ * Koordinator's cluster_colocation_profile.go: the QoS and priority checks, which v1.8.0 enforces
+ * and v1.7.0 discarded (docs/rules/validate-pod.md, "The colocation step"); /validate-pod
  * enforces them as the step `colocation`, which an admin can set to warn apart from the webhook.
  */
 export function checkColocation(request: AdmissionRequest, options: ColocationOptions): Findings {
@@ -84,12 +84,13 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
   // On UPDATE an unreadable quantity (immutable, so it got in around this webhook) counts as
   // none: refusing every update would only block the pod's finalizers and status.
   const unreadable: FieldError[] = [];
-  const requests = podRequests(pod, request.operation === 'CREATE' ? unreadable : undefined);
+  // With Go's format of each sum: the whole-CPU message prints the sum as Go's String() does.
+  const requests = podRequestsFormatted(pod, request.operation === 'CREATE' ? unreadable : undefined);
   if (unreadable[0])
     return findings([atField(FieldPath.of('colocation validation'), unreadable[0].toString())]);
   const batch =
-    (requests.get('kubernetes.io/batch-cpu') ?? 0n) !== 0n ||
-    (requests.get('kubernetes.io/batch-memory') ?? 0n) !== 0n;
+    (requests.get('kubernetes.io/batch-cpu')?.nanos ?? 0n) !== 0n ||
+    (requests.get('kubernetes.io/batch-memory')?.nanos ?? 0n) !== 0n;
   if (batch && qos !== 'BE') {
     errors.push(
       required(
@@ -107,12 +108,14 @@ export function checkColocation(request: AdmissionRequest, options: ColocationOp
     );
   }
   if (qos === 'LSR' || qos === 'LSE') {
-    const cpu = requests.get('cpu') ?? 0n;
+    const sum = requests.get('cpu');
+    const cpu = sum?.nanos ?? 0n;
     const path = FieldPath.of('pod', 'spec', 'containers[*]', 'resources', 'requests');
     // Koordinator's message says LSR for LSE pods too; kept for users who match on it.
     if (cpu === 0n) errors.push(required(path, 'LSR Pod must declare the requested CPUs'));
     else if (cpu % NANOS_PER_CORE !== 0n) {
-      errors.push(invalid(path, formatQuantity(cpu), 'the requested CPUs of LSR Pod must be integer'));
+      const text = goQuantityString(cpu, sum?.format ?? 'DecimalSI');
+      errors.push(invalid(path, text, 'the requested CPUs of LSR Pod must be integer'));
     }
   }
   return findings(errors);

@@ -90,7 +90,7 @@ export function podValidatorReach(options: PodValidationOptions): (state: ReachS
  * The namespaces whose pods (without a quota-name label) resolve to a parent quota, and those
  * whose quota admission counts: a quota named after the namespace in it, or one binding it.
  */
-function quotaNamespaces(
+export function quotaNamespaces(
   state: ReachState,
   quotaAdmission: boolean,
 ): { parents: string[]; admitted: string[] } {

@@ -8,7 +8,7 @@
  *
  * The colocation checks are the step `colocation`: a refusal of theirs carries what the rest of
  * the chain decides without it, for an admin who enforces that step apart from the webhook
- * (`validate-pod/colocation=warn`, Koordinator v1.7.0's behaviour).
+ * (`validate-pod/colocation=warn` beside Koordinator v1.7.0, which discarded it; v1.8.0 enforces it).
  */
 import type { Rule } from '../../../state.js';
 import {

@@ -25,11 +25,18 @@ import {
 import { quantityAt } from '../../shared/quantity-at.js';
 import { DEFAULT_QUOTA, QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA, SYSTEM_QUOTA } from './keys.js';
 import { podRequestsFormatted, type Amounts } from './pod-requests.js';
+import type { QuotaView } from './quota-view.js';
+import { transformReplaceResources } from './replace-resources.js';
 import { quotaNameOf } from './resolve-quota.js';
 
 export interface PodQuotaOptions {
   quotaAdmission: boolean;
   quotaAdmissionOnUpdate: boolean;
+  /**
+   * Gates ElasticQuotaEvaluationTransformPod and ReplaceResourcesTransformer, both on: the pod is
+   * counted as its replace-resources annotation renames it (replace-resources.ts).
+   */
+  replaceResources?: boolean;
 }
 
 /** The resources quota admission counts (Koordinator's evaluator set). */
@@ -124,23 +131,40 @@ export function checkPodQuota(
 
   const unreadableRequests: FieldError[] = [];
   const formatted = new Map(
-    [...podRequestsFormatted(pod, unreadableRequests)].filter(
-      ([key, value]) => names.has(key) && value.nanos !== 0n,
-    ),
+    [
+      ...podRequestsFormatted(
+        options.replaceResources ? transformReplaceResources(pod) : pod,
+        unreadableRequests,
+      ),
+    ].filter(([key, value]) => names.has(key) && value.nanos !== 0n),
   );
   if (unreadableRequests[0]) return unreadable('quota admission', unreadableRequests[0]);
   if (formatted.size === 0) return PASSED;
   const requested: Amounts = new Map([...formatted].map(([key, value]) => [key, value.nanos]));
+  const refusal = exceededQuota(quota, formatted, state.quotaUsed(quotaName));
+  if (refusal) return refusal;
+  return { ...PASSED, reserve: { key: `${namespace}/${podName}`, quota: quotaName, requests: requested } };
+}
 
+/**
+ * Koordinator's evaluator: the refusal when `requested` on top of `used` passes the quota's
+ * limit (its admission annotation, else spec.max) in some resource, or undefined when it fits.
+ * Only the resources `requested` names are checked.
+ */
+export function exceededQuota(
+  quota: QuotaView,
+  formatted: ReadonlyMap<string, FormattedAmount>,
+  used: ReadonlyMap<string, bigint>,
+): PodQuotaFindings | undefined {
+  const quotaName = quota.name;
   const limitText = quota.admission ?? quota.max;
   const limitPath = quota.admission
     ? ANNOTATIONS.key(QUOTA_ANNOTATIONS.admission)
     : FieldPath.of('spec', 'max');
-  const used = state.quotaUsed(quotaName);
   const exceeded: string[] = [];
   const limits: Amounts = new Map();
   for (const [key, text] of Object.entries(limitText)) {
-    const asked = requested.get(key);
+    const asked = formatted.get(key)?.nanos;
     if (asked === undefined) continue;
     const read = quantityAt(text, limitPath.key(key));
     // The pod cannot be checked against a limit that cannot be read: it is refused, naming the
@@ -175,5 +199,5 @@ export function checkPodQuota(
         `requested: ${list(exceeded, askedText)}, used: ${list(exceeded, usedText)}, limited: ${list(exceeded, limitOf)}`,
     );
   }
-  return { ...PASSED, reserve: { key: `${namespace}/${podName}`, quota: quotaName, requests: requested } };
+  return undefined;
 }

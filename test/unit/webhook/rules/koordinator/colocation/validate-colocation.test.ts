@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AdmissionRequest, Decision, KubeObject } from '../../../../../../webhook/admission/types.js';
+import type {
+  AdmissionRequest,
+  Decision,
+  JsonObject,
+  KubeObject,
+} from '../../../../../../webhook/admission/types.js';
 import { podValidator } from '../../../../../../webhook/rules/koordinator/pod/validate-pod.js';
 import { stateSnapshot } from '../../../../../harness/state.js';
 import { admissionRequest } from '../../../../../harness/requests.js';
@@ -119,9 +124,26 @@ describe('pod colocation checks', () => {
       message(validate(review(pod({ [QOS]: 'LSE' }, { cpu: '1500m' })), state)),
       'pod.spec.containers[*].resources.requests: Invalid value: "1500m": the requested CPUs of LSR Pod must be integer',
     );
+    // The sum as Go prints it: in the format of its first term.
+    assert.equal(
+      message(validate(review(pod({ [QOS]: 'LSE' }, { cpu: '1500e-3' })), state)),
+      'pod.spec.containers[*].resources.requests: Invalid value: "1500e-3": the requested CPUs of LSR Pod must be integer',
+    );
     assert.equal(
       message(validate(review(pod({ [QOS]: 'LSE' }, { memory: '1Gi' })), state)),
       'pod.spec.containers[*].resources.requests: Required value: LSR Pod must declare the requested CPUs',
+    );
+  });
+
+  it('reads an LSR pod’s CPUs at pod level where spec.resources sets them, as v1.8.0’s GetPodRequest does', () => {
+    const podLevel = (cpu: string): KubeObject => {
+      const object = pod({ [QOS]: 'LSR', [PC]: 'koord-prod' }, { memory: '1Gi' });
+      return { ...object, spec: { ...(object.spec as JsonObject), resources: { requests: { cpu } } } };
+    };
+    assert.equal(validate(review(podLevel('2')), state).allowed, true);
+    assert.equal(
+      message(validate(review(podLevel('1500m')), state)),
+      'pod.spec.containers[*].resources.requests: Invalid value: "1500m": the requested CPUs of LSR Pod must be integer',
     );
   });
 

@@ -212,6 +212,60 @@ describe('podRequests', () => {
     assert.equal(requests.get('cpu'), parseQuantity('4.1'));
   });
 
+  it('lets pod-level requests replace the containers’ sum for cpu, memory and hugepages, then adds overhead (v1.8.0)', () => {
+    const requests = podRequests({
+      metadata: {},
+      spec: {
+        containers: [{ resources: { requests: { cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' } } }],
+        initContainers: [{ restartPolicy: 'Always', resources: { requests: { cpu: '250m' } } }],
+        resources: { requests: { cpu: '3', 'hugepages-2Mi': '4Mi' }, limits: { memory: '8Gi' } },
+        overhead: { cpu: '100m' },
+      },
+    });
+    // cpu: the pod level's 3 replaces 1.25, then + 0.1; memory: a container names it, so the
+    // pod-level limit does not stand in (defaulting sets the pod-level request to the 1Gi sum).
+    assert.equal(requests.get('cpu'), parseQuantity('3.1'));
+    assert.equal(requests.get('memory'), parseQuantity('1Gi'));
+    assert.equal(requests.get('hugepages-2Mi'), parseQuantity('4Mi'));
+    assert.equal(requests.get('nvidia.com/gpu'), parseQuantity('1'));
+  });
+
+  it('takes a pod-level limit as the request where no container names the resource, as defaulting does', () => {
+    const requests = podRequests({
+      metadata: {},
+      spec: { containers: [{ resources: {} }], resources: { limits: { cpu: '2', memory: '1Gi' } } },
+    });
+    assert.equal(requests.get('cpu'), parseQuantity('2'));
+    assert.equal(requests.get('memory'), parseQuantity('1Gi'));
+  });
+
+  it('ignores at pod level what PodRequests does not read there', () => {
+    const requests = podRequests({
+      metadata: {},
+      spec: {
+        containers: [],
+        resources: { requests: { 'ephemeral-storage': '1Gi', 'kubernetes.io/batch-cpu': '1k' } },
+      },
+    });
+    assert.equal(requests.size, 0);
+  });
+
+  it('refuses a pod asking past its quota at pod level only, naming the pod-level amount', () => {
+    const podLevel = pod({ [L('name')]: 'tight' }, '1', {
+      containers: [{ name: 'c' }],
+      resources: { requests: { cpu: '3' } },
+    });
+    assert.equal(
+      message(checkPodQuota(review('CREATE', podLevel), state, on)),
+      'spec.containers[*].resources.requests: exceeded quota: quotas/tight, requested: cpu=3, used: , limited: cpu=2',
+    );
+    const unreadable = pod({ [L('name')]: 'tight' }, '1', { resources: { requests: { cpu: '1e50000000' } } });
+    assert.match(
+      message(checkPodQuota(review('CREATE', unreadable), state, on)),
+      /^quota admission: spec\.resources\.requests\[cpu\]: "1e50000000" is too large/,
+    );
+  });
+
   it('knows finished and expired pods', () => {
     const now = new Date('2026-01-01T00:01:00Z');
     assert.equal(podIsDone({ metadata: {}, status: { phase: 'Succeeded' } }, now), true);
