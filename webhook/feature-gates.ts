@@ -14,9 +14,16 @@ export const FEATURE_GATE_DEFAULTS = {
   GpuClassMutatingWebhook: true,
   ModelMutatingWebhook: true,
   ModelValidatingWebhook: true,
+  RegistryAutoscalingPolicyMutatingWebhook: true,
+  RegistryAutoscalingPolicyValidatingWebhook: true,
+  AutoscalingPolicyBindingValidatingWebhook: true,
+  ModelBoosterMutatingWebhook: true,
+  ModelBoosterValidatingWebhook: true,
   AutoscalingPolicyMutatingWebhook: true,
   AutoscalingPolicyValidatingWebhook: true,
-  AutoscalingPolicyBindingValidatingWebhook: true,
+  ModelServingValidatingWebhook: true,
+  ModelRouteValidatingWebhook: true,
+  ModelServerValidatingWebhook: true,
   /** A child quota's max keys need only be a subset of its parent's (Koordinator's gate of the same name). */
   ElasticQuotaEnableUpdateResourceKey: false,
   /** Skip the extended-resource-spec annotation on pods. */

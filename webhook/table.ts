@@ -11,9 +11,16 @@ import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
   mutateAutoscalingPolicy,
   mutateModel,
+  mutateModelBooster,
+  mutateWorkloadAutoscalingPolicy,
   validateAutoscalingPolicy,
   validateAutoscalingPolicyBinding,
   validateModel,
+  validateModelBooster,
+  validateModelRoute,
+  validateModelServer,
+  validateModelServing,
+  validateWorkloadAutoscalingPolicy,
 } from './rules/kthena/index.js';
 import { configMapValidator } from './rules/admission-operator/validate-configmap.js';
 import { amplifyNodeStatus } from './rules/koordinator/node/amplify-node-status.js';
@@ -113,6 +120,8 @@ export interface WebhookOverride {
 
 const NAME_SUFFIX = 'admission-operator.io';
 const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
+const KTHENA_WORKLOAD = 'workload.serving.volcano.sh';
+const KTHENA_NETWORKING = 'networking.serving.volcano.sh';
 /** Koordinator's opt-in label for pod UPDATE mutation. */
 const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
 
@@ -302,7 +311,80 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       featureGate: 'GpuClassMutatingWebhook',
       handler: assignGpuClass,
     },
-    // Kthena: Model, AutoscalingPolicy, AutoscalingPolicyBinding.
+    // Kthena v1.0.0, as its charts register them: failurePolicy Fail, 30 s, CREATE and UPDATE.
+    {
+      name: `mutate-modelbooster.${NAME_SUFFIX}`,
+      path: '/mutate/modelbooster',
+      type: 'mutating',
+      resourceRules: [crd(KTHENA_WORKLOAD, ['modelboosters'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      reinvocationPolicy: 'IfNeeded',
+      featureGate: 'ModelBoosterMutatingWebhook',
+      handler: mutateModelBooster,
+    },
+    {
+      name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
+      path: '/mutate/autoscalingpolicy',
+      type: 'mutating',
+      resourceRules: [crd(KTHENA_WORKLOAD, ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      reinvocationPolicy: 'IfNeeded',
+      featureGate: 'AutoscalingPolicyMutatingWebhook',
+      handler: mutateWorkloadAutoscalingPolicy,
+    },
+    {
+      name: `validate-modelbooster.${NAME_SUFFIX}`,
+      path: '/validate/modelbooster',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_WORKLOAD, ['modelboosters'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelBoosterValidatingWebhook',
+      handler: validateModelBooster,
+    },
+    {
+      name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
+      path: '/validate/autoscalingpolicy',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_WORKLOAD, ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'AutoscalingPolicyValidatingWebhook',
+      handler: validateWorkloadAutoscalingPolicy,
+    },
+    {
+      name: `validate-modelserving.${NAME_SUFFIX}`,
+      path: '/validate-workload-ai-v1alpha1-modelserving',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_WORKLOAD, ['modelservings'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelServingValidatingWebhook',
+      handler: validateModelServing,
+    },
+    {
+      name: `validate-modelroute.${NAME_SUFFIX}`,
+      path: '/validate/modelroute',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_NETWORKING, ['modelroutes'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelRouteValidatingWebhook',
+      handler: validateModelRoute,
+    },
+    {
+      name: `validate-modelserver.${NAME_SUFFIX}`,
+      path: '/validate/modelserver',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_NETWORKING, ['modelservers'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelServerValidatingWebhook',
+      handler: validateModelServer,
+    },
+    // Kthena's registry.volcano.sh group (an unreleased commit): Model, AutoscalingPolicy, AutoscalingPolicyBinding.
     {
       name: `mutate-model.${NAME_SUFFIX}`,
       path: '/mutate-registry-volcano-sh-v1alpha1-model',
@@ -325,7 +407,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       handler: validateModel,
     },
     {
-      name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
+      name: `mutate-registry-autoscalingpolicy.${NAME_SUFFIX}`,
       path: '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
       type: 'mutating',
       resourceRules: [
@@ -334,11 +416,11 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
-      featureGate: 'AutoscalingPolicyMutatingWebhook',
+      featureGate: 'RegistryAutoscalingPolicyMutatingWebhook',
       handler: mutateAutoscalingPolicy,
     },
     {
-      name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
+      name: `validate-registry-autoscalingpolicy.${NAME_SUFFIX}`,
       path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
       type: 'validating',
       resourceRules: [
@@ -346,7 +428,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       ],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
-      featureGate: 'AutoscalingPolicyValidatingWebhook',
+      featureGate: 'RegistryAutoscalingPolicyValidatingWebhook',
       handler: validateAutoscalingPolicy,
     },
     {

@@ -10,6 +10,7 @@ import { decisionOf, type Findings, findings, PASSED } from '../shared/findings.
 import { type FieldError, FieldPath, forbidden, invalid, required } from '../shared/field-errors.js';
 import { decodeFailed, validationFailed } from './denials.js';
 import { type Model, type ModelBackend, decodeModel } from './model-types.js';
+import { imageErrors, workerTypeErrors } from './worker-checks.js';
 
 const MAX_SCALE_TO_ZERO_MS = 1800 * 1000;
 const MAX_TOTAL_REPLICAS = 1_000_000;
@@ -64,27 +65,12 @@ function replicaBoundErrors(model: Model): FieldError[] {
   return errors;
 }
 
-/** Go's strings.TrimSpace(s) == "": only Unicode white space (unicode.IsSpace). */
-const GO_BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
-
 function workerImageErrors(model: Model): FieldError[] {
-  const errors: FieldError[] = [];
-  backendsOf(model).forEach((backend, i) => {
-    (backend.workers ?? []).forEach((worker, j) => {
-      const image = worker.image ?? '';
-      if (image === '') return;
-      const path = backendPath(i).child('workers').index(j).child('image');
-      // Only the ASCII space is refused: Kthena lets tabs and newlines through in this version.
-      if (GO_BLANK.test(image)) {
-        errors.push(
-          invalid(path, image, 'invalid container image reference: image cannot be empty or whitespace only'),
-        );
-      } else if (image.includes(' ')) {
-        errors.push(invalid(path, image, 'invalid container image reference: image cannot contain spaces'));
-      }
-    });
-  });
-  return errors;
+  return backendsOf(model).flatMap((backend, i) =>
+    (backend.workers ?? []).flatMap((worker, j) =>
+      imageErrors(backendPath(i).child('workers').index(j).child('image'), worker.image),
+    ),
+  );
 }
 
 function autoscalingScopeErrors(model: Model): FieldError[] {
@@ -212,63 +198,15 @@ function autoscalingScopeErrors(model: Model): FieldError[] {
   return errors;
 }
 
-const SINGLE_SERVER_BACKENDS = new Set(['vLLM', 'SGLang', 'MindIE']);
-const MINDIE_DISAGGREGATED_WORKERS = new Set(['prefill', 'decode', 'controller', 'coordinator']);
-
-function workerTypeErrors(model: Model): FieldError[] {
-  const errors: FieldError[] = [];
-  backendsOf(model).forEach((backend, i) => {
-    const type = backend.type ?? '';
-    const workers = backend.workers ?? [];
-    const workersPath = backendPath(i).child('workers');
-    if (SINGLE_SERVER_BACKENDS.has(type)) {
-      const [only] = workers;
-      if (workers.length !== 1 || only === undefined) {
-        errors.push(
-          invalid(
-            workersPath,
-            workers.length,
-            `If backend type is '${type}', there must be exactly one worker`,
-          ),
-        );
-      } else if ((only.type ?? '') !== 'server') {
-        errors.push(
-          invalid(
-            workersPath.index(0).child('type'),
-            only.type ?? '',
-            `If backend type is '${type}', the worker type must be 'server'`,
-          ),
-        );
-      }
-    } else if (type === 'vLLMDisaggregated') {
-      workers.forEach((worker, j) => {
-        const workerType = worker.type ?? '';
-        if (workerType !== 'prefill' && workerType !== 'decode') {
-          errors.push(
-            invalid(
-              workersPath.index(j).child('type'),
-              workerType,
-              "If backend type is 'vLLMDisaggregated', all workers must be type 'prefill' or 'decode'",
-            ),
-          );
-        }
-      });
-    } else if (type === 'MindIEDisaggregated') {
-      workers.forEach((worker, j) => {
-        const workerType = worker.type ?? '';
-        if (!MINDIE_DISAGGREGATED_WORKERS.has(workerType)) {
-          errors.push(
-            invalid(
-              workersPath.index(j).child('type'),
-              workerType,
-              "If backend type is 'MindIEDisaggregated', all workers must be type 'prefill', 'decode', 'controller', or 'coordinator' (not 'server')",
-            ),
-          );
-        }
-      });
-    }
-  });
-  return errors;
+function modelWorkerTypeErrors(model: Model): FieldError[] {
+  return backendsOf(model).flatMap((backend, i) =>
+    workerTypeErrors(
+      backend.type ?? '',
+      (backend.workers ?? []).map((worker) => worker.type ?? ''),
+      backendPath(i).child('workers'),
+      (type) => type,
+    ),
+  );
 }
 
 function loraAdapterErrors(model: Model): FieldError[] {
@@ -294,7 +232,7 @@ const RULES: readonly ((model: Model) => FieldError[])[] = [
   replicaBoundErrors,
   workerImageErrors,
   autoscalingScopeErrors,
-  workerTypeErrors,
+  modelWorkerTypeErrors,
   loraAdapterErrors,
 ];
 
