@@ -160,8 +160,8 @@ describe('Kthena models', () => {
     for (const webhook of [
       'mutate-model.admission-operator.io',
       'validate-model.admission-operator.io',
-      'mutate-autoscalingpolicy.admission-operator.io',
-      'validate-autoscalingpolicy.admission-operator.io',
+      'mutate-registry-autoscalingpolicy.admission-operator.io',
+      'validate-registry-autoscalingpolicy.admission-operator.io',
       'validate-autoscalingpolicybinding.admission-operator.io',
     ]) {
       assert.ok(called.has(webhook), `the API server never called ${webhook}`);
