@@ -52,6 +52,15 @@ const KNOWN: readonly KindInfo[] = [
   ...entries('scheduling.koordinator.sh', [['Reservation', 'reservations', false]]),
   ...entries('config.koordinator.sh', [['ClusterColocationProfile', 'clustercolocationprofiles', false]]),
   ...entries('quota.koordinator.sh', [['ElasticQuotaProfile', 'elasticquotaprofiles', true]]),
+  ...entries('workload.serving.volcano.sh', [
+    ['ModelBooster', 'modelboosters', true],
+    ['AutoscalingPolicy', 'autoscalingpolicies', true],
+    ['ModelServing', 'modelservings', true],
+  ]),
+  ...entries('networking.serving.volcano.sh', [
+    ['ModelRoute', 'modelroutes', true],
+    ['ModelServer', 'modelservers', true],
+  ]),
   ...entries('registry.volcano.sh', [
     ['Model', 'models', true],
     ['AutoscalingPolicy', 'autoscalingpolicies', true],

@@ -93,6 +93,17 @@ describe('admission-operator admit', () => {
     );
   });
 
+  it('refuses a Kthena v1.0.0 ModelBooster with Kthena’s message', async () => {
+    const { code, stdout } = await admit(['-f', fixture('bad-modelbooster.yaml'), ...STATE]);
+    assert.equal(code, 1);
+    assert.match(stdout, /^DENIED {3}ModelBooster team-a\/qwen/m);
+    assert.match(stdout, /denied by validate-modelbooster \(400\)/);
+    assert.match(
+      stdout,
+      /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/,
+    );
+  });
+
   it('refuses a broken slo-controller-config naming the key and the path', async () => {
     const { code, stdout } = await admit(['-f', fixture('bad-slo-config.yaml')]);
     assert.equal(code, 1);
