@@ -3,13 +3,12 @@
  * AutoscalingPolicyBinding) as of the registry webhook (kthena e4fb6663), as typed decoders. The
  * types the rules read are inferred from the decoders, so the two cannot drift apart.
  */
-import type { KubeObject } from '../../admission/types.js';
-import type { Result } from '../../util/result.js';
-import { FieldPath, type FieldError } from '../shared/field-errors.js';
 import { affinity, condition, envFromSource, envVar, resourceRequirements } from './core-types.js';
 import { list, map, struct } from '../../util/go-decode/composites.js';
-import type { Decoder } from '../../util/go-decode/decoding.js';
-import { decodeParsed } from '../../util/go-decode/entry-points.js';
+import type { Decoded } from '../../util/go-decode/decoding.js';
+import { objectDecoder } from '../../util/go-decode/entry-points.js';
+import { objectMeta, typeMeta } from './types/meta.js';
+import { panicPolicy, stablePolicy } from './types/workload.js';
 import {
   goAnyJson,
   goDuration,
@@ -19,25 +18,6 @@ import {
   goString,
   goUint32,
 } from '../../util/go-decode/scalars.js';
-
-const typeMeta = { apiVersion: goString, kind: goString };
-/** Only what the rules read; the API server owns the rest of the metadata. */
-const objectMeta = struct({ name: goString, namespace: goString });
-
-const stablePolicy = struct({
-  instances: goInt32,
-  percent: goInt32,
-  period: goDuration,
-  selectPolicy: goString,
-  stabilizationWindow: goDuration,
-});
-
-const panicPolicy = struct({
-  percent: goInt32,
-  period: goDuration,
-  panicThresholdPercent: goInt32,
-  panicModeHold: goDuration,
-});
 
 const autoscalingPolicySpec = struct({
   tolerancePercent: goInt32,
@@ -130,8 +110,6 @@ const autoscalingPolicyBinding = struct({
   status: struct({}),
 });
 
-type Decoded<D> = D extends Decoder<infer T> ? T : never;
-
 export type Model = Decoded<typeof model>;
 export type ModelBackend = Decoded<typeof modelBackend>;
 export type AutoscalingPolicy = Decoded<typeof autoscalingPolicy>;
@@ -139,13 +117,8 @@ export type StablePolicy = Decoded<typeof stablePolicy>;
 export type PanicPolicy = Decoded<typeof panicPolicy>;
 export type AutoscalingPolicyBinding = Decoded<typeof autoscalingPolicyBinding>;
 
-export const decodeModel = (object: KubeObject): Result<Model, FieldError[]> =>
-  decodeParsed(object, model, FieldPath.root());
+export const decodeModel = objectDecoder(model);
 
-export const decodeAutoscalingPolicy = (object: KubeObject): Result<AutoscalingPolicy, FieldError[]> =>
-  decodeParsed(object, autoscalingPolicy, FieldPath.root());
+export const decodeAutoscalingPolicy = objectDecoder(autoscalingPolicy);
 
-export const decodeAutoscalingPolicyBinding = (
-  object: KubeObject,
-): Result<AutoscalingPolicyBinding, FieldError[]> =>
-  decodeParsed(object, autoscalingPolicyBinding, FieldPath.root());
+export const decodeAutoscalingPolicyBinding = objectDecoder(autoscalingPolicyBinding);

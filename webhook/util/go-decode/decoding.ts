@@ -17,6 +17,9 @@ import { type JsonNode, nodeText } from './json-text.js';
 
 export type Decoder<T> = (node: JsonNode | undefined, path: FieldPath, out: Decoding) => T | undefined;
 
+/** What a decoder decodes to: the type the rules read, inferred so the two cannot drift apart. */
+export type Decoded<D> = D extends Decoder<infer T> ? T : never;
+
 /** Where decoding reports: type errors (Go's decoder fails) apart from tag errors (the validator). */
 export interface Decoding {
   readonly dialect: Dialect;

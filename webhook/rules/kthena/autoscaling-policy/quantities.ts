@@ -6,7 +6,7 @@
  * at 2^63-1) and written as apimachinery's CanonicalizeBytes writes it.
  */
 import type { GoQuantity } from '../../../util/quantity.js';
-import { canonicalQuantity, readQuantity } from '../../../util/quantity.js';
+import { BINARY_POWER, canonicalQuantity, DECIMAL_EXPONENT, readQuantity } from '../../../util/quantity.js';
 
 /** Go's zero Quantity, which an absent field decodes to. */
 export const ZERO_QUANTITY: GoQuantity = { text: '0', sign: 0, infinite: false };
@@ -21,21 +21,9 @@ interface Decimal {
 const CAPPED_UNITS = 2n ** 63n - 1n;
 /** Past this many significant digits a coefficient is not built (its text is shown as written). */
 const MAX_DIGITS = 200;
-const SI_EXPONENT: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
 const SI_SUFFIX: Readonly<Record<number, string>> = Object.fromEntries(
-  Object.entries(SI_EXPONENT).map(([suffix, exponent]) => [exponent, suffix]),
+  Object.entries(DECIMAL_EXPONENT).map(([suffix, exponent]) => [exponent, suffix]),
 );
-const BINARY_POWER: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 const QUANTITY = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]))?$/;
 
@@ -52,7 +40,7 @@ function bigDecimal(text: string): { value: Decimal; format: Format } | undefine
   let coefficient = BigInt(significant || '0');
   let exponent = digits.length - significant.length - fraction.length;
   if (exponentText !== undefined) exponent += Number(exponentText);
-  else if (si !== undefined) exponent += SI_EXPONENT[si] ?? 0;
+  else if (si !== undefined) exponent += DECIMAL_EXPONENT[si] ?? 0;
   if (binary !== undefined) coefficient *= 2n ** BigInt(BINARY_POWER[binary] ?? 0);
   // Go rounds any non-zero amount up to nano-units.
   if (exponent < -9 && coefficient !== 0n) {

@@ -3,17 +3,11 @@
  * decoders (`pkg/apis/networking/v1alpha1`), decoded as its router webhook's `json.Unmarshal`
  * decodes them. The types the rules read are inferred from the decoders.
  */
-import type { KubeObject } from '../../../admission/types.js';
-import type { Result } from '../../../util/result.js';
 import { list, map, struct } from '../../../util/go-decode/composites.js';
-import type { Decoder } from '../../../util/go-decode/decoding.js';
-import { decodeParsed } from '../../../util/go-decode/entry-points.js';
+import type { Decoded } from '../../../util/go-decode/decoding.js';
+import { objectDecoder } from '../../../util/go-decode/entry-points.js';
 import { goDuration, goInt32, goString, goUint32 } from '../../../util/go-decode/scalars.js';
-import { FieldPath, type FieldError } from '../../shared/field-errors.js';
-
-export const typeMeta = { apiVersion: goString, kind: goString };
-/** Only what the rules read; the API server owns the rest of the metadata. */
-export const objectMeta = struct({ name: goString, namespace: goString });
+import { objectMeta, typeMeta } from './meta.js';
 
 const stringMatch = struct({ exact: goString, prefix: goString, regex: goString });
 
@@ -79,14 +73,10 @@ const modelServer = struct({
   status: struct({}),
 });
 
-type Decoded<D> = D extends Decoder<infer T> ? T : never;
-
 export type ModelRoute = Decoded<typeof modelRoute>;
 export type ModelMatch = Decoded<typeof modelMatch>;
 export type ModelServer = Decoded<typeof modelServer>;
 
-export const decodeModelRoute = (object: KubeObject): Result<ModelRoute, FieldError[]> =>
-  decodeParsed(object, modelRoute, FieldPath.root());
+export const decodeModelRoute = objectDecoder(modelRoute);
 
-export const decodeModelServer = (object: KubeObject): Result<ModelServer, FieldError[]> =>
-  decodeParsed(object, modelServer, FieldPath.root());
+export const decodeModelServer = objectDecoder(modelServer);

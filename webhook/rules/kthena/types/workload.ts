@@ -7,11 +7,9 @@
  * decoded (the one field the validator reads). The webhook only validates ModelServing, and the API
  * server checks the rest against the CRD's schema before any validating webhook is called.
  */
-import type { KubeObject } from '../../../admission/types.js';
-import type { Result } from '../../../util/result.js';
 import { list, map, struct } from '../../../util/go-decode/composites.js';
-import type { Decoder } from '../../../util/go-decode/decoding.js';
-import { decodeParsed } from '../../../util/go-decode/entry-points.js';
+import type { Decoded, Decoder } from '../../../util/go-decode/decoding.js';
+import { objectDecoder } from '../../../util/go-decode/entry-points.js';
 import {
   goAnyJson,
   goBool,
@@ -22,9 +20,9 @@ import {
   goQuantity,
   goString,
 } from '../../../util/go-decode/scalars.js';
-import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { affinity, condition, envFromSource, envVar, resourceRequirements } from '../core-types.js';
-import { modelMatch, objectMeta, typeMeta } from './networking.js';
+import { objectMeta, typeMeta } from './meta.js';
+import { modelMatch } from './networking.js';
 
 const strings: Decoder<string[]> = list(goString, '');
 
@@ -215,8 +213,6 @@ const modelServing = struct({
   }),
 });
 
-type Decoded<D> = D extends Decoder<infer T> ? T : never;
-
 export type ModelBooster = Decoded<typeof modelBooster>;
 export type ModelWorker = Decoded<typeof modelWorker>;
 export type AutoscalingPolicy = Decoded<typeof autoscalingPolicy>;
@@ -224,11 +220,8 @@ export type AutoscalingPolicyMetric = Decoded<typeof metric>;
 export type Behavior = Decoded<typeof behavior>;
 export type ModelServing = Decoded<typeof modelServing>;
 
-export const decodeModelBooster = (object: KubeObject): Result<ModelBooster, FieldError[]> =>
-  decodeParsed(object, modelBooster, FieldPath.root());
+export const decodeModelBooster = objectDecoder(modelBooster);
 
-export const decodeAutoscalingPolicy = (object: KubeObject): Result<AutoscalingPolicy, FieldError[]> =>
-  decodeParsed(object, autoscalingPolicy, FieldPath.root());
+export const decodeAutoscalingPolicy = objectDecoder(autoscalingPolicy);
 
-export const decodeModelServing = (object: KubeObject): Result<ModelServing, FieldError[]> =>
-  decodeParsed(object, modelServing, FieldPath.root());
+export const decodeModelServing = objectDecoder(modelServing);
