@@ -31,6 +31,10 @@ export interface Judged {
   theirs: Verdict | { failed: string };
 }
 
+/** A field error about an entry of a map Kthena ranges over (roles, metricSources, minRoleReplicas, headers). */
+const MAP_ENTRY =
+  /^spec\.(disaggregatedTarget\.roles|template\.gangPolicy\.minRoleReplicas|rules\[\d+\]\.modelMatch\.headers)\b/;
+
 /** A refusal's field errors, however its webhook joins them. */
 function errorLines(message: string): string[] {
   return message
@@ -78,10 +82,18 @@ export function judge(path: string, review: JsonObject, ours: JsonObject, theirs
   if (our.allowed && !isDeepStrictEqual(our.after, their.after)) differences.push('object');
   let documented: KthenaClass | undefined;
   if (differences.length === 1 && differences[0] === 'message') {
-    const mine = errorLines(our.message).sort();
-    const kthena = errorLines(their.message).sort();
+    const mine = errorLines(our.message);
+    const kthena = errorLines(their.message);
     const sameHeading = our.message.split(':')[0] === their.message.split(':')[0];
-    if (sameHeading && isDeepStrictEqual(mine, kthena)) documented = 'map-order';
+    // Only errors about entries of a map Go ranges over may move; the others keep their order.
+    const fixed = (lines: string[]): string[] => lines.filter((line) => !MAP_ENTRY.test(line));
+    if (
+      sameHeading &&
+      isDeepStrictEqual([...mine].sort(), [...kthena].sort()) &&
+      isDeepStrictEqual(fixed(mine), fixed(kthena))
+    ) {
+      documented = 'map-order';
+    }
     // A refusal is cut at 4,096 characters here; Kthena's is whole.
     const cut = /…\(\d+ more chars\)$/.exec(our.message);
     if (cut && their.message.startsWith(our.message.slice(0, cut.index))) documented = 'bounded-refusal';
