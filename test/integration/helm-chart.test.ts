@@ -99,6 +99,9 @@ const ALLOWED = [
   /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^(models|autoscalingpolicies|autoscalingpolicybindings)\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  // Kthena v1.0.0's kinds, which the periodic audit lists.
+  /^(modelboosters|autoscalingpolicies|modelservings)\.workload\.serving\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^(modelroutes|modelservers)\.networking\.serving\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^nodes\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^priorityclasses\.scheduling\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^clustercolocationprofiles\.config\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
