@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { repoRoot } from '../../scripts/cluster/layout.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import { applyYaml, clusterKubeConfig, kubectl, testNamespace, waitFor } from '../harness/cluster.js';
 import { kthenaModuleDir } from '../harness/kthena-module.js';
@@ -65,6 +66,38 @@ async function installModuleCrds(dir: string): Promise<void> {
   }
 }
 
+/** A CRD schema without its descriptions, as crds/ keeps Kthena's. */
+function withoutDescriptions(schema: unknown): void {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
+  const node = schema as Record<string, unknown>;
+  delete node.description;
+  for (const child of Object.values((node.properties ?? {}) as Record<string, unknown>))
+    withoutDescriptions(child);
+  for (const key of ['items', 'additionalProperties', 'not']) withoutDescriptions(node[key]);
+  for (const key of ['anyOf', 'allOf', 'oneOf'])
+    for (const child of (node[key] ?? []) as unknown[]) withoutDescriptions(child);
+}
+
+/** crds/ holds Kthena's CRDs as its module's charts define them, descriptions and our label aside. */
+async function assertProjectCrdsAreKthenas(dir: string): Promise<void> {
+  for (const folder of CHART_CRDS) {
+    for (const file of (await readdir(join(dir, folder))).sort()) {
+      const theirs = parse(await readFile(join(dir, folder, file), 'utf8')) as JsonObject & {
+        metadata: { name: string };
+        spec: { versions: { schema: { openAPIV3Schema: unknown } }[] };
+      };
+      for (const version of theirs.spec.versions) withoutDescriptions(version.schema.openAPIV3Schema);
+      const ours = parse(
+        await readFile(join(repoRoot, 'crds', `${theirs.metadata.name}.yaml`), 'utf8'),
+      ) as JsonObject & {
+        metadata: JsonObject;
+      };
+      delete ours.metadata.labels;
+      assert.deepEqual(ours, theirs, `crds/${theirs.metadata.name}.yaml is Kthena's ${folder}/${file}`);
+    }
+  }
+}
+
 async function create(namespace: string, object: JsonObject): Promise<void> {
   // create, not apply: a client-side apply would store the object again in an annotation.
   await kubectl(['create', '-n', namespace, '-f', '-'], JSON.stringify(object));
@@ -89,6 +122,7 @@ function resourceOf(object: Example['object']): string {
 describe("Kthena v1.0.0's examples", () => {
   it('are decided as Kthena decides them, and their broken variants refused with its messages', async (t) => {
     const dir = await kthenaModuleDir();
+    await assertProjectCrdsAreKthenas(dir);
     await installModuleCrds(dir);
     const { operator } = await freshOperator(t);
     const all = await examples(dir);
