@@ -9,13 +9,8 @@ import { parseFeatureGates, type FeatureGate, type FeatureGates } from './featur
 import { NAMESPACE_NAME_LABEL } from './names.js';
 import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
-  mutateAutoscalingPolicy,
-  mutateModel,
   mutateModelBooster,
   mutateWorkloadAutoscalingPolicy,
-  validateAutoscalingPolicy,
-  validateAutoscalingPolicyBinding,
-  validateModel,
   validateModelBooster,
   validateModelRoute,
   validateModelServer,
@@ -383,65 +378,6 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       timeoutSeconds: 30,
       featureGate: 'ModelServerValidatingWebhook',
       handler: validateModelServer,
-    },
-    // Kthena's registry.volcano.sh group (an unreleased commit): Model, AutoscalingPolicy, AutoscalingPolicyBinding.
-    {
-      name: `mutate-model.${NAME_SUFFIX}`,
-      path: '/mutate-registry-volcano-sh-v1alpha1-model',
-      type: 'mutating',
-      resourceRules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      reinvocationPolicy: 'IfNeeded',
-      featureGate: 'ModelMutatingWebhook',
-      handler: mutateModel,
-    },
-    {
-      name: `validate-model.${NAME_SUFFIX}`,
-      path: '/validate-registry-volcano-sh-v1alpha1-model',
-      type: 'validating',
-      resourceRules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'ModelValidatingWebhook',
-      handler: validateModel,
-    },
-    {
-      name: `mutate-registry-autoscalingpolicy.${NAME_SUFFIX}`,
-      path: '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
-      type: 'mutating',
-      resourceRules: [
-        crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced'),
-      ],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      reinvocationPolicy: 'IfNeeded',
-      featureGate: 'RegistryAutoscalingPolicyMutatingWebhook',
-      handler: mutateAutoscalingPolicy,
-    },
-    {
-      name: `validate-registry-autoscalingpolicy.${NAME_SUFFIX}`,
-      path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
-      type: 'validating',
-      resourceRules: [
-        crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced'),
-      ],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'RegistryAutoscalingPolicyValidatingWebhook',
-      handler: validateAutoscalingPolicy,
-    },
-    {
-      name: `validate-autoscalingpolicybinding.${NAME_SUFFIX}`,
-      path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
-      type: 'validating',
-      resourceRules: [
-        crd('registry.volcano.sh', ['autoscalingpolicybindings'], ['CREATE', 'UPDATE'], 'Namespaced'),
-      ],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'AutoscalingPolicyBindingValidatingWebhook',
-      handler: validateAutoscalingPolicyBinding,
     },
   ];
   const overrides = context.overrides ?? {};

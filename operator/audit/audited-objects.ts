@@ -1,8 +1,8 @@
 /**
  * The existing objects an audit judges, listed read-only from the cluster a page at a time (so a
  * cluster of 100,000 pods is never held in memory at once): pods, nodes, ElasticQuotas, Kthena's
- * kinds (v1.0.0's ModelBoosters, AutoscalingPolicies, ModelServings, ModelRoutes and ModelServers,
- * and the registry Models, AutoscalingPolicies and Bindings), and the operator's ConfigMaps. A kind whose CRD is not
+ * v1.0.0 kinds (ModelBoosters, AutoscalingPolicies, ModelServings, ModelRoutes and ModelServers),
+ * and the operator's ConfigMaps. A kind whose CRD is not
  * installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
  * (whose namespaced objects only, as `kubectl get all -n`), objects matching a label selector.
  */
@@ -37,26 +37,10 @@ export const AUDITED_KINDS: readonly AuditedKind[] = [
       ['networking.serving.volcano.sh', 'ModelServer', 'modelservers'],
     ] as const
   ).map(([group, kind, plural]) => ({ group, version: 'v1alpha1', kind, plural, namespaced: true })),
-  { group: 'registry.volcano.sh', version: 'v1alpha1', kind: 'Model', plural: 'models', namespaced: true },
-  {
-    group: 'registry.volcano.sh',
-    version: 'v1alpha1',
-    kind: 'AutoscalingPolicy',
-    plural: 'autoscalingpolicies',
-    namespaced: true,
-  },
-  {
-    group: 'registry.volcano.sh',
-    version: 'v1alpha1',
-    kind: 'AutoscalingPolicyBinding',
-    plural: 'autoscalingpolicybindings',
-    namespaced: true,
-  },
 ];
 
 /**
- * How reports name a kind: by its kind, and its group too where two audited kinds share the kind
- * (Kthena's AutoscalingPolicy of workload.serving.volcano.sh and of registry.volcano.sh).
+ * How reports name a kind: by its kind, and its group too where two audited kinds share the kind.
  */
 export function auditedKindName(kind: AuditedKind): string {
   const shared = AUDITED_KINDS.filter((other) => other.kind === kind.kind).length > 1;

@@ -70,13 +70,6 @@ const RESERVATION = {
   kind: 'Reservation',
   resource: 'reservations',
 };
-const kthena = (kind: string, resource: string) => ({
-  group: 'registry.volcano.sh',
-  version: 'v1alpha1',
-  kind,
-  resource,
-});
-
 function pod(
   namespace: string,
   labels: JsonObject,
@@ -441,181 +434,6 @@ function configMapSeeds(): Seed[] {
   ];
 }
 
-function kthenaSeeds(): Seed[] {
-  const backend = (name: string): JsonObject => ({
-    name,
-    type: 'vLLM',
-    modelURI: 'hf://org/model',
-    minReplicas: 1,
-    maxReplicas: 3,
-    scalingCost: 10,
-    scaleToZeroGracePeriod: '30s',
-    workers: [
-      {
-        type: 'server',
-        image: 'vllm/vllm-openai:v0.10.0',
-        replicas: 1,
-        pods: 1,
-        resources: both({ cpu: '4', memory: '16Gi', 'nvidia.com/gpu': '1' }),
-        config: { 'max-model-len': 4096, 'tensor-parallel-size': 1, flags: ['--enforce-eager'] },
-      },
-    ],
-  });
-  const model: JsonObject = {
-    apiVersion: 'registry.volcano.sh/v1alpha1',
-    kind: 'Model',
-    metadata: { name: 'llama', namespace: 'ml' },
-    spec: {
-      autoscalingPolicy: { metrics: [{ metricName: 'qps', targetValue: '100' }] },
-      costExpansionRatePercent: 200,
-      backends: [backend('b0'), backend('b1')],
-    },
-  };
-  const modelHot: HotSpot[] = [
-    { at: ['object', 'spec', 'backends', 0, 'workers', 0, 'config'], kind: 'free-form' },
-    { at: ['object', 'spec', 'backends', 1, 'workers', 0, 'config'], kind: 'free-form' },
-    { at: ['object', 'spec', 'backends', 0, 'workers', 0, 'resources', 'limits', 'cpu'], kind: 'quantity' },
-    { at: ['object', 'spec', 'backends', 0, 'minReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'backends', 0, 'maxReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'backends', 0, 'scaleToZeroGracePeriod'], kind: 'duration' },
-    { at: ['object', 'spec', 'autoscalingPolicy', 'metrics', 0, 'targetValue'], kind: 'quantity' },
-    { at: ['object', 'spec', 'costExpansionRatePercent'], kind: 'int' },
-    { at: ['object', 'spec', 'backends', 0, 'name'], kind: 'name' },
-    { at: ['object', 'metadata', 'name'], kind: 'name' },
-  ];
-  const policy: JsonObject = {
-    apiVersion: 'registry.volcano.sh/v1alpha1',
-    kind: 'AutoscalingPolicy',
-    metadata: { name: 'qps-policy', namespace: 'ml' },
-    spec: {
-      tolerancePercent: 10,
-      metrics: [
-        { metricName: 'qps', targetValue: '100' },
-        { metricName: 'latency', targetValue: '250m' },
-      ],
-      behavior: {
-        scaleUp: {
-          stablePolicy: {
-            instances: 4,
-            percent: 100,
-            period: '1m0s',
-            selectPolicy: 'Or',
-            stabilizationWindow: '0s',
-          },
-          panicPolicy: { percent: 0, period: '0s', panicThresholdPercent: 200, panicModeHold: '0s' },
-        },
-        scaleDown: {
-          instances: 0,
-          percent: 100,
-          period: '1m0s',
-          selectPolicy: 'Or',
-          stabilizationWindow: '5m',
-        },
-      },
-    },
-  };
-  const policyHot: HotSpot[] = [
-    { at: ['object', 'spec', 'metrics', 0, 'targetValue'], kind: 'quantity' },
-    { at: ['object', 'spec', 'metrics', 1, 'targetValue'], kind: 'quantity' },
-    { at: ['object', 'spec', 'tolerancePercent'], kind: 'int' },
-    { at: ['object', 'spec', 'behavior', 'scaleUp', 'stablePolicy', 'period'], kind: 'duration' },
-    { at: ['object', 'spec', 'behavior', 'scaleDown', 'stabilizationWindow'], kind: 'duration' },
-    { at: ['object', 'spec', 'behavior', 'scaleUp', 'panicPolicy', 'panicThresholdPercent'], kind: 'int' },
-    { at: ['object', 'spec', 'behavior'], kind: 'free-form' },
-  ];
-  const target: JsonObject = {
-    targetRef: { kind: 'ModelInfer', name: 'llama-vllm' },
-    metricEndpoint: { uri: '/metrics', port: 8100 },
-  };
-  const binding = (spec: JsonObject): JsonObject => ({
-    apiVersion: 'registry.volcano.sh/v1alpha1',
-    kind: 'AutoscalingPolicyBinding',
-    metadata: { name: 'bind', namespace: 'default' },
-    spec: { policyRef: { name: 'dummy-policy' }, ...spec },
-  });
-  const bindingHot: HotSpot[] = [
-    { at: ['object', 'spec', 'policyRef', 'name'], kind: 'name' },
-    { at: ['object', 'spec', 'scalingConfiguration', 'minReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'scalingConfiguration', 'maxReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'scalingConfiguration', 'target', 'metricEndpoint', 'port'], kind: 'int' },
-    { at: ['object', 'spec', 'optimizerConfiguration', 'params'], kind: 'free-form' },
-    { at: ['object', 'spec', 'optimizerConfiguration', 'costExpansionRatePercent'], kind: 'int' },
-  ];
-  const MODEL = kthena('Model', 'models');
-  const POLICY = kthena('AutoscalingPolicy', 'autoscalingpolicies');
-  const BINDING = kthena('AutoscalingPolicyBinding', 'autoscalingpolicybindings');
-  const prefix = '-registry-volcano-sh-v1alpha1-';
-  return [
-    {
-      path: `/mutate${prefix}model`,
-      label: 'Model CREATE',
-      request: request(MODEL, 'CREATE', model),
-      hot: modelHot,
-    },
-    {
-      path: `/mutate${prefix}model`,
-      label: 'Model UPDATE',
-      request: request(MODEL, 'UPDATE', model),
-      hot: modelHot,
-    },
-    {
-      path: `/validate${prefix}model`,
-      label: 'Model CREATE',
-      request: request(MODEL, 'CREATE', model),
-      hot: modelHot,
-    },
-    {
-      path: `/validate${prefix}model`,
-      label: 'Model UPDATE',
-      request: request(MODEL, 'UPDATE', model),
-      hot: modelHot,
-    },
-    {
-      path: `/mutate${prefix}autoscalingpolicy`,
-      label: 'AutoscalingPolicy CREATE',
-      request: request(POLICY, 'CREATE', policy),
-      hot: policyHot,
-    },
-    {
-      path: `/validate${prefix}autoscalingpolicy`,
-      label: 'AutoscalingPolicy CREATE',
-      request: request(POLICY, 'CREATE', policy),
-      hot: policyHot,
-    },
-    {
-      path: `/validate${prefix}autoscalingpolicy`,
-      label: 'AutoscalingPolicy UPDATE',
-      request: request(POLICY, 'UPDATE', policy),
-      hot: policyHot,
-    },
-    {
-      path: `/validate${prefix}autoscalingpolicybinding`,
-      label: 'binding with a scaling configuration',
-      request: request(
-        BINDING,
-        'CREATE',
-        binding({ scalingConfiguration: { target, minReplicas: 1, maxReplicas: 4 } }),
-      ),
-      hot: bindingHot,
-    },
-    {
-      path: `/validate${prefix}autoscalingpolicybinding`,
-      label: 'binding with an optimizer configuration',
-      request: request(
-        BINDING,
-        'UPDATE',
-        binding({
-          optimizerConfiguration: {
-            costExpansionRatePercent: 200,
-            params: [{ target, cost: 10, minReplicas: 1, maxReplicas: 2 }],
-          },
-        }),
-      ),
-      hot: bindingHot,
-    },
-  ];
-}
-
 /** Kthena v1.0.0's kinds, from its own examples. */
 function kthenaServingSeeds(): Seed[] {
   const workload = (kind: string, resource: string) => ({
@@ -915,7 +733,6 @@ export function seeds(): readonly Seed[] {
     ...quotaSeeds(),
     ...reservationSeeds(),
     ...configMapSeeds(),
-    ...kthenaSeeds(),
     ...kthenaServingSeeds(),
   ];
   return cached;

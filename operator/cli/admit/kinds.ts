@@ -61,11 +61,6 @@ const KNOWN: readonly KindInfo[] = [
     ['ModelRoute', 'modelroutes', true],
     ['ModelServer', 'modelservers', true],
   ]),
-  ...entries('registry.volcano.sh', [
-    ['Model', 'models', true],
-    ['AutoscalingPolicy', 'autoscalingpolicies', true],
-    ['AutoscalingPolicyBinding', 'autoscalingpolicybindings', true],
-  ]),
 ];
 
 const byGroupKind = new Map(KNOWN.map((info) => [`${info.group}/${info.kind}`, info]));

@@ -28,11 +28,6 @@ describe('webhook table', () => {
       '/validate-node',
       '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
       '/validate-configmap',
-      '/mutate-registry-volcano-sh-v1alpha1-model',
-      '/validate-registry-volcano-sh-v1alpha1-model',
-      '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
-      '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
-      '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
       '/mutate-pod-gpu-class',
       '/mutate/modelbooster',
       '/validate/modelbooster',
@@ -63,8 +58,6 @@ describe('webhook table', () => {
       matchExpressions: [{ key: 'tenant.kubenexus.io/tier', operator: 'Exists' }],
     });
     assert.match(gpu?.matchConditions[0]?.expression ?? '', /nvidia\.com\/gpu/);
-    assert.equal(byPath.get('/mutate-registry-volcano-sh-v1alpha1-model')?.reinvocationPolicy, 'IfNeeded');
-    assert.equal(byPath.get('/validate-registry-volcano-sh-v1alpha1-model')?.timeoutSeconds, 30);
     for (const entry of table) assert.ok(entry.name.split('.').length >= 3, `${entry.name} is not qualified`);
   });
 

@@ -3,15 +3,10 @@ import { describe, it } from 'node:test';
 import * as kthena from '../../../../../webhook/rules/kthena/index.js';
 
 describe('kthena rules index', () => {
-  it('exports exactly the twelve rules the webhook table wires', () => {
+  it('exports exactly the seven rules the webhook table wires', () => {
     assert.deepEqual(Object.keys(kthena).sort(), [
-      'mutateAutoscalingPolicy',
-      'mutateModel',
       'mutateModelBooster',
       'mutateWorkloadAutoscalingPolicy',
-      'validateAutoscalingPolicy',
-      'validateAutoscalingPolicyBinding',
-      'validateModel',
       'validateModelBooster',
       'validateModelRoute',
       'validateModelServer',
