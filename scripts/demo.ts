@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: the product in two minutes on a laptop. Brings up the local control plane,
  * installs the CRDs, runs the operator (with certificate lifetimes of seconds), and shows a GPU
- * pod getting its class, a quota refusing a pod, a bad Model refused with Kthena's message, and
+ * pod getting its class, a quota refusing a pod, a bad ModelBooster refused with Kthena's message, and
  * certificate rotations while pods keep being admitted, then a rolling restart of two replicas
  * behind one address while pods keep being created. Cleans up after itself.
  */
@@ -159,28 +159,30 @@ async function main(): Promise<void> {
       say(`   → the second is refused: ${messageOf(error)}`);
     }
 
-    say('\n5. Models: a vLLM backend whose worker is not a server');
+    say(
+      '\n5. Models (Kthena v1.0.0): a vLLM ModelBooster with a prefill and a decode worker instead of one server',
+    );
     try {
       await custom.createNamespacedCustomObject({
-        group: 'registry.volcano.sh',
+        group: 'workload.serving.volcano.sh',
         version: 'v1alpha1',
         namespace: namespaces.quota,
-        plural: 'models',
+        plural: 'modelboosters',
         body: {
-          apiVersion: 'registry.volcano.sh/v1alpha1',
-          kind: 'Model',
-          metadata: { name: 'llama' },
+          apiVersion: 'workload.serving.volcano.sh/v1alpha1',
+          kind: 'ModelBooster',
+          metadata: { name: 'qwen' },
           spec: {
-            backends: [
-              {
-                name: 'b0',
-                type: 'vLLM',
-                modelURI: 'hf://org/model',
-                minReplicas: 5,
-                maxReplicas: 3,
-                workers: [{ type: 'prefill', image: 'vllm/vllm-openai:v0.10.0', replicas: 1, pods: 1 }],
-              },
-            ],
+            backend: {
+              name: 'b0',
+              type: 'vLLM',
+              modelURI: 'hf://Qwen/Qwen2.5-0.5B-Instruct',
+              replicas: 1,
+              workers: [
+                { type: 'prefill', image: 'vllm/vllm-openai:v0.10.0' },
+                { type: 'decode', image: 'vllm/vllm-openai:v0.10.0' },
+              ],
+            },
           },
         },
       });

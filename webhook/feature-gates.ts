@@ -12,11 +12,13 @@ export const FEATURE_GATE_DEFAULTS = {
   ReservationMutatingWebhook: true,
   ConfigMapValidatingWebhook: true,
   GpuClassMutatingWebhook: true,
-  ModelMutatingWebhook: true,
-  ModelValidatingWebhook: true,
+  ModelBoosterMutatingWebhook: true,
+  ModelBoosterValidatingWebhook: true,
   AutoscalingPolicyMutatingWebhook: true,
   AutoscalingPolicyValidatingWebhook: true,
-  AutoscalingPolicyBindingValidatingWebhook: true,
+  ModelServingValidatingWebhook: true,
+  ModelRouteValidatingWebhook: true,
+  ModelServerValidatingWebhook: true,
   /** A child quota's max keys need only be a subset of its parent's (Koordinator's gate of the same name). */
   ElasticQuotaEnableUpdateResourceKey: false,
   /** Skip the extended-resource-spec annotation on pods. */

@@ -55,17 +55,9 @@ export interface ReservationView {
   nodeName: string;
 }
 
-/** A namespaced object known only by its name (existence checks). */
-export interface ObjectRef {
-  namespace: string;
-  name: string;
-}
-
 export interface StateSnapshot {
   namespace(name: string): NamespaceView | undefined;
   configMap(namespace: string, name: string): ConfigMapView | undefined;
-  /** A Kthena AutoscalingPolicy (registry.volcano.sh/v1alpha1), if it exists. */
-  autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined;
   /** An ElasticQuota by name (Koordinator treats quota names as unique across namespaces). */
   elasticQuota(name: string): QuotaView | undefined;
   /** The quotas whose parent is `name`. */

@@ -14,11 +14,13 @@ import {
 import { NAMESPACE_NAME_LABEL } from './names.js';
 import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
-  mutateAutoscalingPolicy,
-  mutateModel,
-  validateAutoscalingPolicy,
-  validateAutoscalingPolicyBinding,
-  validateModel,
+  mutateModelBooster,
+  mutateWorkloadAutoscalingPolicy,
+  validateModelBooster,
+  validateModelRoute,
+  validateModelServer,
+  validateModelServing,
+  validateWorkloadAutoscalingPolicy,
 } from './rules/kthena/index.js';
 import { configMapValidator } from './rules/admission-operator/validate-configmap.js';
 import { amplifyNodeStatus } from './rules/koordinator/node/amplify-node-status.js';
@@ -120,6 +122,8 @@ export interface WebhookOverride {
 
 const NAME_SUFFIX = 'admission-operator.io';
 const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
+const KTHENA_WORKLOAD = 'workload.serving.volcano.sh';
+const KTHENA_NETWORKING = 'networking.serving.volcano.sh';
 /** Koordinator's opt-in label for pod UPDATE mutation. */
 const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
 
@@ -323,64 +327,78 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       featureGate: 'GpuClassMutatingWebhook',
       handler: assignGpuClass,
     },
-    // Kthena: Model, AutoscalingPolicy, AutoscalingPolicyBinding.
+    // Kthena v1.0.0, as its charts register them: failurePolicy Fail, 30 s, CREATE and UPDATE.
     {
-      name: `mutate-model.${NAME_SUFFIX}`,
-      path: '/mutate-registry-volcano-sh-v1alpha1-model',
+      name: `mutate-modelbooster.${NAME_SUFFIX}`,
+      path: '/mutate/modelbooster',
       type: 'mutating',
-      resourceRules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [crd(KTHENA_WORKLOAD, ['modelboosters'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
-      featureGate: 'ModelMutatingWebhook',
-      handler: mutateModel,
-    },
-    {
-      name: `validate-model.${NAME_SUFFIX}`,
-      path: '/validate-registry-volcano-sh-v1alpha1-model',
-      type: 'validating',
-      resourceRules: [crd('registry.volcano.sh', ['models'], ['CREATE', 'UPDATE'], 'Namespaced')],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'ModelValidatingWebhook',
-      handler: validateModel,
+      featureGate: 'ModelBoosterMutatingWebhook',
+      handler: mutateModelBooster,
     },
     {
       name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
-      path: '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
+      path: '/mutate/autoscalingpolicy',
       type: 'mutating',
-      resourceRules: [
-        crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced'),
-      ],
+      resourceRules: [crd(KTHENA_WORKLOAD, ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
       featureGate: 'AutoscalingPolicyMutatingWebhook',
-      handler: mutateAutoscalingPolicy,
+      handler: mutateWorkloadAutoscalingPolicy,
+    },
+    {
+      name: `validate-modelbooster.${NAME_SUFFIX}`,
+      path: '/validate/modelbooster',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_WORKLOAD, ['modelboosters'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelBoosterValidatingWebhook',
+      handler: validateModelBooster,
     },
     {
       name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
-      path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
+      path: '/validate/autoscalingpolicy',
       type: 'validating',
-      resourceRules: [
-        crd('registry.volcano.sh', ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced'),
-      ],
+      resourceRules: [crd(KTHENA_WORKLOAD, ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'AutoscalingPolicyValidatingWebhook',
-      handler: validateAutoscalingPolicy,
+      handler: validateWorkloadAutoscalingPolicy,
     },
     {
-      name: `validate-autoscalingpolicybinding.${NAME_SUFFIX}`,
-      path: '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
+      name: `validate-modelserving.${NAME_SUFFIX}`,
+      path: '/validate-workload-ai-v1alpha1-modelserving',
       type: 'validating',
-      resourceRules: [
-        crd('registry.volcano.sh', ['autoscalingpolicybindings'], ['CREATE', 'UPDATE'], 'Namespaced'),
-      ],
+      resourceRules: [crd(KTHENA_WORKLOAD, ['modelservings'], ['CREATE', 'UPDATE'], 'Namespaced')],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
-      featureGate: 'AutoscalingPolicyBindingValidatingWebhook',
-      handler: validateAutoscalingPolicyBinding,
+      featureGate: 'ModelServingValidatingWebhook',
+      handler: validateModelServing,
+    },
+    {
+      name: `validate-modelroute.${NAME_SUFFIX}`,
+      path: '/validate/modelroute',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_NETWORKING, ['modelroutes'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelRouteValidatingWebhook',
+      handler: validateModelRoute,
+    },
+    {
+      name: `validate-modelserver.${NAME_SUFFIX}`,
+      path: '/validate/modelserver',
+      type: 'validating',
+      resourceRules: [crd(KTHENA_NETWORKING, ['modelservers'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      failurePolicy: 'Fail',
+      timeoutSeconds: 30,
+      featureGate: 'ModelServerValidatingWebhook',
+      handler: validateModelServer,
     },
   ];
   const overrides = context.overrides ?? {};

@@ -22,7 +22,7 @@ import { MAX_MESSAGE_CHARS, truncate } from '../../webhook/util/bounded-text.js'
 import type { ChainContext } from '../../webhook/chain/chain-context.js';
 import { runChain, type Verdict } from '../../webhook/chain/run-chain.js';
 import type { StateStore } from '../store/state-store.js';
-import { auditedPages, type AuditedKind, type AuditScope } from './audited-objects.js';
+import { auditedKindName, auditedPages, type AuditedKind, type AuditScope } from './audited-objects.js';
 
 export interface AuditFinding {
   /**
@@ -147,7 +147,7 @@ export async function runAudit({
     } else report.dropped += 1;
   };
   const skipped = (kind: AuditedKind, why: string): void => {
-    report.skipped.push(`${kind.kind}: ${why}`);
+    report.skipped.push(`${auditedKindName(kind)}: ${why}`);
   };
   let sinceYield = 0;
   for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped, scope)) {
@@ -156,7 +156,7 @@ export async function runAudit({
         sinceYield = 0;
         await yieldToEventLoop();
       }
-      report.judged[kind.kind] = (report.judged[kind.kind] ?? 0) + 1;
+      report.judged[auditedKindName(kind)] = (report.judged[auditedKindName(kind)] ?? 0) + 1;
       const namespace = kind.namespaced ? text(object.metadata.namespace) : undefined;
       const apiVersion = kind.group ? `${kind.group}/${kind.version}` : kind.version;
       const name = text(object.metadata.name) ?? '';

@@ -1,7 +1,8 @@
 /**
  * The existing objects an audit judges, listed read-only from the cluster a page at a time (so a
- * cluster of 100,000 pods is never held in memory at once): pods, nodes, ElasticQuotas, Models,
- * AutoscalingPolicies and their Bindings, and the operator's ConfigMaps. A kind whose CRD is not
+ * cluster of 100,000 pods is never held in memory at once): pods, nodes, ElasticQuotas, Kthena's
+ * v1.0.0 kinds (ModelBoosters, AutoscalingPolicies, ModelServings, ModelRoutes and ModelServers),
+ * and the operator's ConfigMaps. A kind whose CRD is not
  * installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
  * (whose namespaced objects only, as `kubectl get all -n`), objects matching a label selector.
  */
@@ -27,22 +28,24 @@ export const AUDITED_KINDS: readonly AuditedKind[] = [
     plural: 'elasticquotas',
     namespaced: true,
   },
-  { group: 'registry.volcano.sh', version: 'v1alpha1', kind: 'Model', plural: 'models', namespaced: true },
-  {
-    group: 'registry.volcano.sh',
-    version: 'v1alpha1',
-    kind: 'AutoscalingPolicy',
-    plural: 'autoscalingpolicies',
-    namespaced: true,
-  },
-  {
-    group: 'registry.volcano.sh',
-    version: 'v1alpha1',
-    kind: 'AutoscalingPolicyBinding',
-    plural: 'autoscalingpolicybindings',
-    namespaced: true,
-  },
+  ...(
+    [
+      ['workload.serving.volcano.sh', 'ModelBooster', 'modelboosters'],
+      ['workload.serving.volcano.sh', 'AutoscalingPolicy', 'autoscalingpolicies'],
+      ['workload.serving.volcano.sh', 'ModelServing', 'modelservings'],
+      ['networking.serving.volcano.sh', 'ModelRoute', 'modelroutes'],
+      ['networking.serving.volcano.sh', 'ModelServer', 'modelservers'],
+    ] as const
+  ).map(([group, kind, plural]) => ({ group, version: 'v1alpha1', kind, plural, namespaced: true })),
 ];
+
+/**
+ * How reports name a kind: by its kind, and its group too where two audited kinds share the kind.
+ */
+export function auditedKindName(kind: AuditedKind): string {
+  const shared = AUDITED_KINDS.filter((other) => other.kind === kind.kind).length > 1;
+  return shared ? `${kind.kind}.${kind.group}` : kind.kind;
+}
 
 const CONFIGMAP: AuditedKind = {
   group: '',

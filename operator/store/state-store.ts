@@ -20,7 +20,6 @@ import type {
   ElasticQuotaProfileView,
   NamespaceView,
   NodeView,
-  ObjectRef,
   PriorityClassView,
   ReachState,
   ReservationView,
@@ -128,7 +127,6 @@ interface StateStoreEvents {
 export class StateStore extends EventEmitter<StateStoreEvents> implements ReachState {
   private readonly namespaces = new Map<string, NamespaceView>();
   private readonly configMaps = new Map<string, ConfigMapView>();
-  private readonly autoscalingPolicies = new Map<string, ObjectRef>();
   private readonly colocationProfileIndex = new SortedIndex<ColocationProfileView>();
   private readonly priorityClasses = new Map<string, PriorityClassView>();
   private readonly nodeLabels = new Map<string, NodeView>();
@@ -186,16 +184,6 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         }),
       },
       ...this.options.configMaps.map(({ namespace, name }) => this.configMapWatch(namespace, name)),
-      {
-        group: 'registry.volcano.sh',
-        version: 'v1alpha1',
-        resource: 'autoscalingpolicies',
-        optional: true,
-        sink: keyedSink(this.autoscalingPolicies, (policy) => {
-          const { namespace, name } = nameOf(policy);
-          return name ? [key(namespace, name), { namespace, name }] : undefined;
-        }),
-      },
       {
         group: 'scheduling.sigs.k8s.io',
         version: 'v1alpha1',
@@ -541,10 +529,6 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
 
   reservation(name: string): ReservationView | undefined {
     return this.reservations.get(name);
-  }
-
-  autoscalingPolicy(namespace: string, name: string): ObjectRef | undefined {
-    return this.autoscalingPolicies.get(key(namespace, name));
   }
 
   /** Every watch lists again from scratch (SIGHUP): what drifted is put right. */

@@ -40,20 +40,17 @@ function objects(count: number): Record<string, unknown>[] {
         };
       case 2:
         return {
-          apiVersion: 'registry.volcano.sh/v1alpha1',
-          kind: 'Model',
+          apiVersion: 'workload.serving.volcano.sh/v1alpha1',
+          kind: 'ModelBooster',
           metadata: { name: `m${i}`, namespace: 'team-b' },
           spec: {
-            backends: [
-              {
-                name: 'b0',
-                type: 'vLLM',
-                modelURI: 'hf://org/model',
-                minReplicas: 1,
-                maxReplicas: 1,
-                workers: [{ type: 'server', image: 'vllm/vllm-openai:v0.10.0', replicas: 1, pods: 1 }],
-              },
-            ],
+            backend: {
+              name: 'b0',
+              type: 'vLLM',
+              modelURI: 'hf://org/model',
+              replicas: 1,
+              workers: [{ type: 'server', image: 'vllm/vllm-openai:v0.10.0' }],
+            },
           },
         };
       default:

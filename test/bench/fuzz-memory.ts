@@ -253,14 +253,6 @@ function worldObjects(fixture: StateFixture): KubernetesObject[] {
   for (const { name, labels } of fixture.nodes ?? []) {
     objects.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { ...labels } } });
   }
-  for (const { namespace, name } of fixture.autoscalingPolicies ?? []) {
-    objects.push({
-      apiVersion: 'registry.volcano.sh/v1alpha1',
-      kind: 'AutoscalingPolicy',
-      metadata: { namespace, name },
-      spec: { metrics: [{ metricName: 'qps', targetValue: '100' }] },
-    } as KubernetesObject);
-  }
   return objects;
 }
 
@@ -270,9 +262,6 @@ async function createWorld(kc: KubeConfig): Promise<void> {
     'elasticquotas.scheduling.sigs.k8s.io',
     'clustercolocationprofiles.config.koordinator.sh',
     'reservations.scheduling.koordinator.sh',
-    'models.registry.volcano.sh',
-    'autoscalingpolicies.registry.volcano.sh',
-    'autoscalingpolicybindings.registry.volcano.sh',
   );
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);

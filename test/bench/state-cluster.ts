@@ -109,25 +109,22 @@ async function populate(kc: KubeConfig, size: StateSize, prefix: string): Promis
   await inPool(size.models, 16, (i) =>
     create(() =>
       custom.createNamespacedCustomObject({
-        group: 'registry.volcano.sh',
+        group: 'workload.serving.volcano.sh',
         version: 'v1alpha1',
-        plural: 'models',
+        plural: 'modelboosters',
         namespace: namespaces[i % namespaces.length]!,
         body: {
-          apiVersion: 'registry.volcano.sh/v1alpha1',
-          kind: 'Model',
+          apiVersion: 'workload.serving.volcano.sh/v1alpha1',
+          kind: 'ModelBooster',
           metadata: { name: `model-${i}` },
           spec: {
-            backends: [
-              {
-                name: 'b0',
-                type: 'vLLM',
-                modelURI: 'hf://org/model',
-                minReplicas: 1,
-                maxReplicas: 3,
-                workers: [{ type: 'server', image: 'vllm/vllm-openai:v0.10.0', replicas: 1, pods: 1 }],
-              },
-            ],
+            backend: {
+              name: 'b0',
+              type: 'vLLM',
+              modelURI: 'hf://org/model',
+              replicas: 1,
+              workers: [{ type: 'server', image: 'vllm/vllm-openai:v0.10.0' }],
+            },
           },
         },
       }),
@@ -369,7 +366,7 @@ export async function benchStateCluster(settings: DriveSettings, size: StateSize
   await installCrds(
     'elasticquotas.scheduling.sigs.k8s.io',
     'clustercolocationprofiles.config.koordinator.sh',
-    'models.registry.volcano.sh',
+    'modelboosters.workload.serving.volcano.sh',
   );
   const prefix = `bench${Date.now().toString(36)}`;
   const operatorNamespace = `${prefix}-operator`;

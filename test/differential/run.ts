@@ -7,6 +7,7 @@
  *                                [--gates all|checks|koordinator-defaults]
  *                                [--seed S] [--per-world K] [--show N] [--dump FILE]
  *                                [--world W --review K [--enforcement E]]   (replay one review, printed in full)
+ *                                [--suite all|koordinator|kthena]   (Kthena: --reviews per path; replay --suite kthena --review K)
  */
 import '../../scripts/runtime/require-node.js';
 import { writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { OurWebhooks } from './ours.js';
 import { generateReview, KOORDINATOR_PATHS } from './reviews.js';
 import { Session } from './session.js';
 import { generateWorld } from './world.js';
+import { runKthenaSuite } from './kthena/suite.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,6 +47,8 @@ const { values: args } = parseArgs({
     enforcement: { type: 'string', default: '' },
     /** Writes every undocumented difference, one JSON line each, to this file. */
     dump: { type: 'string' },
+    /** Koordinator's handlers, Kthena's (test/differential/kthena/), or both. */
+    suite: { type: 'string', default: 'all' },
   },
 });
 
@@ -190,7 +194,7 @@ function report(name: string, byPath: ReadonlyMap<string, Tally>, classes: Map<s
   return sum.undocumented;
 }
 
-async function main(): Promise<void> {
+async function runKoordinatorSuite(): Promise<void> {
   const binary = await ensureOracle((line) => {
     process.stderr.write(`${line}\n`);
   }, koordinator);
@@ -243,6 +247,23 @@ async function main(): Promise<void> {
   if (undocumented > 0) {
     console.error(
       `${undocumented} undocumented differences (replay one with --gates G --world W --review K)`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+async function main(): Promise<void> {
+  if (args.suite !== 'kthena') await runKoordinatorSuite();
+  if (args.suite === 'koordinator' || args.world !== undefined) return;
+  const undocumented = await runKthenaSuite({
+    perPath: total,
+    seed,
+    show,
+    ...(args.review !== undefined ? { review: Number(args.review) } : {}),
+  });
+  if (undocumented > 0) {
+    console.error(
+      `${undocumented} undocumented Kthena differences (replay one with --suite kthena --review K)`,
     );
     process.exitCode = 1;
   }

@@ -302,16 +302,16 @@ describe('the chart on the local node', () => {
       },
     );
 
-    // A bad Model is refused with Kthena's message.
+    // A bad ModelBooster is refused with Kthena's message.
     const modelNamespace = await podReadyNamespace(t, 'e2e-model');
-    // The project's bad Model (minReplicas above maxReplicas), in a namespace of this test.
+    // The project's bad ModelBooster (two workers for a vLLM backend), in a namespace of this test.
     const badModel = (
-      await readFile(join(repoRoot, 'test', 'fixtures', 'admit', 'bad-model.yaml'), 'utf8')
+      await readFile(join(repoRoot, 'test', 'fixtures', 'admit', 'bad-modelbooster.yaml'), 'utf8')
     ).replace('namespace: team-a', `namespace: ${modelNamespace}`);
     await assert.rejects(kubectl(['apply', '-f', '-'], badModel), (error: { stderr?: string }) => {
       assert.match(
         error.stderr ?? '',
-        /denied the request: validation failed:\n\s+- spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+        /denied the request: validation failed:\n\s+- spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/,
       );
       return true;
     });
@@ -978,7 +978,10 @@ describe('the chart on the local node', () => {
     );
     // This cluster had none of the CRDs: the release created them, and its keep policy leaves them.
     const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
-    for (const name of ['elasticquotas.scheduling.sigs.k8s.io', 'models.registry.volcano.sh']) {
+    for (const name of [
+      'elasticquotas.scheduling.sigs.k8s.io',
+      'modelboosters.workload.serving.volcano.sh',
+    ]) {
       const crd = crds.items.find((item) => item.metadata?.name === name);
       assert.ok(crd, `${name} is kept`);
       assert.equal(crd.metadata?.annotations?.['meta.helm.sh/release-name'], releaseName);

@@ -106,7 +106,7 @@ describe('the README on a real node', () => {
       ['slo-config', /clusterStrategy\.cpuSuppressThresholdPercent: Invalid value: 120: must be at most 100/],
       [
         'models',
-        /spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+        /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/,
       ],
     ];
     for (const [id, message] of expected) {

@@ -70,13 +70,6 @@ const RESERVATION = {
   kind: 'Reservation',
   resource: 'reservations',
 };
-const kthena = (kind: string, resource: string) => ({
-  group: 'registry.volcano.sh',
-  version: 'v1alpha1',
-  kind,
-  resource,
-});
-
 function pod(
   namespace: string,
   labels: JsonObject,
@@ -447,177 +440,291 @@ function configMapSeeds(): Seed[] {
   ];
 }
 
-function kthenaSeeds(): Seed[] {
-  const backend = (name: string): JsonObject => ({
-    name,
-    type: 'vLLM',
-    modelURI: 'hf://org/model',
-    minReplicas: 1,
-    maxReplicas: 3,
-    scalingCost: 10,
-    scaleToZeroGracePeriod: '30s',
-    workers: [
-      {
-        type: 'server',
-        image: 'vllm/vllm-openai:v0.10.0',
-        replicas: 1,
-        pods: 1,
-        resources: both({ cpu: '4', memory: '16Gi', 'nvidia.com/gpu': '1' }),
-        config: { 'max-model-len': 4096, 'tensor-parallel-size': 1, flags: ['--enforce-eager'] },
-      },
-    ],
+/** Kthena v1.0.0's kinds, from its own examples. */
+function kthenaServingSeeds(): Seed[] {
+  const workload = (kind: string, resource: string) => ({
+    group: 'workload.serving.volcano.sh',
+    version: 'v1alpha1',
+    kind,
+    resource,
   });
-  const model: JsonObject = {
-    apiVersion: 'registry.volcano.sh/v1alpha1',
-    kind: 'Model',
-    metadata: { name: 'llama', namespace: 'ml' },
+  const networking = (kind: string, resource: string) => ({
+    group: 'networking.serving.volcano.sh',
+    version: 'v1alpha1',
+    kind,
+    resource,
+  });
+  const booster: JsonObject = {
+    apiVersion: 'workload.serving.volcano.sh/v1alpha1',
+    kind: 'ModelBooster',
+    metadata: { name: 'demo', namespace: 'ml' },
     spec: {
-      autoscalingPolicy: { metrics: [{ metricName: 'qps', targetValue: '100' }] },
-      costExpansionRatePercent: 200,
-      backends: [backend('b0'), backend('b1')],
+      backend: {
+        name: 'backend1',
+        type: 'vLLM',
+        modelURI: 'hf://Qwen/Qwen2.5-0.5B-Instruct',
+        replicas: 1,
+        env: [{ name: 'HF_ENDPOINT', value: 'https://huggingface.co' }],
+        workers: [
+          {
+            type: 'server',
+            image: 'vllm/vllm-openai:v0.10.0',
+            replicas: 1,
+            pods: 1,
+            config: { 'served-model-name': 'Qwen2.5-0.5B-Instruct', 'max-model-len': 32768 },
+            resources: both({ cpu: '4', memory: '8Gi' }),
+          },
+        ],
+      },
     },
   };
-  const modelHot: HotSpot[] = [
-    { at: ['object', 'spec', 'backends', 0, 'workers', 0, 'config'], kind: 'free-form' },
-    { at: ['object', 'spec', 'backends', 1, 'workers', 0, 'config'], kind: 'free-form' },
-    { at: ['object', 'spec', 'backends', 0, 'workers', 0, 'resources', 'limits', 'cpu'], kind: 'quantity' },
-    { at: ['object', 'spec', 'backends', 0, 'minReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'backends', 0, 'maxReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'backends', 0, 'scaleToZeroGracePeriod'], kind: 'duration' },
-    { at: ['object', 'spec', 'autoscalingPolicy', 'metrics', 0, 'targetValue'], kind: 'quantity' },
-    { at: ['object', 'spec', 'costExpansionRatePercent'], kind: 'int' },
-    { at: ['object', 'spec', 'backends', 0, 'name'], kind: 'name' },
-    { at: ['object', 'metadata', 'name'], kind: 'name' },
+  const boosterHot: HotSpot[] = [
+    { at: ['object', 'spec', 'backend', 'workers', 0, 'config'], kind: 'free-form' },
+    { at: ['object', 'spec', 'backend', 'workers', 0, 'resources', 'limits', 'cpu'], kind: 'quantity' },
+    { at: ['object', 'spec', 'backend', 'replicas'], kind: 'int' },
+    { at: ['object', 'spec', 'backend', 'workers', 0, 'image'], kind: 'name' },
+    { at: ['object', 'spec', 'backend', 'workers'], kind: 'free-form' },
   ];
   const policy: JsonObject = {
-    apiVersion: 'registry.volcano.sh/v1alpha1',
+    apiVersion: 'workload.serving.volcano.sh/v1alpha1',
     kind: 'AutoscalingPolicy',
-    metadata: { name: 'qps-policy', namespace: 'ml' },
+    metadata: { name: 'pd-policy', namespace: 'ml' },
     spec: {
       tolerancePercent: 10,
-      metrics: [
-        { metricName: 'qps', targetValue: '100' },
-        { metricName: 'latency', targetValue: '250m' },
-      ],
       behavior: {
+        scaleDown: {
+          period: '15s',
+          stabilizationWindow: '30s',
+          instances: 1,
+          percent: 100,
+          selectPolicy: 'Or',
+        },
         scaleUp: {
           stablePolicy: {
-            instances: 4,
-            percent: 100,
-            period: '1m0s',
-            selectPolicy: 'Or',
+            period: '15s',
             stabilizationWindow: '0s',
+            instances: 2,
+            percent: 100,
+            selectPolicy: 'Or',
           },
-          panicPolicy: { percent: 0, period: '0s', panicThresholdPercent: 200, panicModeHold: '0s' },
+          panicPolicy: { period: '5s', percent: 200, panicThresholdPercent: 200, panicModeHold: '30s' },
         },
-        scaleDown: {
-          instances: 0,
-          percent: 100,
-          period: '1m0s',
-          selectPolicy: 'Or',
-          stabilizationWindow: '5m',
+      },
+      disaggregatedTarget: {
+        targetRef: { kind: 'ModelServing', name: 'pd-ms' },
+        roles: {
+          prefill: {
+            minReplicas: 1,
+            maxReplicas: 8,
+            metrics: [{ name: 'prefill_rps', targetValue: '0.5' }],
+            metricSources: {
+              prefill_rps: { prometheus: { serverURL: 'http://prom:9090', query: 'sum(up)' } },
+            },
+          },
+          decode: {
+            minReplicas: 1,
+            maxReplicas: 16,
+            metrics: [{ name: 'decode_rps', targetValue: '0.5' }],
+            metricSources: {
+              decode_rps: { prometheus: { serverURL: 'http://prom:9090', query: 'sum(up)' } },
+            },
+          },
+        },
+        ratioConstraint: {
+          numeratorRole: 'prefill',
+          denominatorRole: 'decode',
+          minRatio: '0.25',
+          maxRatio: '1',
         },
       },
     },
   };
   const policyHot: HotSpot[] = [
-    { at: ['object', 'spec', 'metrics', 0, 'targetValue'], kind: 'quantity' },
-    { at: ['object', 'spec', 'metrics', 1, 'targetValue'], kind: 'quantity' },
-    { at: ['object', 'spec', 'tolerancePercent'], kind: 'int' },
-    { at: ['object', 'spec', 'behavior', 'scaleUp', 'stablePolicy', 'period'], kind: 'duration' },
+    {
+      at: ['object', 'spec', 'disaggregatedTarget', 'roles', 'prefill', 'metrics', 0, 'targetValue'],
+      kind: 'quantity',
+    },
+    { at: ['object', 'spec', 'disaggregatedTarget', 'ratioConstraint', 'minRatio'], kind: 'quantity' },
+    { at: ['object', 'spec', 'disaggregatedTarget', 'ratioConstraint', 'maxRatio'], kind: 'quantity' },
+    { at: ['object', 'spec', 'disaggregatedTarget', 'roles', 'decode', 'maxReplicas'], kind: 'int' },
+    { at: ['object', 'spec', 'behavior', 'scaleUp', 'panicPolicy', 'period'], kind: 'duration' },
     { at: ['object', 'spec', 'behavior', 'scaleDown', 'stabilizationWindow'], kind: 'duration' },
-    { at: ['object', 'spec', 'behavior', 'scaleUp', 'panicPolicy', 'panicThresholdPercent'], kind: 'int' },
+    { at: ['object', 'spec', 'disaggregatedTarget', 'roles'], kind: 'free-form' },
     { at: ['object', 'spec', 'behavior'], kind: 'free-form' },
   ];
-  const target: JsonObject = {
-    targetRef: { kind: 'ModelInfer', name: 'llama-vllm' },
-    metricEndpoint: { uri: '/metrics', port: 8100 },
+  const container = {
+    name: 'vllm',
+    image: 'vllm/vllm-openai:v0.10.0',
+    resources: both({ cpu: '2', memory: '4Gi' }),
   };
-  const binding = (spec: JsonObject): JsonObject => ({
-    apiVersion: 'registry.volcano.sh/v1alpha1',
-    kind: 'AutoscalingPolicyBinding',
-    metadata: { name: 'bind', namespace: 'default' },
-    spec: { policyRef: { name: 'dummy-policy' }, ...spec },
-  });
-  const bindingHot: HotSpot[] = [
-    { at: ['object', 'spec', 'policyRef', 'name'], kind: 'name' },
-    { at: ['object', 'spec', 'scalingConfiguration', 'minReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'scalingConfiguration', 'maxReplicas'], kind: 'int' },
-    { at: ['object', 'spec', 'scalingConfiguration', 'target', 'metricEndpoint', 'port'], kind: 'int' },
-    { at: ['object', 'spec', 'optimizerConfiguration', 'params'], kind: 'free-form' },
-    { at: ['object', 'spec', 'optimizerConfiguration', 'costExpansionRatePercent'], kind: 'int' },
+  const serving: JsonObject = {
+    apiVersion: 'workload.serving.volcano.sh/v1alpha1',
+    kind: 'ModelServing',
+    metadata: { name: 'sample', namespace: 'ml' },
+    spec: {
+      schedulerName: 'volcano',
+      replicas: 2,
+      recoveryPolicy: 'ServingGroupRecreate',
+      rolloutStrategy: {
+        type: 'ServingGroupRollingUpdate',
+        rollingUpdateConfiguration: { maxUnavailable: '50%' },
+      },
+      template: {
+        restartGracePeriodSeconds: 60,
+        gangPolicy: { minRoleReplicas: { prefill: 1 } },
+        roles: [
+          {
+            name: 'prefill',
+            replicas: 2,
+            entryTemplate: { spec: { containers: [container] } },
+            workerReplicas: 1,
+            workerTemplate: { spec: { containers: [container] } },
+          },
+          {
+            name: 'decode',
+            replicas: 1,
+            entryTemplate: { spec: { containers: [container] } },
+            workerReplicas: 0,
+          },
+        ],
+      },
+    },
+  };
+  const servingHot: HotSpot[] = [
+    { at: ['object', 'metadata', 'name'], kind: 'name' },
+    { at: ['object', 'spec', 'template', 'roles', 0, 'name'], kind: 'name' },
+    { at: ['object', 'spec', 'replicas'], kind: 'int' },
+    { at: ['object', 'spec', 'template', 'roles', 0, 'workerReplicas'], kind: 'int' },
+    {
+      at: ['object', 'spec', 'rolloutStrategy', 'rollingUpdateConfiguration', 'maxUnavailable'],
+      kind: 'free-form',
+    },
+    { at: ['object', 'spec', 'template', 'gangPolicy', 'minRoleReplicas', 'prefill'], kind: 'int' },
+    {
+      at: [
+        'object',
+        'spec',
+        'template',
+        'roles',
+        0,
+        'entryTemplate',
+        'spec',
+        'containers',
+        0,
+        'resources',
+        'limits',
+        'cpu',
+      ],
+      kind: 'quantity',
+    },
+    { at: ['object', 'spec', 'template', 'roles', 1, 'entryTemplate', 'spec'], kind: 'free-form' },
   ];
-  const MODEL = kthena('Model', 'models');
-  const POLICY = kthena('AutoscalingPolicy', 'autoscalingpolicies');
-  const BINDING = kthena('AutoscalingPolicyBinding', 'autoscalingpolicybindings');
-  const prefix = '-registry-volcano-sh-v1alpha1-';
+  const route: JsonObject = {
+    apiVersion: 'networking.serving.volcano.sh/v1alpha1',
+    kind: 'ModelRoute',
+    metadata: { name: 'deepseek-subset', namespace: 'ml' },
+    spec: {
+      modelName: 'deepseek-subset',
+      rules: [
+        {
+          name: 'deepseek-r1-route',
+          modelMatch: { headers: { 'x-user': { regex: '^premium-[a-z]+$' } }, uri: { prefix: '/v1' } },
+          targetModels: [
+            { modelServerName: 'deepseek-r1-1-5b-v1', weight: 70 },
+            { modelServerName: 'deepseek-r1-1-5b-v2', weight: 30 },
+          ],
+        },
+      ],
+    },
+  };
+  const routeHot: HotSpot[] = [
+    { at: ['object', 'spec', 'rules', 0, 'modelMatch', 'headers', 'x-user', 'regex'], kind: 'name' },
+    { at: ['object', 'spec', 'rules', 0, 'targetModels', 0, 'weight'], kind: 'int' },
+    { at: ['object', 'spec', 'rules', 0, 'targetModels'], kind: 'free-form' },
+    { at: ['object', 'spec', 'modelName'], kind: 'name' },
+  ];
+  const server: JsonObject = {
+    apiVersion: 'networking.serving.volcano.sh/v1alpha1',
+    kind: 'ModelServer',
+    metadata: { name: 'deepseek-r1-1-5b', namespace: 'ml' },
+    spec: {
+      workloadSelector: { matchLabels: { app: 'deepseek-r1-1-5b' } },
+      workloadPort: { port: 8000 },
+      model: 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B',
+      inferenceEngine: 'vLLM',
+      trafficPolicy: { timeout: '10s', retry: { attempts: 3, retryInterval: '1s' } },
+    },
+  };
+  const serverHot: HotSpot[] = [
+    { at: ['object', 'spec', 'trafficPolicy', 'timeout'], kind: 'duration' },
+    { at: ['object', 'spec', 'workloadPort', 'port'], kind: 'int' },
+    { at: ['object', 'spec', 'workloadSelector', 'matchLabels', 'app'], kind: 'label-value' },
+  ];
+  const BOOSTER = workload('ModelBooster', 'modelboosters');
+  const POLICY = workload('AutoscalingPolicy', 'autoscalingpolicies');
+  const SERVING = workload('ModelServing', 'modelservings');
+  const ROUTE = networking('ModelRoute', 'modelroutes');
+  const SERVER = networking('ModelServer', 'modelservers');
   return [
     {
-      path: `/mutate${prefix}model`,
-      label: 'Model CREATE',
-      request: request(MODEL, 'CREATE', model),
-      hot: modelHot,
+      path: '/mutate/modelbooster',
+      label: 'ModelBooster CREATE',
+      request: request(BOOSTER, 'CREATE', booster),
+      hot: boosterHot,
     },
     {
-      path: `/mutate${prefix}model`,
-      label: 'Model UPDATE',
-      request: request(MODEL, 'UPDATE', model),
-      hot: modelHot,
+      path: '/validate/modelbooster',
+      label: 'ModelBooster CREATE',
+      request: request(BOOSTER, 'CREATE', booster),
+      hot: boosterHot,
     },
     {
-      path: `/validate${prefix}model`,
-      label: 'Model CREATE',
-      request: request(MODEL, 'CREATE', model),
-      hot: modelHot,
+      path: '/validate/modelbooster',
+      label: 'ModelBooster UPDATE',
+      request: request(BOOSTER, 'UPDATE', booster),
+      hot: boosterHot,
     },
     {
-      path: `/validate${prefix}model`,
-      label: 'Model UPDATE',
-      request: request(MODEL, 'UPDATE', model),
-      hot: modelHot,
-    },
-    {
-      path: `/mutate${prefix}autoscalingpolicy`,
+      path: '/mutate/autoscalingpolicy',
       label: 'AutoscalingPolicy CREATE',
       request: request(POLICY, 'CREATE', policy),
       hot: policyHot,
     },
     {
-      path: `/validate${prefix}autoscalingpolicy`,
+      path: '/validate/autoscalingpolicy',
       label: 'AutoscalingPolicy CREATE',
       request: request(POLICY, 'CREATE', policy),
       hot: policyHot,
     },
     {
-      path: `/validate${prefix}autoscalingpolicy`,
+      path: '/validate/autoscalingpolicy',
       label: 'AutoscalingPolicy UPDATE',
       request: request(POLICY, 'UPDATE', policy),
       hot: policyHot,
     },
     {
-      path: `/validate${prefix}autoscalingpolicybinding`,
-      label: 'binding with a scaling configuration',
-      request: request(
-        BINDING,
-        'CREATE',
-        binding({ scalingConfiguration: { target, minReplicas: 1, maxReplicas: 4 } }),
-      ),
-      hot: bindingHot,
+      path: '/validate-workload-ai-v1alpha1-modelserving',
+      label: 'ModelServing CREATE',
+      request: request(SERVING, 'CREATE', serving),
+      hot: servingHot,
     },
     {
-      path: `/validate${prefix}autoscalingpolicybinding`,
-      label: 'binding with an optimizer configuration',
-      request: request(
-        BINDING,
-        'UPDATE',
-        binding({
-          optimizerConfiguration: {
-            costExpansionRatePercent: 200,
-            params: [{ target, cost: 10, minReplicas: 1, maxReplicas: 2 }],
-          },
-        }),
-      ),
-      hot: bindingHot,
+      path: '/validate-workload-ai-v1alpha1-modelserving',
+      label: 'ModelServing UPDATE',
+      request: request(SERVING, 'UPDATE', serving),
+      hot: servingHot,
+    },
+    {
+      path: '/validate/modelroute',
+      label: 'ModelRoute CREATE',
+      request: request(ROUTE, 'CREATE', route),
+      hot: routeHot,
+    },
+    {
+      path: '/validate/modelserver',
+      label: 'ModelServer CREATE',
+      request: request(SERVER, 'CREATE', server),
+      hot: serverHot,
     },
   ];
 }
@@ -632,7 +739,7 @@ export function seeds(): readonly Seed[] {
     ...quotaSeeds(),
     ...reservationSeeds(),
     ...configMapSeeds(),
-    ...kthenaSeeds(),
+    ...kthenaServingSeeds(),
   ];
   return cached;
 }

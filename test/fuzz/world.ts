@@ -124,10 +124,6 @@ export function fuzzStateFixture(): StateFixture {
         data: { enable: 'true', rules: ENHANCED_RULES },
       },
     ],
-    autoscalingPolicies: [
-      { namespace: 'default', name: 'dummy-policy' },
-      { namespace: 'ml', name: 'qps-policy' },
-    ],
     elasticQuotas: [
       quota('parent', { [Q('is-parent')]: 'true', [Q('tree-id')]: 't1' }, { cpu: '10', memory: '20Gi' }),
       quota('leaf', { [Q('parent')]: 'parent', [Q('tree-id')]: 't1' }, { cpu: '4', memory: '8Gi' }),

@@ -8,7 +8,6 @@ import type {
   ElasticQuotaProfileView,
   NamespaceView,
   NodeView,
-  ObjectRef,
   PriorityClassView,
   ReachState,
   ReservationView,
@@ -17,7 +16,6 @@ import type {
 export interface StateFixture {
   namespaces?: NamespaceView[];
   configMaps?: ConfigMapView[];
-  autoscalingPolicies?: ObjectRef[];
   elasticQuotas?: QuotaView[];
   /** What each quota's pods use, by resource, in nano-units. */
   quotaUsed?: Record<string, Record<string, bigint>>;
@@ -56,11 +54,9 @@ export function stateSnapshot(fixture: StateFixture = {}): ReachState {
     else children.set(quota.parent, [quota]);
   }
   const profiles = [...(fixture.colocationProfiles ?? [])].sort((a, b) => byteOrder(a.name, b.name));
-  const policies = new Map((fixture.autoscalingPolicies ?? []).map((p) => [key(p.namespace, p.name), p]));
   return {
     namespace: (name) => namespaces.get(name),
     configMap: (namespace, name) => configMaps.get(key(namespace, name)),
-    autoscalingPolicy: (namespace, name) => policies.get(key(namespace, name)),
     elasticQuota: (name) => quotas.get(name),
     elasticQuotas: () => quotas.values(),
     quotaChildren: (name) => children.get(name) ?? [],

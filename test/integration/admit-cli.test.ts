@@ -79,36 +79,32 @@ spec:
 `,
     },
     {
-      name: 'good-model',
-      yaml: `apiVersion: registry.volcano.sh/v1alpha1
-kind: Model
-metadata: {name: good-model, namespace: ${team}}
+      name: 'good-policy',
+      yaml: `apiVersion: workload.serving.volcano.sh/v1alpha1
+kind: AutoscalingPolicy
+metadata: {name: good-policy, namespace: ${team}}
 spec:
-  autoscalingPolicy:
-    metrics: [{metricName: qps, targetValue: "100"}]
-  backends:
-    - name: b0
-      type: vLLM
-      modelURI: hf://org/model
-      minReplicas: 1
-      maxReplicas: 3
-      scalingCost: 10
-      workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]
+  metrics: [{name: cpu, targetValue: "80"}]
+  homogeneousTarget:
+    target: {targetRef: {kind: ModelServing, name: qwen}}
+    minReplicas: 1
+    maxReplicas: 3
 `,
     },
     {
-      name: 'bad-model',
-      yaml: `apiVersion: registry.volcano.sh/v1alpha1
-kind: Model
-metadata: {name: bad-model, namespace: ${team}}
+      name: 'bad-booster',
+      yaml: `apiVersion: workload.serving.volcano.sh/v1alpha1
+kind: ModelBooster
+metadata: {name: bad-booster, namespace: ${team}}
 spec:
-  backends:
-    - name: b0
-      type: vLLM
-      modelURI: hf://org/model
-      minReplicas: 5
-      maxReplicas: 3
-      workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]
+  backend:
+    name: b0
+    type: vLLM
+    modelURI: hf://org/model
+    replicas: 1
+    workers:
+      - {type: prefill, image: "vllm/vllm-openai:v0.10.0"}
+      - {type: decode, image: "vllm/vllm-openai:v0.10.0"}
 `,
     },
     {
@@ -125,7 +121,10 @@ data:
 
 describe('admit --cluster', () => {
   it('decides as the live webhooks do, and its -o yaml output applies cleanly', async (t) => {
-    await installCrds('models.registry.volcano.sh');
+    await installCrds(
+      'autoscalingpolicies.workload.serving.volcano.sh',
+      'modelboosters.workload.serving.volcano.sh',
+    );
     const sloNamespace = await testNamespace(t, 'slo');
     const { namespace: operatorNamespace } = await freshOperator(t, {
       args: [`--slo-config-namespace=${sloNamespace}`],
@@ -164,8 +163,8 @@ describe('admit --cluster', () => {
       [
         ['gpu-pod', 'MUTATED'],
         ['wrong-priority', 'DENIED'],
-        ['good-model', 'MUTATED'],
-        ['bad-model', 'DENIED'],
+        ['good-policy', 'MUTATED'],
+        ['bad-booster', 'DENIED'],
         ['slo-controller-config', 'DENIED'],
       ],
     );
@@ -175,7 +174,10 @@ describe('admit --cluster', () => {
     assert.equal(yaml.code, 1);
     const applied = await kubectl(['apply', '--dry-run=server', '-f', '-'], yaml.stdout);
     assert.match(applied.stdout, /pod\/gpu-pod created \(server dry run\)/);
-    assert.match(applied.stdout, /model\.registry\.volcano\.sh\/good-model created \(server dry run\)/);
+    assert.match(
+      applied.stdout,
+      /autoscalingpolicy\.workload\.serving\.volcano\.sh\/good-policy created \(server dry run\)/,
+    );
 
     // Now the same objects, created one by one through the API server.
     for (const [index, doc] of docs.entries()) {
@@ -201,10 +203,10 @@ describe('admit --cluster', () => {
       } else {
         // The API server also applies the CRD schema's defaults, which admit does not model.
         assert.deepEqual(withoutAbsent(created.spec, predicted?.spec), predicted?.spec, doc.name);
-        assert.equal(
-          (created.spec?.backends as { scaleToZeroGracePeriod?: string }[])[0]?.scaleToZeroGracePeriod,
-          '30s',
-        );
+        // Kthena's mutator sets the stabilization windows: admit predicted them, as the webhook set them.
+        const behavior = created.spec?.behavior as
+          { scaleDown?: { stabilizationWindow?: string } } | undefined;
+        assert.ok(behavior?.scaleDown?.stabilizationWindow !== undefined, doc.name);
       }
     }
   });

@@ -1,6 +1,6 @@
 /**
  * `admission-operator audit` against the real API server: objects created while their webhooks
- * were in dryrun (a pod past its quota, a Model Kthena refuses) are listed with the refusal they
+ * were in dryrun (a pod past its quota, a ModelBooster Kthena refuses) are listed with the refusal they
  * would get now, and the command exits 1. The leader's periodic audit publishes the same as
  * metrics, Events and (--audit-policy-reports) a PolicyReport.
  */
@@ -48,18 +48,16 @@ async function audit(
 }
 
 describe('audit of existing objects', () => {
-  it('finds a quota-violating pod and a bad Model created while their webhooks were in dryrun', async (t) => {
+  it('finds a quota-violating pod and a bad ModelBooster created while their webhooks were in dryrun', async (t) => {
     await installCrds(
       'elasticquotas.scheduling.sigs.k8s.io',
-      'models.registry.volcano.sh',
-      'autoscalingpolicies.registry.volcano.sh',
-      'autoscalingpolicybindings.registry.volcano.sh',
+      'modelboosters.workload.serving.volcano.sh',
       'policy-reports/policyreports.wgpolicyk8s.io',
       'policy-reports/clusterpolicyreports.wgpolicyk8s.io',
     );
     const { operator, namespace: operatorNamespace } = await freshOperator(t, {
       args: [
-        '--enforcement=validate-pod=dryrun,validate-model=dryrun',
+        '--enforcement=validate-pod=dryrun,validate-modelbooster=dryrun',
         '--audit-interval=2s',
         '--audit-policy-reports=true',
       ],
@@ -95,18 +93,18 @@ describe('audit of existing objects', () => {
     await kubectl(
       ['apply', '-n', namespace, '-f', '-'],
       [
-        'apiVersion: registry.volcano.sh/v1alpha1',
-        'kind: Model',
+        'apiVersion: workload.serving.volcano.sh/v1alpha1',
+        'kind: ModelBooster',
         'metadata: {name: bounds}',
         'spec:',
-        '  backends:',
-        '  - name: b0',
+        '  backend:',
+        '    name: b0',
         '    type: vLLM',
         '    modelURI: hf://org/model',
-        '    minReplicas: 5',
-        '    maxReplicas: 3',
+        '    replicas: 1',
         '    workers:',
-        '    - {type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}',
+        '    - {type: prefill, image: "vllm/vllm-openai:v0.10.0"}',
+        '    - {type: decode, image: "vllm/vllm-openai:v0.10.0"}',
         '',
       ].join('\n'),
     );
@@ -122,11 +120,11 @@ describe('audit of existing objects', () => {
       podFinding.message,
       new RegExp(`exceeded quota: ${namespace}/${quota}, requested: cpu=1, used: cpu=1, limited: cpu=1`),
     );
-    const modelFinding = ours.find((finding) => finding.kind === 'Model' && finding.name === 'bounds');
-    assert.equal(modelFinding?.webhook, 'validate-model');
+    const modelFinding = ours.find((finding) => finding.kind === 'ModelBooster' && finding.name === 'bounds');
+    assert.equal(modelFinding?.webhook, 'validate-modelbooster');
     assert.match(
       modelFinding.message,
-      /spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+      /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/,
     );
     const quotaFinding = ours.find((finding) => finding.kind === 'ElasticQuota' && finding.name === quota);
     assert.match(quotaFinding?.message ?? '', /the quota's pods use more than its max: cpu: used 2 > max 1/);
@@ -137,7 +135,8 @@ describe('audit of existing objects', () => {
     await waitFor('the periodic audit to count the refusals', async () => {
       const { body } = await httpGet(operator.metricsPort, '/metrics');
       return (
-        /admission_audit_findings\{webhook="validate-model",outcome="refused"\} [1-9]/.test(body) || undefined
+        /admission_audit_findings\{webhook="validate-modelbooster",outcome="refused"\} [1-9]/.test(body) ||
+        undefined
       );
     });
     const events = await waitFor('an AuditViolation Event on the pod past its quota', async () => {
@@ -173,7 +172,7 @@ describe('audit of existing objects', () => {
       // Each pod is judged against the others: with the other one there, neither fits the quota.
       [
         `quota-usage ElasticQuota/${quota}`,
-        'validate-model Model/bounds',
+        'validate-modelbooster ModelBooster/bounds',
         'validate-pod Pod/fits',
         'validate-pod Pod/past-quota',
       ],

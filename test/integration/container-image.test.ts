@@ -97,20 +97,20 @@ describe('container image', () => {
     );
     admit.child.stdin?.end(
       [
-        'apiVersion: registry.volcano.sh/v1alpha1',
-        'kind: Model',
+        'apiVersion: workload.serving.volcano.sh/v1alpha1',
+        'kind: ModelBooster',
         'metadata: {name: bounds, namespace: default}',
         'spec:',
-        '  backends:',
-        '  - {name: b0, type: vLLM, modelURI: "hf://org/model", minReplicas: 5, maxReplicas: 3,',
-        '     workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]}',
+        '  backend:',
+        '    {name: b0, type: vLLM, modelURI: "hf://org/model", replicas: 1,',
+        '     workers: [{type: prefill, image: "vllm/vllm-openai:v0.10.0"}, {type: decode, image: "vllm/vllm-openai:v0.10.0"}]}',
         '',
       ].join('\n'),
     );
     await assert.rejects(admit, (error: { code?: number; stdout?: string }) => {
       assert.equal(error.code, 1, 'admit exits 1 when something is denied');
-      assert.match(error.stdout ?? '', /DENIED\s+Model default\/bounds/);
-      assert.match(error.stdout ?? '', /minReplicas cannot be greater than maxReplicas/);
+      assert.match(error.stdout ?? '', /DENIED\s+ModelBooster default\/bounds/);
+      assert.match(error.stdout ?? '', /If backend type is 'vLLM', there must be exactly one worker/);
       return true;
     });
   });

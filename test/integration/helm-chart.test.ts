@@ -98,7 +98,9 @@ const ALLOWED = [
   /^namespaces\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^elasticquotas\.scheduling\.sigs\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
-  /^(models|autoscalingpolicies|autoscalingpolicybindings)\.registry\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  // Kthena v1.0.0's kinds, which the periodic audit lists.
+  /^(modelboosters|autoscalingpolicies|modelservings)\.workload\.serving\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
+  /^(modelroutes|modelservers)\.networking\.serving\.volcano\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^nodes\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^priorityclasses\.scheduling\.k8s\.io\s+\[\]\s+\[\]\s+\[get list watch\]$/,
   /^clustercolocationprofiles\.config\.koordinator\.sh\s+\[\]\s+\[\]\s+\[get list watch\]$/,
@@ -269,18 +271,18 @@ describe('Helm chart', () => {
     );
     assert.match(defaulted, /quota\.scheduling\.koordinator\.sh\/parent: koordinator-root-quota/);
     const badModel = [
-      'apiVersion: registry.volcano.sh/v1alpha1',
-      'kind: Model',
+      'apiVersion: workload.serving.volcano.sh/v1alpha1',
+      'kind: ModelBooster',
       'metadata: {name: bad}',
       'spec:',
-      '  backends:',
-      '  - {name: b0, type: vLLM, modelURI: hf://org/m, minReplicas: 5, maxReplicas: 3,',
-      '     workers: [{type: server, image: "vllm/vllm-openai:v0.10.0", replicas: 1, pods: 1}]}',
+      '  backend:',
+      '    {name: b0, type: vLLM, modelURI: hf://org/m, replicas: 1,',
+      '     workers: [{type: prefill, image: "vllm/vllm-openai:v0.10.0"}, {type: decode, image: "vllm/vllm-openai:v0.10.0"}]}',
     ].join('\n');
     await assert.rejects(
       kubectl(['create', '-n', team, '--dry-run=server', '-f', '-'], badModel),
       (error: { stderr?: string }) => {
-        assert.match(error.stderr ?? '', /minReplicas cannot be greater than maxReplicas/);
+        assert.match(error.stderr ?? '', /If backend type is 'vLLM', there must be exactly one worker/);
         return true;
       },
     );

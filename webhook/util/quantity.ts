@@ -35,7 +35,7 @@ const DECIMAL_SUFFIX: Record<string, bigint> = {
   E: 1_000_000_000_000_000_000n * NANO,
 };
 /** The decimal SI suffixes and the power of ten each stands for. */
-const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
+export const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,
@@ -55,7 +55,14 @@ const BINARY_SUFFIX: Record<string, bigint> = {
   Ei: 1024n ** 6n * NANO,
 };
 /** Powers of two of the binary suffixes: Ki is 2^10, Ei 2^60. */
-const BINARY_POWER: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+export const BINARY_POWER: Readonly<Record<string, number>> = {
+  Ki: 10,
+  Mi: 20,
+  Gi: 30,
+  Ti: 40,
+  Pi: 50,
+  Ei: 60,
+};
 
 export type QuantityProblemKind = 'invalid' | 'too-large';
 

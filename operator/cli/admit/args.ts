@@ -62,7 +62,7 @@ or dryrun is reported as WARN and admitted. Exit 0: everything admitted (WARN to
 Flags:
   -f, --filename PATH          manifests: a file, a directory (recursively) or - (stdin); repeatable
       --state PATH             state the rules read (Namespaces, ElasticQuotas, profiles, PriorityClasses,
-                               Models' AutoscalingPolicies, the gpu-tier-mapping and SLO ConfigMaps,
+                               the gpu-tier-mapping and SLO ConfigMaps,
                                Nodes, Pods counting against quotas...); repeatable
       --cluster                also read the state once from the cluster (kubeconfig)
       --kubeconfig PATH        kubeconfig for --cluster (default: $KUBECONFIG, ~/.kube/config)

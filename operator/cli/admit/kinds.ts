@@ -52,10 +52,14 @@ const KNOWN: readonly KindInfo[] = [
   ...entries('scheduling.koordinator.sh', [['Reservation', 'reservations', false]]),
   ...entries('config.koordinator.sh', [['ClusterColocationProfile', 'clustercolocationprofiles', false]]),
   ...entries('quota.koordinator.sh', [['ElasticQuotaProfile', 'elasticquotaprofiles', true]]),
-  ...entries('registry.volcano.sh', [
-    ['Model', 'models', true],
+  ...entries('workload.serving.volcano.sh', [
+    ['ModelBooster', 'modelboosters', true],
     ['AutoscalingPolicy', 'autoscalingpolicies', true],
-    ['AutoscalingPolicyBinding', 'autoscalingpolicybindings', true],
+    ['ModelServing', 'modelservings', true],
+  ]),
+  ...entries('networking.serving.volcano.sh', [
+    ['ModelRoute', 'modelroutes', true],
+    ['ModelServer', 'modelservers', true],
   ]),
 ];
 

@@ -28,8 +28,8 @@ import { loadState, StateError } from '../admit/state.js';
 function auditUsage(): string {
   return `Usage: admission-operator audit [flags]
 
-Lists the existing objects of a cluster (pods, nodes, ElasticQuotas, Models, AutoscalingPolicies and
-Bindings, the operator's ConfigMaps) that the operator's webhooks would refuse or change if they
+Lists the existing objects of a cluster (pods, nodes, ElasticQuotas, Kthena's
+ModelBoosters, AutoscalingPolicies, ModelServings, ModelRoutes and ModelServers, the operator's ConfigMaps) that the operator's webhooks would refuse or change if they
 were created now, grouped by webhook and namespace. Read-only, unless --policy-report. Exit 0:
 nothing would be refused; 1: something would; 2: bad usage, a cluster that cannot be read, or
 reports that cannot be written.

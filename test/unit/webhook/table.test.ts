@@ -28,12 +28,14 @@ describe('webhook table', () => {
       '/validate-node',
       '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
       '/validate-configmap',
-      '/mutate-registry-volcano-sh-v1alpha1-model',
-      '/validate-registry-volcano-sh-v1alpha1-model',
-      '/mutate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
-      '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicy',
-      '/validate-registry-volcano-sh-v1alpha1-autoscalingpolicybinding',
       '/mutate-pod-gpu-class',
+      '/mutate/modelbooster',
+      '/validate/modelbooster',
+      '/mutate/autoscalingpolicy',
+      '/validate/autoscalingpolicy',
+      '/validate-workload-ai-v1alpha1-modelserving',
+      '/validate/modelroute',
+      '/validate/modelserver',
     ]) {
       assert.ok(paths.includes(path), `missing ${path}`);
     }
@@ -67,9 +69,36 @@ describe('webhook table', () => {
       matchExpressions: [{ key: 'tenant.kubenexus.io/tier', operator: 'Exists' }],
     });
     assert.match(gpu?.matchConditions[0]?.expression ?? '', /nvidia\.com\/gpu/);
-    assert.equal(byPath.get('/mutate-registry-volcano-sh-v1alpha1-model')?.reinvocationPolicy, 'IfNeeded');
-    assert.equal(byPath.get('/validate-registry-volcano-sh-v1alpha1-model')?.timeoutSeconds, 30);
     for (const entry of table) assert.ok(entry.name.split('.').length >= 3, `${entry.name} is not qualified`);
+  });
+
+  it("registers Kthena v1.0.0's webhooks as its charts do: Fail, 30 s, CREATE and UPDATE, mutating ones IfNeeded", () => {
+    const kthena: Record<string, [string, string]> = {
+      '/mutate/modelbooster': ['workload.serving.volcano.sh', 'modelboosters'],
+      '/validate/modelbooster': ['workload.serving.volcano.sh', 'modelboosters'],
+      '/mutate/autoscalingpolicy': ['workload.serving.volcano.sh', 'autoscalingpolicies'],
+      '/validate/autoscalingpolicy': ['workload.serving.volcano.sh', 'autoscalingpolicies'],
+      '/validate-workload-ai-v1alpha1-modelserving': ['workload.serving.volcano.sh', 'modelservings'],
+      '/validate/modelroute': ['networking.serving.volcano.sh', 'modelroutes'],
+      '/validate/modelserver': ['networking.serving.volcano.sh', 'modelservers'],
+    };
+    for (const [path, [group, resource]] of Object.entries(kthena)) {
+      const entry = table.find((candidate) => candidate.path === path);
+      assert.ok(entry, path);
+      assert.equal(entry.failurePolicy, 'Fail', path);
+      assert.equal(entry.timeoutSeconds, 30, path);
+      assert.deepEqual(entry.resourceRules, [
+        {
+          apiGroups: [group],
+          apiVersions: ['v1alpha1'],
+          resources: [resource],
+          operations: ['CREATE', 'UPDATE'],
+          scope: 'Namespaced',
+        },
+      ]);
+      assert.equal(entry.reinvocationPolicy, entry.type === 'mutating' ? 'IfNeeded' : undefined, path);
+      assert.equal(entry.type, path.startsWith('/mutate') ? 'mutating' : 'validating', path);
+    }
   });
 
   it('keeps every failurePolicy=Fail webhook away from kube-system and the operator namespace', () => {

@@ -1,10 +1,12 @@
 /**
- * Kthena's registry webhooks (Model, AutoscalingPolicy, AutoscalingPolicyBinding), one rule each.
- * Where this port departs from Kthena (its int32 sums, the whole request echoed back in its replies,
- * its `null` patch, its plain-text answer to a malformed object) is listed in DIVERGENCES.md.
+ * Kthena v1.0.0's webhooks, one rule each (ModelBooster, AutoscalingPolicy, ModelServing,
+ * ModelRoute, ModelServer, in folders per resource). Where a port departs from Kthena is on each
+ * webhook's page in docs/rules/.
  */
-export { mutateAutoscalingPolicy } from './mutate-autoscaling-policy.js';
-export { mutateModel } from './mutate-model.js';
-export { validateAutoscalingPolicyBinding } from './validate-autoscaling-policy-binding.js';
-export { validateAutoscalingPolicy } from './validate-autoscaling-policy.js';
-export { validateModel } from './validate-model.js';
+export { mutateModelBooster } from './model-booster/mutate-model-booster.js';
+export { validateModelBooster } from './model-booster/validate-model-booster.js';
+export { mutateWorkloadAutoscalingPolicy } from './autoscaling-policy/mutate-autoscaling-policy.js';
+export { validateWorkloadAutoscalingPolicy } from './autoscaling-policy/validate-autoscaling-policy.js';
+export { validateModelServing } from './model-serving/validate-model-serving.js';
+export { validateModelRoute } from './router/validate-model-route.js';
+export { validateModelServer } from './router/validate-model-server.js';

@@ -17,6 +17,9 @@ import { type JsonNode, nodeText } from './json-text.js';
 
 export type Decoder<T> = (node: JsonNode | undefined, path: FieldPath, out: Decoding) => T | undefined;
 
+/** What a decoder decodes to: the type the rules read, inferred so the two cannot drift apart. */
+export type Decoded<D> = D extends Decoder<infer T> ? T : never;
+
 /** Where decoding reports: type errors (Go's decoder fails) apart from tag errors (the validator). */
 export interface Decoding {
   readonly dialect: Dialect;
@@ -43,7 +46,7 @@ export type IntegerType = 'int32' | 'uint32' | 'int64';
  * case-insensitively when no field has its exact name, the last match winning: from text that is
  * reproduced. From a parsed object it is not: JSON.parse has already merged repeated keys and lost
  * their order, and the API server prunes a custom resource's keys its schema does not name
- * (docs/rules/kthena-common.md). The wording is each family's: the refusals users of each already
+ * (docs/rules/kthena.md). The wording is each family's: the refusals users of each already
  * read, kept word for word.
  */
 export interface Dialect {

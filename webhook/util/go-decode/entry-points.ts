@@ -13,7 +13,7 @@
  * errors and unknown keys go to the caller's `report`, when it gives one.
  */
 import type { JsonValue } from '../../admission/types.js';
-import { atField, type FieldError, type FieldPath, invalid } from '../../rules/shared/field-errors.js';
+import { atField, type FieldError, FieldPath, invalid } from '../../rules/shared/field-errors.js';
 import { failure, success, type Result } from '../result.js';
 import {
   type Decoder,
@@ -78,3 +78,9 @@ export function decodeParsed<T>(
   if (decoded === undefined) return failure([invalid(root, shown(node, out.dialect), 'must be an object')]);
   return success(decoded);
 }
+
+/** A decoder of whole objects of a request (a custom resource as a Go webhook decodes it). */
+export const objectDecoder =
+  <T>(decoder: Decoder<T>) =>
+  (value: JsonValue): Result<T, FieldError[]> =>
+    decodeParsed(value, decoder, FieldPath.root());

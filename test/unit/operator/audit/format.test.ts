@@ -4,7 +4,7 @@ import type { AuditReport } from '../../../../operator/audit/audit.js';
 import { formatAuditJson, formatAuditText } from '../../../../operator/audit/format.js';
 
 const report: AuditReport = {
-  judged: { Pod: 3, Model: 1 },
+  judged: { Pod: 3, ModelBooster: 1 },
   skipped: ['AutoscalingPolicy: its API is not served (CRD not installed)'],
   dropped: 0,
   findings: [
@@ -29,10 +29,10 @@ const report: AuditReport = {
       message: 'nope',
     },
     {
-      webhook: 'validate-model',
+      webhook: 'validate-modelbooster',
       outcome: 'refused',
-      apiVersion: 'registry.volcano.sh/v1alpha1',
-      kind: 'Model',
+      apiVersion: 'workload.serving.volcano.sh/v1alpha1',
+      kind: 'ModelBooster',
       namespace: 'a',
       name: 'm',
       uid: 'u3',
@@ -56,11 +56,11 @@ describe('audit report', () => {
     assert.equal(
       formatAuditText(report),
       [
-        'audit: 4 objects judged (Pod 3, Model 1); 3 would be refused, 1 changed',
+        'audit: 4 objects judged (Pod 3, ModelBooster 1); 3 would be refused, 1 changed',
         '',
-        'REFUSED by validate-model (1)',
+        'REFUSED by validate-modelbooster (1)',
         '  namespace a',
-        '    Model a/m: bad',
+        '    ModelBooster a/m: bad',
         '',
         'REFUSED by validate-pod (2)',
         '  namespace a',

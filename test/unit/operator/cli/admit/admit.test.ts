@@ -83,13 +83,14 @@ describe('admission-operator admit', () => {
     assert.match(stdout, /used: cpu=1500m, limited: cpu=2/);
   });
 
-  it('refuses a bad Model with Kthena’s message', async () => {
-    const { code, stdout } = await admit(['-f', fixture('bad-model.yaml'), ...STATE]);
+  it('refuses a Kthena v1.0.0 ModelBooster with Kthena’s message', async () => {
+    const { code, stdout } = await admit(['-f', fixture('bad-modelbooster.yaml'), ...STATE]);
     assert.equal(code, 1);
-    assert.match(stdout, /^DENIED {3}Model team-a\/llama/m);
+    assert.match(stdout, /^DENIED {3}ModelBooster team-a\/qwen/m);
+    assert.match(stdout, /denied by validate-modelbooster \(400\)/);
     assert.match(
       stdout,
-      /spec\.backends\[0\]\.minReplicas: Invalid value: 5: minReplicas cannot be greater than maxReplicas/,
+      /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/,
     );
   });
 
@@ -190,7 +191,7 @@ describe('admission-operator admit', () => {
     assert.equal(unknown.code, 2);
     assert.match(
       unknown.stderr,
-      /unknown-kind\.yaml#1: unknown kind "Modle" in API group "registry\.volcano\.sh"/,
+      /unknown-kind\.yaml#1: unknown kind "ModelBoster" in API group "workload\.serving\.volcano\.sh"/,
     );
 
     const missing = await admit(['-f', fixture('absent.yaml')]);
@@ -228,12 +229,12 @@ describe('admission-operator admit', () => {
   it('leaves a gated-off webhook out, as the operator does', async () => {
     const { code, stdout } = await admit([
       '-f',
-      fixture('bad-model.yaml'),
+      fixture('bad-modelbooster.yaml'),
       '--feature-gates',
-      'ModelValidatingWebhook=false',
+      'ModelBoosterValidatingWebhook=false',
     ]);
     assert.equal(code, 0);
-    assert.match(stdout, /webhooks: mutate-model: (allowed|patched)$/m);
+    assert.match(stdout, /webhooks: mutate-modelbooster: (allowed|patched)$/m);
   });
 
   it('warns about state it cannot use', async () => {

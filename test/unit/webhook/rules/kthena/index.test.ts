@@ -3,13 +3,15 @@ import { describe, it } from 'node:test';
 import * as kthena from '../../../../../webhook/rules/kthena/index.js';
 
 describe('kthena rules index', () => {
-  it('exports exactly the five rules the webhook table wires', () => {
+  it('exports exactly the seven rules the webhook table wires', () => {
     assert.deepEqual(Object.keys(kthena).sort(), [
-      'mutateAutoscalingPolicy',
-      'mutateModel',
-      'validateAutoscalingPolicy',
-      'validateAutoscalingPolicyBinding',
-      'validateModel',
+      'mutateModelBooster',
+      'mutateWorkloadAutoscalingPolicy',
+      'validateModelBooster',
+      'validateModelRoute',
+      'validateModelServer',
+      'validateModelServing',
+      'validateWorkloadAutoscalingPolicy',
     ]);
     for (const rule of Object.values(kthena)) assert.equal(typeof rule, 'function');
   });
