@@ -72,13 +72,14 @@ export async function runOperator(
   const configMaps = watchedConfigMaps(options.namespace, options.sloConfigNamespace, options.featureGates);
   const webhooks = new ServedWebhooks(options, configMaps, overrides.webhooks);
   const events = new EventRecorder(kubeConfig, logger, { clock });
+  // The replica's own Pod, where every watch replaced for silence is recorded.
+  const selfPod = { namespace: options.namespace, name: process.env.POD_NAME || hostname() };
   // What the store and the loops all take.
-  const shared = { kubeConfig, logger, metrics, events, clock };
+  const shared = { kubeConfig, logger, metrics, events, clock, selfPod };
   const store = new StateStore({
     ...shared,
     configMaps,
     tierMappingNamespace: options.namespace,
-    selfPod: { namespace: options.namespace, name: process.env.POD_NAME || hostname() },
     replaceResources: replaceResourcesCounted(options.featureGates),
   });
   const enforcement = new EnforcementTracker(

@@ -16,7 +16,7 @@ import { systemClock, type Clock } from '../kube/clock.js';
 import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { EventRecorder } from '../kube/events.js';
-import { certificateWritten } from '../kube/operator-events.js';
+import { certificateWritten, watchSilenceHandler } from '../kube/operator-events.js';
 import type { OwnerResolver } from '../kube/owner.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { FIELD_MANAGER } from '../kube/leader-election.js';
@@ -50,6 +50,8 @@ export interface CertificateManagerOptions {
   events?: EventRecorder;
   /** True while this replica may write the Secret (it holds the lease); always, when omitted. */
   isLeader?: () => boolean;
+  /** The replica's own Pod, where Events about its watch go. */
+  selfPod?: { namespace: string; name: string };
 }
 
 const MAX_WRITE_ATTEMPTS = 8;
@@ -96,9 +98,7 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
         options.metrics.informerRestarts.inc({ kind });
       },
       this.clock,
-      (kind) => {
-        options.metrics.watchReplacements.inc({ kind });
-      },
+      watchSilenceHandler(options),
     );
     options.metrics.informers.add(this.informer);
     this.loop = new ReconcileLoop({

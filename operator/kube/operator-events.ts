@@ -150,3 +150,23 @@ export function watchReplaced(
       `${Math.round(silentMs / 1000)} s; replaced it, resuming where it was`,
   );
 }
+
+/** Where a replica tells of its watches replaced for silence. */
+export interface WatchSilenceReport {
+  metrics: { watchReplacements: { inc(labels: { kind: string }): void } };
+  events?: EventRecorder | undefined;
+  /** The replica's own Pod; without it (a caller outside a cluster) nothing is recorded. */
+  selfPod?: { namespace: string; name: string } | undefined;
+}
+
+/**
+ * What every watch of the replica does when it is replaced for silence, the store's reflectors
+ * and the informers (the Secret's and the configurations') alike: counted by kind, and recorded
+ * as a WatchReplaced Event on the replica's Pod.
+ */
+export function watchSilenceHandler(report: WatchSilenceReport): (kind: string, silentMs: number) => void {
+  return (kind, silentMs) => {
+    report.metrics.watchReplacements.inc({ kind });
+    if (report.selfPod) watchReplaced(report.events, report.selfPod, kind, silentMs);
+  };
+}

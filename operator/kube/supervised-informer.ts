@@ -118,8 +118,8 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
     private readonly onRestart: (kind: string) => void = () => undefined,
     /** Times the restarts' backoff. */
     private readonly clock: Clock = systemClock,
-    /** Called when a watch heard nothing for SILENCE_BOUND_MS and was replaced. */
-    onSilent: (kind: string) => void = () => undefined,
+    /** Called when a watch heard nothing for SILENCE_BOUND_MS (`silentMs`) and was replaced. */
+    onSilent: (kind: string, silentMs: number) => void = () => undefined,
   ) {
     super();
     this.informer = new ListWatch<T>(
@@ -132,7 +132,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
             { kind: spec.kind, silentSeconds: SILENCE_BOUND_MS / 1000 },
             'watch silent; replacing it',
           );
-          onSilent(spec.kind);
+          onSilent(spec.kind, SILENCE_BOUND_MS);
         },
         () => {
           this.lastHeard = this.clock.monotonic();

@@ -27,7 +27,7 @@ import type {
 import { asObject, labelsOf, stringsOf } from '../../webhook/util/json.js';
 import { systemClock, type Clock } from '../kube/clock.js';
 import type { EventRecorder } from '../kube/events.js';
-import { watchReplaced } from '../kube/operator-events.js';
+import { watchSilenceHandler } from '../kube/operator-events.js';
 import { Reflector, type ReflectorSink, type ReflectorSpec } from '../kube/reflector.js';
 import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
@@ -312,10 +312,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         onRestart: (kind) => {
           this.options.metrics.informerRestarts.inc({ kind });
         },
-        onSilent: (kind, silentMs) => {
-          this.options.metrics.watchReplacements.inc({ kind });
-          if (this.options.selfPod) watchReplaced(this.options.events, this.options.selfPod, kind, silentMs);
-        },
+        onSilent: watchSilenceHandler(this.options),
         // The pod watch is current: reservations whose pods never came can end (quota-usage.ts).
         ...(watched.resource === 'pods'
           ? {

@@ -32,7 +32,7 @@ import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { EventRecorder, EventTarget } from '../kube/events.js';
-import { configurationRepaired } from '../kube/operator-events.js';
+import { configurationRepaired, watchSilenceHandler } from '../kube/operator-events.js';
 import { FIELD_MANAGER } from '../kube/leader-election.js';
 import type { OwnerResolver } from '../kube/owner.js';
 import {
@@ -84,6 +84,8 @@ export interface ConfigurationReconcilerOptions {
    */
   canPublish?: (caBundlePem: string) => Promise<string | undefined>;
   clock?: Clock;
+  /** The replica's own Pod, where Events about its watches go. */
+  selfPod?: { namespace: string; name: string };
 }
 
 export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
@@ -110,9 +112,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     const onRestart = (kind: string): void => {
       metrics.informerRestarts.inc({ kind });
     };
-    const onSilent = (kind: string): void => {
-      metrics.watchReplacements.inc({ kind });
-    };
+    const onSilent = watchSilenceHandler(options);
     this.mutating = new SupervisedInformer(
       kubeConfig,
       {

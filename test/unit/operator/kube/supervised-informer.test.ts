@@ -7,9 +7,33 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { CoreV1Api, KubeConfig, type V1Namespace } from '@kubernetes/client-node';
+import { setImmediate as turn } from 'node:timers/promises';
+import {
+  CoreV1Api,
+  KubeConfig,
+  type CoreV1Event,
+  type V1Namespace,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { withWallTime } from '../../../../operator/kube/clock.js';
+import { EventRecorder } from '../../../../operator/kube/events.js';
+import { watchSilenceHandler } from '../../../../operator/kube/operator-events.js';
+import { SILENCE_BOUND_MS } from '../../../../operator/kube/reflector.js';
 import { SupervisedInformer } from '../../../../operator/kube/supervised-informer.js';
+
+/** A kubeconfig for a plain-HTTP server on the loopback. */
+function kubeConfigFor(server: Server): KubeConfig {
+  const { port } = server.address() as AddressInfo;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kubeConfig;
+}
 
 describe('SupervisedInformer', () => {
   let server: Server;
@@ -47,14 +71,7 @@ describe('SupervisedInformer', () => {
       );
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const { port } = server.address() as AddressInfo;
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    kubeConfig = kubeConfigFor(server);
   });
   after(() => {
     server.closeAllConnections();
@@ -81,5 +98,89 @@ describe('SupervisedInformer', () => {
       await new Promise((done) => setTimeout(done, 20));
     assert.deepEqual(added, ['listed', 'watched']);
     await informer.stop();
+  });
+});
+
+describe('SupervisedInformer, a watch silent for the bound', () => {
+  it('is replaced, counted and recorded as a WatchReplaced Event on the replica Pod, as the store does', async (t) => {
+    // Watches that send nothing and stay open: a frozen connection, as far as the client can tell.
+    const watches: URL[] = [];
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.searchParams.get('watch') === 'true') {
+        watches.push(url);
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.flushHeaders();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'SecretList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: '7' },
+          items: [{ metadata: { name: 'webhook-tls', namespace: 'ops', resourceVersion: '7' } }],
+        }),
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    t.after(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const kubeConfig = kubeConfigFor(server);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const written: { namespace: string; event: CoreV1Event }[] = [];
+    const events = new EventRecorder(undefined, pino({ level: 'silent' }), {
+      clock: withWallTime(() => new Date(1_000_000)),
+      write: (namespace, event) => {
+        written.push({ namespace, event });
+        return Promise.resolve();
+      },
+      lookupUid: () => Promise.resolve('pod-uid'),
+    });
+    const counted: string[] = [];
+    const metrics = { watchReplacements: { inc: ({ kind }: { kind: string }) => counted.push(kind) } };
+    // client-node's inactivity timer is a plain setTimeout: mocked, the bound passes at once.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const informer = new SupervisedInformer<V1Secret>(
+      kubeConfig,
+      {
+        kind: 'secrets',
+        path: '/api/v1/namespaces/ops/secrets',
+        list: () => core.listNamespacedSecret({ namespace: 'ops' }),
+      },
+      pino({ level: 'silent' }),
+      undefined,
+      undefined,
+      watchSilenceHandler({ metrics, events, selfPod: { namespace: 'ops', name: 'operator-0' } }),
+    );
+    t.after(() => informer.stop());
+    await informer.start();
+    for (let i = 0; i < 500 && watches.length === 0; i++) await turn();
+    assert.equal(watches.length, 1, 'the informer watches');
+    assert.equal(watches[0]?.searchParams.get('allowWatchBookmarks'), 'true');
+
+    t.mock.timers.tick(SILENCE_BOUND_MS);
+    for (let i = 0; i < 500 && (watches.length < 2 || written.length === 0); i++) await turn();
+
+    assert.equal(watches.length, 2, 'the silent watch is replaced');
+    assert.equal(watches[1]?.searchParams.get('resourceVersion'), '7', 'resuming where it was');
+    assert.deepEqual(counted, ['secrets']);
+    assert.equal(written.length, 1);
+    const [{ namespace, event } = { namespace: '', event: {} as CoreV1Event }] = written;
+    assert.equal(namespace, 'ops');
+    assert.equal(event.reason, 'WatchReplaced');
+    assert.equal(event.type, 'Warning');
+    assert.deepEqual(
+      { kind: event.involvedObject.kind, name: event.involvedObject.name },
+      { kind: 'Pod', name: 'operator-0' },
+    );
+    assert.match(
+      event.message ?? '',
+      new RegExp(
+        `^The secrets watch heard nothing from the API server for ${SILENCE_BOUND_MS / 1000} s; replaced it`,
+      ),
+    );
   });
 });
