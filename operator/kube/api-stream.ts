@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Agent as HttpAgent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { watchLiveness } from './watch-liveness.js';
 
 /** An answer other than 200, with the Status the API server sent when it sent one. */
 export class ApiStatusError extends Error {
@@ -81,7 +82,7 @@ export async function apiGet(
   const response = await new Promise<IncomingMessage>((resolvePromise, reject) => {
     const req = send(url, { agent, headers, signal }, resolvePromise);
     req.on('socket', (socket) => {
-      socket.setKeepAlive(true, KEEPALIVE_IDLE_MS);
+      if (watchLiveness) socket.setKeepAlive(true, KEEPALIVE_IDLE_MS);
     });
     req.on('error', reject);
     req.end();

@@ -27,6 +27,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import { apiGet, ApiStatusError, forEachLine, readJson } from './api-stream.js';
+import { watchLiveness } from './watch-liveness.js';
 
 export interface ReflectorSpec {
   /** A short name for logs and metrics, e.g. "pods". */
@@ -179,7 +180,9 @@ export class Reflector {
     private readonly logger: Logger,
     private readonly options: ReflectorOptions = {},
   ) {
-    this.listMode = options.listMode ?? 'stream';
+    // A streaming list ends with a bookmark: without bookmarks (the idle-CPU bench's reference,
+    // watch-liveness.ts) it would never end, so that reference lists in pages.
+    this.listMode = watchLiveness ? (options.listMode ?? 'stream') : 'pages';
     this.pageSize = options.pageSize ?? LIST_PAGE_SIZE;
     this.clock = options.clock ?? systemClock;
   }
@@ -407,7 +410,7 @@ export class Reflector {
       silence = new SilenceError(quiet);
       abort.abort();
     };
-    arm(SILENCE_BOUND_MS);
+    if (watchLiveness) arm(SILENCE_BOUND_MS);
     try {
       return await request(abort.signal, heard);
     } catch (error) {
@@ -422,9 +425,12 @@ export class Reflector {
 
   /** Follows one watch until the server ends it (its timeoutSeconds), it fails or it goes silent. */
   private async watch(initialEvents: boolean): Promise<void> {
-    const seconds = watchSeconds();
     const query = this.selectors(
-      new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(seconds) }),
+      new URLSearchParams(
+        watchLiveness
+          ? { watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(watchSeconds()) }
+          : { watch: '1' },
+      ),
     );
     if (initialEvents) {
       this.counts.lists++;

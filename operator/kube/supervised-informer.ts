@@ -20,6 +20,10 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import { isNotFound } from './errors.js';
 import { SILENCE_BOUND_MS, watchSeconds } from './reflector.js';
+import { watchLiveness } from './watch-liveness.js';
+
+/** The longest timer Node.js keeps (about 24.8 days): no inactivity timeout, for the bench's reference. */
+const NEVER_MS = 2 ** 31 - 1;
 
 /** A watch the server ends sooner than this is resumed with client-node's backoff, not at once. */
 const SHORTEST_WATCH_MS = 1000;
@@ -39,7 +43,7 @@ class LiveWatch extends Watch {
     super(kubeConfig);
     // Typed private, yet the only setting of client-node's inactivity timeout (30 s by default:
     // with no bookmarks asked for, an idle kind was resumed every 30 s).
-    Object.assign(this, { requestTimeoutMs: SILENCE_BOUND_MS });
+    Object.assign(this, { requestTimeoutMs: watchLiveness ? SILENCE_BOUND_MS : NEVER_MS });
   }
 
   override watch(
@@ -49,7 +53,9 @@ class LiveWatch extends Watch {
     done: (err: unknown) => void,
   ): Promise<AbortController> {
     const started = this.clock.monotonic();
-    const query = { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: watchSeconds() };
+    const query = watchLiveness
+      ? { ...queryParams, allowWatchBookmarks: true, timeoutSeconds: watchSeconds() }
+      : queryParams;
     const heardCallback = (phase: string, apiObj: unknown, watchObj?: unknown): void => {
       this.heard();
       callback(phase, apiObj, watchObj);

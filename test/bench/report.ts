@@ -10,7 +10,7 @@ export interface Result {
 }
 export const results: Result[] = [];
 
-const decimals = (unit: string): number => (unit === 'ms' ? 2 : unit === '×' ? 2 : 0);
+const decimals = (unit: string): number => (unit === 'ms' || unit === '×' || unit === '% core' ? 2 : 0);
 const show = (value: number, unit: string): string => value.toFixed(decimals(unit));
 
 export function record(name: string, value: number, unit: string, target: number, lower = true): void {

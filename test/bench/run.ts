@@ -31,6 +31,10 @@
  *   conditions  only when named (compiles Go against each tested release's k8s.io/apiserver): the
  *            match conditions of the narrowed pod webhooks through the API server's own matcher, per
  *            review of a pod they do not send, as multiples of a trivial condition's cost
+ *   idle-cpu only when named (about ten minutes): the compiled operator idle on the local control
+ *            plane, its CPU over --idle-window=MS (default 120000) per round (--rounds), against the
+ *            same build with its watches' liveness off (bookmarks, short watches, watchdog,
+ *            keepalive), alternating: both, their ratio and their difference (idle-cpu.ts)
  *   fuzz-memory  only when named (about ten minutes): the compiled operator as the image and the
  *            chart run it, on the local control plane, driven by the fuzzer's case families phase
  *            by phase and by 20,000 admitted pods through the quota ledger; its resident memory,
@@ -84,6 +88,7 @@ import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
 import { benchPaths } from './paths.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
+import { benchIdleCpu } from './idle-cpu.js';
 import { benchNarrowingCluster, benchNarrowingSize } from './narrowing.js';
 import { benchMatchConditions } from './match-conditions.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
@@ -738,6 +743,19 @@ if (
 if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size, steps));
 // A Go build per tested release: only when asked for by name.
 if (suites.includes('conditions')) await survive('conditions', benchMatchConditions);
+// Minutes of idling, twice per round: only when asked for by name.
+if (suites.includes('idle-cpu')) {
+  const windowMs = Number(flags.get('idle-window') ?? 120_000);
+  if (!Number.isFinite(windowMs) || windowMs <= 0) throw new Error('--idle-window must be a positive number');
+  const { startedNow } = await startCluster((line) => {
+    console.error(`[cluster] ${line}`);
+  });
+  try {
+    await survive('idle cpu', () => benchIdleCpu({ windowMs, rounds }));
+  } finally {
+    if (startedNow) await stopCluster(() => undefined);
+  }
+}
 // Minutes of hostile load: only when asked for by name.
 if (suites.includes('fuzz-memory')) {
   const memorySettings = fuzzMemorySettings(flags);
