@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -18,6 +17,7 @@ import {
   type ReflectorSink,
 } from '../../../../operator/kube/reflector.js';
 import { FakeClock } from '../../../harness/fake-clock.js';
+import { loopbackKubeConfig } from '../../../harness/loopback-kubeconfig.js';
 
 type Handler = (url: URL, res: ServerResponse, req: IncomingMessage) => void;
 
@@ -71,15 +71,7 @@ async function serve(handler: Handler): Promise<KubeConfig> {
     handler(new URL(req.url ?? '/', 'http://localhost'), res, req);
   });
   await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
+  return loopbackKubeConfig(server);
 }
 
 async function until(what: string, check: () => boolean): Promise<void> {

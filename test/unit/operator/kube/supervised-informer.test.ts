@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as turn } from 'node:timers/promises';
 import {
@@ -21,19 +20,7 @@ import { EventRecorder } from '../../../../operator/kube/events.js';
 import { watchSilenceHandler } from '../../../../operator/kube/operator-events.js';
 import { SILENCE_BOUND_MS } from '../../../../operator/kube/reflector.js';
 import { SupervisedInformer } from '../../../../operator/kube/supervised-informer.js';
-
-/** A kubeconfig for a plain-HTTP server on the loopback. */
-function kubeConfigFor(server: Server): KubeConfig {
-  const { port } = server.address() as AddressInfo;
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
-}
+import { loopbackKubeConfig } from '../../../harness/loopback-kubeconfig.js';
 
 describe('SupervisedInformer', () => {
   let server: Server;
@@ -71,7 +58,7 @@ describe('SupervisedInformer', () => {
       );
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    kubeConfig = kubeConfigFor(server);
+    kubeConfig = loopbackKubeConfig(server);
   });
   after(() => {
     server.closeAllConnections();
@@ -128,7 +115,7 @@ describe('SupervisedInformer, a watch silent for the bound', () => {
       server.closeAllConnections();
       server.close();
     });
-    const kubeConfig = kubeConfigFor(server);
+    const kubeConfig = loopbackKubeConfig(server);
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const written: { namespace: string; event: CoreV1Event }[] = [];
     const events = new EventRecorder(undefined, pino({ level: 'silent' }), {
