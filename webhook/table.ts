@@ -11,6 +11,7 @@ import {
   type FeatureGate,
   type FeatureGates,
 } from './feature-gates.js';
+import { KINDS, type KindDefinition, type Scope } from './kinds.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
 import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
 import {
@@ -41,7 +42,7 @@ import { podResizeValidator, RESIZE_SUBRESOURCE } from './rules/koordinator/quot
 
 export type WebhookType = 'mutating' | 'validating';
 export type FailurePolicy = 'Fail' | 'Ignore';
-export type Scope = 'Namespaced' | 'Cluster';
+export type { Scope } from './kinds.js';
 
 export interface ResourceRule {
   apiGroups: string[];
@@ -122,25 +123,21 @@ export interface WebhookOverride {
 
 const NAME_SUFFIX = 'admission-operator.io';
 const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
-const KTHENA_WORKLOAD = 'workload.serving.volcano.sh';
-const KTHENA_NETWORKING = 'networking.serving.volcano.sh';
 /** Koordinator's opt-in label for pod UPDATE mutation. */
 const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
 
-const core = (resources: string[], operations: ResourceRule['operations'], scope: Scope): ResourceRule => ({
-  apiGroups: [''],
-  apiVersions: ['v1'],
-  resources,
-  operations,
-  scope,
-});
-
-const crd = (
-  group: string,
-  resources: string[],
+/** What the API server sends for `kind` (or its `subresource`) on these operations. */
+const matching = (
+  kind: KindDefinition,
   operations: ResourceRule['operations'],
-  scope: Scope,
-): ResourceRule => ({ apiGroups: [group], apiVersions: ['v1alpha1'], resources, operations, scope });
+  subresource?: string,
+): ResourceRule => ({
+  apiGroups: [kind.group],
+  apiVersions: [kind.version],
+  resources: [subresource === undefined ? kind.plural : `${kind.plural}/${subresource}`],
+  operations,
+  scope: kind.scope,
+});
 
 /**
  * CEL: a CREATE or UPDATE of one of `configMaps`. DELETE stays in the resource rules (as Koordinator
@@ -191,7 +188,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-pod.${NAME_SUFFIX}`,
       path: '/mutate-pod',
       type: 'mutating',
-      resourceRules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.pod, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       // Koordinator registers UPDATE only for pods that opt in with this label (its objectSelector);
@@ -215,7 +212,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-node-status.${NAME_SUFFIX}`,
       path: '/mutate-node-status',
       type: 'mutating',
-      resourceRules: [core(['nodes/status'], ['CREATE', 'UPDATE'], 'Cluster')],
+      resourceRules: [matching(KINDS.node, ['CREATE', 'UPDATE'], 'status')],
       failurePolicy: 'Ignore',
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
@@ -226,7 +223,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-elasticquota.${NAME_SUFFIX}`,
       path: '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
       type: 'mutating',
-      resourceRules: [crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.elasticQuota, ['CREATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
@@ -237,7 +234,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-reservation.${NAME_SUFFIX}`,
       path: '/mutate-reservation',
       type: 'mutating',
-      resourceRules: [crd('scheduling.koordinator.sh', ['reservations'], ['CREATE'], 'Cluster')],
+      resourceRules: [matching(KINDS.reservation, ['CREATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       reinvocationPolicy: 'Never',
@@ -248,7 +245,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-pod.${NAME_SUFFIX}`,
       path: '/validate-pod',
       type: 'validating',
-      resourceRules: [core(['pods'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.pod, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
@@ -262,7 +259,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-pod-resize.${NAME_SUFFIX}`,
       path: '/validate-pod-resize',
       type: 'validating',
-      resourceRules: [core([`pods/${RESIZE_SUBRESOURCE}`], ['UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.pod, ['UPDATE'], RESIZE_SUBRESOURCE)],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'PodValidatingWebhook',
@@ -273,7 +270,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-node.${NAME_SUFFIX}`,
       path: '/validate-node',
       type: 'validating',
-      resourceRules: [core(['nodes'], ['CREATE', 'UPDATE'], 'Cluster')],
+      resourceRules: [matching(KINDS.node, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Ignore',
       timeoutSeconds: 10,
       featureGate: 'NodeValidatingWebhook',
@@ -283,9 +280,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-elasticquota.${NAME_SUFFIX}`,
       path: '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
       type: 'validating',
-      resourceRules: [
-        crd('scheduling.sigs.k8s.io', ['elasticquotas'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced'),
-      ],
+      resourceRules: [matching(KINDS.elasticQuota, ['CREATE', 'UPDATE', 'DELETE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       featureGate: 'ElasticQuotaValidatingWebhook',
@@ -295,7 +290,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-configmap.${NAME_SUFFIX}`,
       path: '/validate-configmap',
       type: 'validating',
-      resourceRules: [core(['configmaps'], ['CREATE', 'UPDATE', 'DELETE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.configMap, ['CREATE', 'UPDATE', 'DELETE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 10,
       matchConditions: [{ name: 'managed-configmaps', expression: isWriteOfConfigMaps(context.configMaps) }],
@@ -313,7 +308,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-pod-gpu-class.${NAME_SUFFIX}`,
       path: '/mutate-pod-gpu-class',
       type: 'mutating',
-      resourceRules: [core(['pods'], ['CREATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.pod, ['CREATE'])],
       failurePolicy: 'Ignore',
       timeoutSeconds: 5,
       namespaceSelector: { matchExpressions: [{ key: context.tierLabelKey, operator: 'Exists' }] },
@@ -332,7 +327,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-modelbooster.${NAME_SUFFIX}`,
       path: '/mutate/modelbooster',
       type: 'mutating',
-      resourceRules: [crd(KTHENA_WORKLOAD, ['modelboosters'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.modelBooster, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
@@ -343,7 +338,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
       path: '/mutate/autoscalingpolicy',
       type: 'mutating',
-      resourceRules: [crd(KTHENA_WORKLOAD, ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.autoscalingPolicy, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       reinvocationPolicy: 'IfNeeded',
@@ -354,7 +349,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-modelbooster.${NAME_SUFFIX}`,
       path: '/validate/modelbooster',
       type: 'validating',
-      resourceRules: [crd(KTHENA_WORKLOAD, ['modelboosters'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.modelBooster, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'ModelBoosterValidatingWebhook',
@@ -364,7 +359,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
       path: '/validate/autoscalingpolicy',
       type: 'validating',
-      resourceRules: [crd(KTHENA_WORKLOAD, ['autoscalingpolicies'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.autoscalingPolicy, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'AutoscalingPolicyValidatingWebhook',
@@ -374,7 +369,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-modelserving.${NAME_SUFFIX}`,
       path: '/validate-workload-ai-v1alpha1-modelserving',
       type: 'validating',
-      resourceRules: [crd(KTHENA_WORKLOAD, ['modelservings'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.modelServing, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'ModelServingValidatingWebhook',
@@ -384,7 +379,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-modelroute.${NAME_SUFFIX}`,
       path: '/validate/modelroute',
       type: 'validating',
-      resourceRules: [crd(KTHENA_NETWORKING, ['modelroutes'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.modelRoute, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'ModelRouteValidatingWebhook',
@@ -394,7 +389,7 @@ export function webhookTable(context: TableContext): WebhookEntry[] {
       name: `validate-modelserver.${NAME_SUFFIX}`,
       path: '/validate/modelserver',
       type: 'validating',
-      resourceRules: [crd(KTHENA_NETWORKING, ['modelservers'], ['CREATE', 'UPDATE'], 'Namespaced')],
+      resourceRules: [matching(KINDS.modelServer, ['CREATE', 'UPDATE'])],
       failurePolicy: 'Fail',
       timeoutSeconds: 30,
       featureGate: 'ModelServerValidatingWebhook',

@@ -157,7 +157,7 @@ export async function runAudit({
         await yieldToEventLoop();
       }
       report.judged[auditedKindName(kind)] = (report.judged[auditedKindName(kind)] ?? 0) + 1;
-      const namespace = kind.namespaced ? text(object.metadata.namespace) : undefined;
+      const namespace = kind.scope === 'Namespaced' ? text(object.metadata.namespace) : undefined;
       const apiVersion = kind.group ? `${kind.group}/${kind.version}` : kind.version;
       const name = text(object.metadata.name) ?? '';
       const uid = text(object.metadata.uid);
@@ -170,7 +170,7 @@ export async function runAudit({
                 {
                   kind: { group: kind.group, version: kind.version, kind: kind.kind },
                   resource: { group: kind.group, version: kind.version, resource: kind.plural },
-                  namespaced: kind.namespaced,
+                  namespaced: kind.scope === 'Namespaced',
                   namespace,
                   operation: 'CREATE',
                   object: asCreated(object),

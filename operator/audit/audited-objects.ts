@@ -1,43 +1,19 @@
 /**
  * The existing objects an audit judges, listed read-only from the cluster a page at a time (so a
- * cluster of 100,000 pods is never held in memory at once): pods, nodes, ElasticQuotas, Kthena's
- * v1.0.0 kinds (ModelBoosters, AutoscalingPolicies, ModelServings, ModelRoutes and ModelServers),
- * and the operator's ConfigMaps. A kind whose CRD is not
- * installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
+ * cluster of 100,000 pods is never held in memory at once): the kinds the registry marks audited
+ * (webhook/kinds.ts), and the operator's ConfigMaps. A kind whose CRD is not installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
  * (whose namespaced objects only, as `kubectl get all -n`), objects matching a label selector.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../webhook/admission/types.js';
+import { ALL_KINDS, KINDS, type KindDefinition } from '../../webhook/kinds.js';
 import { isNotFound } from '../kube/errors.js';
 
-export interface AuditedKind {
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-}
+/** A kind the audit judges: an entry of the kind registry (webhook/kinds.ts). */
+export type AuditedKind = KindDefinition;
 
-export const AUDITED_KINDS: readonly AuditedKind[] = [
-  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
-  { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false },
-  {
-    group: 'scheduling.sigs.k8s.io',
-    version: 'v1alpha1',
-    kind: 'ElasticQuota',
-    plural: 'elasticquotas',
-    namespaced: true,
-  },
-  ...(
-    [
-      ['workload.serving.volcano.sh', 'ModelBooster', 'modelboosters'],
-      ['workload.serving.volcano.sh', 'AutoscalingPolicy', 'autoscalingpolicies'],
-      ['workload.serving.volcano.sh', 'ModelServing', 'modelservings'],
-      ['networking.serving.volcano.sh', 'ModelRoute', 'modelroutes'],
-      ['networking.serving.volcano.sh', 'ModelServer', 'modelservers'],
-    ] as const
-  ).map(([group, kind, plural]) => ({ group, version: 'v1alpha1', kind, plural, namespaced: true })),
-];
+/** The registry's audited kinds (`audited: true`, webhook/kinds.ts), in its order. */
+export const AUDITED_KINDS: readonly AuditedKind[] = ALL_KINDS.filter((kind) => kind.audited);
 
 /**
  * How reports name a kind: by its kind, and its group too where two audited kinds share the kind.
@@ -47,13 +23,7 @@ export function auditedKindName(kind: AuditedKind): string {
   return shared ? `${kind.kind}.${kind.group}` : kind.kind;
 }
 
-const CONFIGMAP: AuditedKind = {
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-};
+const CONFIGMAP: AuditedKind = KINDS.configMap;
 
 /** Objects per list request: what one page holds in memory. */
 export const PAGE_SIZE = 500;
@@ -87,7 +57,7 @@ export async function* auditedPages(
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const { namespace, labelSelector } = scope;
   for (const kind of AUDITED_KINDS) {
-    if (namespace !== undefined && !kind.namespaced) continue;
+    if (namespace !== undefined && kind.scope !== 'Namespaced') continue;
     let token: string | undefined;
     do {
       const page = {
@@ -98,11 +68,11 @@ export async function* auditedPages(
       const listed = { group: kind.group, version: kind.version, plural: kind.plural, ...page };
       let body: ListBody;
       try {
-        if (kind.plural === 'pods') {
+        if (kind === KINDS.pod) {
           body = (await (namespace !== undefined
             ? core.listNamespacedPod({ namespace, ...page })
             : core.listPodForAllNamespaces(page))) as ListBody;
-        } else if (kind.plural === 'nodes') body = (await core.listNode(page)) as ListBody;
+        } else if (kind === KINDS.node) body = (await core.listNode(page)) as ListBody;
         else {
           body = (await (namespace !== undefined
             ? custom.listNamespacedCustomObject({ namespace, ...listed })

@@ -6,6 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { KINDS, type KindDefinition } from '../../webhook/kinds.js';
 import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import type { TierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
@@ -75,27 +76,24 @@ const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 /** One watched kind: where it lives in the API and what keeps it. */
 interface WatchedKind {
-  /** The API group; '' for the core group. */
-  group: string;
-  version: string;
-  resource: string;
+  /** The registry's kind (webhook/kinds.ts); one from a CRD may not be installed (see ReflectorSpec.optional). */
+  kind: KindDefinition;
   /** Watched in this namespace only; cluster-wide when omitted. */
   namespace?: string;
   fieldSelector?: string;
   labelSelector?: string;
-  /** Comes from a CRD that may not be installed (see ReflectorSpec.optional). */
-  optional?: boolean;
-  /** The name in logs, metrics and readiness; the resource when omitted. */
-  kind?: string;
+  /** The name in logs, metrics and readiness; the plural when omitted. */
+  name?: string;
   sink: CountingSink;
 }
 
 /** The reflector's view of a watched kind. */
 function reflectorSpec(watched: WatchedKind): ReflectorSpec {
-  const { group, version, resource, namespace, fieldSelector, labelSelector, optional } = watched;
+  const { namespace, fieldSelector, labelSelector } = watched;
+  const { group, version, plural: resource, crd: optional } = watched.kind;
   const root = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
   return {
-    kind: watched.kind ?? resource,
+    kind: watched.name ?? resource,
     path: namespace === undefined ? `${root}/${resource}` : `${root}/namespaces/${namespace}/${resource}`,
     ...(fieldSelector === undefined ? {} : { fieldSelector }),
     ...(labelSelector === undefined ? {} : { labelSelector }),
@@ -175,9 +173,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
   private watchedKinds(): WatchedKind[] {
     return [
       {
-        group: '',
-        version: 'v1',
-        resource: 'namespaces',
+        kind: KINDS.namespace,
         sink: keyedSink(this.namespaces, (ns) => {
           const { name } = nameOf(ns);
           return name ? [name, { name, labels: labelsOf(ns) }] : undefined;
@@ -185,10 +181,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
       },
       ...this.options.configMaps.map(({ namespace, name }) => this.configMapWatch(namespace, name)),
       {
-        group: 'scheduling.sigs.k8s.io',
-        version: 'v1alpha1',
-        resource: 'elasticquotas',
-        optional: true,
+        kind: KINDS.elasticQuota,
         sink: keyedSink(
           this.quotaIndex,
           (object) => {
@@ -205,10 +198,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         ),
       },
       {
-        group: 'config.koordinator.sh',
-        version: 'v1alpha1',
-        resource: 'clustercolocationprofiles',
-        optional: true,
+        kind: KINDS.clusterColocationProfile,
         sink: keyedSink(
           this.colocationProfileIndex,
           (profile) => {
@@ -223,9 +213,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         ),
       },
       {
-        group: 'scheduling.k8s.io',
-        version: 'v1',
-        resource: 'priorityclasses',
+        kind: KINDS.priorityClass,
         sink: keyedSink(this.priorityClasses, (pc) => {
           const { name } = nameOf(pc);
           if (!name) return undefined;
@@ -235,19 +223,14 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         }),
       },
       {
-        group: '',
-        version: 'v1',
-        resource: 'nodes',
+        kind: KINDS.node,
         sink: keyedSink(this.nodeLabels, (node) => {
           const { name } = nameOf(node);
           return name ? [name, { name, labels: labelsOf(node) }] : undefined;
         }),
       },
       {
-        group: 'quota.koordinator.sh',
-        version: 'v1alpha1',
-        resource: 'elasticquotaprofiles',
-        optional: true,
+        kind: KINDS.elasticQuotaProfile,
         sink: keyedSink(
           this.quotaProfiles,
           (profile) => {
@@ -270,10 +253,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         ),
       },
       {
-        group: 'scheduling.koordinator.sh',
-        version: 'v1alpha1',
-        resource: 'reservations',
-        optional: true,
+        kind: KINDS.reservation,
         sink: keyedSink(this.reservations, (reservation) => {
           const { name } = nameOf(reservation);
           if (!name) return undefined;
@@ -281,7 +261,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
           return [name, { name, phase: text(status?.phase), nodeName: text(status?.nodeName) }];
         }),
       },
-      { group: '', version: 'v1', resource: 'pods', sink: this.podSink() },
+      { kind: KINDS.pod, sink: this.podSink() },
     ];
   }
 
@@ -314,7 +294,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
         },
         onSilent: watchSilenceHandler(this.options),
         // The pod watch is current: reservations whose pods never came can end (quota-usage.ts).
-        ...(watched.resource === 'pods'
+        ...(watched.kind === KINDS.pod
           ? {
               onCurrent: (_kind: string, at: number) => {
                 this.usage.current(at);
@@ -329,12 +309,10 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
   /** One operator-owned ConfigMap, watched by name. */
   private configMapWatch(namespace: string, name: string): WatchedKind {
     return {
-      group: '',
-      version: 'v1',
-      resource: 'configmaps',
+      kind: KINDS.configMap,
       namespace,
       fieldSelector: `metadata.name=${name}`,
-      kind: `configmap ${namespace}/${name}`,
+      name: `configmap ${namespace}/${name}`,
       sink: keyedSink(
         this.configMaps,
         (cm) => {

@@ -11,6 +11,7 @@ import type { WebhookEntry } from '../table.js';
 import { labelsOf } from '../util/json.js';
 import { parseLabelSelector, selectorMatches, type LabelSelector } from '../util/label-selector.js';
 import { CelError, compileCel, type CelProgram, type CelValue } from './cel.js';
+import { KINDS } from '../kinds.js';
 
 type MatchResult =
   | { call: true }
@@ -110,7 +111,7 @@ export function matchWebhook(
   if (!rulesMatch(entry, request, context.namespaced)) return { call: false, reason: 'rules' };
   if (!isEmptySelector(entry.namespaceSelector)) {
     let labels: Readonly<Record<string, string>> | undefined;
-    if (request.resource.resource === 'namespaces' && !request.subResource) {
+    if (request.resource.resource === KINDS.namespace.plural && !request.subResource) {
       labels = labelsOf(request.object ?? request.oldObject);
     } else if (request.namespace) {
       labels = context.namespaceLabels(request.namespace);

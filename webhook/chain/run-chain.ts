@@ -14,6 +14,7 @@ import { callWebhook, objectName, type AdmissionInput, type WebhookCall } from '
 import type { ChainContext } from './chain-context.js';
 import { matchWebhook } from './match-webhook.js';
 import { priorityFromClass } from './priority-from-class.js';
+import { KINDS } from '../kinds.js';
 
 export interface Verdict {
   allowed: boolean;
@@ -48,7 +49,7 @@ export function runChain(input: AdmissionInput, context: ChainContext): Verdict 
   if (
     object &&
     input.resource.group === '' &&
-    input.resource.resource === 'pods' &&
+    input.resource.resource === KINDS.pod.plural &&
     input.operation !== 'DELETE'
   ) {
     object = priorityFromClass(object, context.state, notes);

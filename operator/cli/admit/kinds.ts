@@ -6,6 +6,7 @@
  * as good as the real one.
  */
 import type { GroupVersionKind, GroupVersionResource } from '../../../webhook/admission/types.js';
+import { ALL_KINDS } from '../../../webhook/kinds.js';
 import { failure, success, type Result } from '../../../webhook/util/result.js';
 
 export interface KindInfo {
@@ -15,53 +16,13 @@ export interface KindInfo {
   namespaced: boolean;
 }
 
-const entries = (group: string, list: [kind: string, plural: string, namespaced: boolean][]): KindInfo[] =>
-  list.map(([kind, plural, namespaced]) => ({ group, kind, plural, namespaced }));
-
-const KNOWN: readonly KindInfo[] = [
-  ...entries('', [
-    ['Pod', 'pods', true],
-    ['Node', 'nodes', false],
-    ['Namespace', 'namespaces', false],
-    ['ConfigMap', 'configmaps', true],
-    ['Secret', 'secrets', true],
-    ['Service', 'services', true],
-    ['ServiceAccount', 'serviceaccounts', true],
-    ['Endpoints', 'endpoints', true],
-    ['Event', 'events', true],
-    ['LimitRange', 'limitranges', true],
-    ['ResourceQuota', 'resourcequotas', true],
-    ['PersistentVolume', 'persistentvolumes', false],
-    ['PersistentVolumeClaim', 'persistentvolumeclaims', true],
-    ['PodTemplate', 'podtemplates', true],
-    ['ReplicationController', 'replicationcontrollers', true],
-  ]),
-  ...entries('apps', [
-    ['Deployment', 'deployments', true],
-    ['StatefulSet', 'statefulsets', true],
-    ['DaemonSet', 'daemonsets', true],
-    ['ReplicaSet', 'replicasets', true],
-    ['ControllerRevision', 'controllerrevisions', true],
-  ]),
-  ...entries('batch', [
-    ['Job', 'jobs', true],
-    ['CronJob', 'cronjobs', true],
-  ]),
-  ...entries('scheduling.k8s.io', [['PriorityClass', 'priorityclasses', false]]),
-  ...entries('scheduling.sigs.k8s.io', [['ElasticQuota', 'elasticquotas', true]]),
-  ...entries('scheduling.koordinator.sh', [['Reservation', 'reservations', false]]),
-  ...entries('config.koordinator.sh', [['ClusterColocationProfile', 'clustercolocationprofiles', false]]),
-  ...entries('quota.koordinator.sh', [['ElasticQuotaProfile', 'elasticquotaprofiles', true]]),
-  ...entries('workload.serving.volcano.sh', [
-    ['ModelBooster', 'modelboosters', true],
-    ['AutoscalingPolicy', 'autoscalingpolicies', true],
-    ['ModelServing', 'modelservings', true],
-  ]),
-  ...entries('networking.serving.volcano.sh', [
-    ['ModelRoute', 'modelroutes', true],
-    ['ModelServer', 'modelservers', true],
-  ]),
-];
+/** Every kind of the registry (webhook/kinds.ts): whatever one of our webhooks matches is in it. */
+const KNOWN: readonly KindInfo[] = ALL_KINDS.map(({ group, kind, plural, scope }) => ({
+  group,
+  kind,
+  plural,
+  namespaced: scope === 'Namespaced',
+}));
 
 const byGroupKind = new Map(KNOWN.map((info) => [`${info.group}/${info.kind}`, info]));
 

@@ -22,6 +22,7 @@ import { formatMachine, formatText, outcomeOf, type ObjectResult } from './outpu
 import { enforcementInForce, enforcementNote } from './enforcement-in-force.js';
 import { loadState, StateError, type LoadedState } from './state.js';
 import { isWorkload, podOfWorkload } from './workloads.js';
+import { KINDS } from '../../../webhook/kinds.js';
 
 export interface AdmitIo {
   stdout: (text: string) => void;
@@ -198,8 +199,8 @@ async function evaluateAll(options: AdmitOptions, io: AdmitIo, logger: Logger): 
     if (!expansion.ok) throw new InputError(`${whereOf(manifest)}: ${expansion.error}`);
     const pod = expansion.value;
     const podVerdict = judge({
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
+      kind: { group: KINDS.pod.group, version: KINDS.pod.version, kind: KINDS.pod.kind },
+      resource: { group: KINDS.pod.group, version: KINDS.pod.version, resource: KINDS.pod.plural },
       namespaced: true,
       namespace: input.namespace ?? defaultNamespace,
       operation: 'CREATE',

@@ -15,6 +15,7 @@ import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { skipAudit, type StepSkip } from '../../shared/step-skip.js';
 import { AMPLIFICATION_RATIO_ANNOTATION, AMPLIFIED_RESOURCES, RAW_ALLOCATABLE_ANNOTATION } from './keys.js';
 import { asObject, readJsonText } from '../../../util/json.js';
+import { KINDS } from '../../../kinds.js';
 
 function amplified(node: JsonObject): Record<string, JsonValue> {
   const allocatable = asObject(asObject(node.status)?.allocatable) ?? {};
@@ -64,7 +65,7 @@ export const amplifyNodeStatus: Rule = (request) => {
   if (
     request.operation !== 'UPDATE' ||
     !node ||
-    request.resource.resource !== 'nodes' ||
+    request.resource.resource !== KINDS.node.plural ||
     request.subResource !== 'status'
   ) {
     return allow();

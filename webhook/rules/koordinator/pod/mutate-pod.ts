@@ -13,6 +13,7 @@ import { applyDeviceResourceSpec } from '../device/device-resource-spec.js';
 import { applyMultiQuotaTreeAffinity } from '../quota/multi-quota-tree-affinity.js';
 import { skipAudit, type StepSkip } from '../../shared/step-skip.js';
 import { CopyOnWrite } from '../../../util/copy-on-write.js';
+import { KINDS } from '../../../kinds.js';
 
 export type PodMutationOptions = PodProfileOptions & {
   /** Gate DisableExtendedResourceSpec. */
@@ -34,7 +35,7 @@ export function podMutator(options: PodMutationOptions): Rule {
     if (
       request.operation !== 'CREATE' ||
       request.subResource ||
-      request.resource.resource !== 'pods' ||
+      request.resource.resource !== KINDS.pod.plural ||
       !request.object
     ) {
       return allow();

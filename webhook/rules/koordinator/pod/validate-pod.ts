@@ -27,6 +27,7 @@ import {
 } from '../../shared/findings.js';
 import { checkPodQuota, type PodQuotaFindings, type PodQuotaOptions } from '../quota/pod-quota.js';
 import { checkEnhancedValidation } from './enhanced-validation.js';
+import { KINDS } from '../../../kinds.js';
 
 export type PodValidationOptions = ColocationOptions &
   PodQuotaOptions & {
@@ -43,7 +44,7 @@ export const COLOCATION_STEP = 'colocation';
 
 export function podValidator(options: PodValidationOptions): Rule {
   return (request, state) => {
-    if (request.subResource || request.resource.resource !== 'pods') return decisionOf(PASSED);
+    if (request.subResource || request.resource.resource !== KINDS.pod.plural) return decisionOf(PASSED);
     const reservePod = checkReservePod(request);
     if (reservePod.errors.length > 0) return decisionOf(reservePod);
     const colocation = checkColocation(request, options);

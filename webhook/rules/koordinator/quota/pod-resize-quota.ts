@@ -20,6 +20,7 @@ import { COUNTED, exceededQuota, type PodQuotaFindings } from './pod-quota.js';
 import { podRequestsFormatted, type Amounts } from './pod-requests.js';
 import { quotaNameOf } from './resolve-quota.js';
 import { transformReplaceResources } from './replace-resources.js';
+import { KINDS } from '../../../kinds.js';
 
 export interface PodResizeOptions {
   /** Gate EnableQuotaAdmission: resizes are checked when creates are. */
@@ -45,7 +46,8 @@ export function checkPodResize(
 ): PodQuotaFindings {
   const pod = request.object;
   if (!options.quotaAdmission || !pod || request.operation !== 'UPDATE') return PASSED;
-  if (request.resource.resource !== 'pods' || request.subResource !== RESIZE_SUBRESOURCE) return PASSED;
+  if (request.resource.resource !== KINDS.pod.plural || request.subResource !== RESIZE_SUBRESOURCE)
+    return PASSED;
   const namespace = request.namespace ?? '';
   const quotaName = quotaNameOf(labelsOf(pod), namespace, state);
   if ([DEFAULT_QUOTA, SYSTEM_QUOTA, ROOT_QUOTA, ''].includes(quotaName)) return PASSED;

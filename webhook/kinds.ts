@@ -1,0 +1,159 @@
+/**
+ * The one registry of kinds: every kind a webhook matches, the store watches, the audit judges
+ * or `kubectl admit` maps, with its group, version, plural and scope. It sits on the webhook
+ * floor (the table reads it, the operator above reads it; rules never need it), so a kind's plural
+ * is spelled here and nowhere else under webhook/ and operator/.
+ */
+
+export type Scope = 'Namespaced' | 'Cluster';
+
+export interface KindDefinition {
+  /** The API group; '' for the core group. */
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  scope: Scope;
+  /** Served by a CRD a cluster may not have installed: its watch counts as synced while absent. */
+  crd: boolean;
+  /**
+   * Judged by `admission-operator audit` (the warn → audit → deny rollout): every kind a webhook
+   * matches is, but ConfigMaps, which the audit reads by name.
+   */
+  audited: boolean;
+  /** Watched into the operator's state store (what the rules read). */
+  watched: boolean;
+}
+
+type Draft = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'plural' | 'scope'> &
+  Partial<Pick<KindDefinition, 'audited' | 'watched'>>;
+
+const define = (draft: Draft): KindDefinition => ({
+  audited: false,
+  watched: false,
+  ...draft,
+  crd: !['', 'apps', 'batch', 'scheduling.k8s.io'].includes(draft.group),
+});
+
+const core = (kind: string, plural: string, scope: Scope, flags: Partial<Draft> = {}): KindDefinition =>
+  define({ group: '', version: 'v1', kind, plural, scope, ...flags });
+
+const koordinator = (group: string, kind: string, plural: string, scope: Scope, flags: Partial<Draft> = {}) =>
+  define({ group, version: 'v1alpha1', kind, plural, scope, ...flags });
+
+const KTHENA_WORKLOAD = 'workload.serving.volcano.sh';
+const KTHENA_NETWORKING = 'networking.serving.volcano.sh';
+const kthena = (group: string, kind: string, plural: string): KindDefinition =>
+  define({ group, version: 'v1alpha1', kind, plural, scope: 'Namespaced', audited: true });
+
+const audited = { audited: true } as const;
+const watched = { watched: true } as const;
+
+/** Every kind by a name of ours; the webhook folders, the store and the audit refer to these. */
+export const KINDS = {
+  pod: core('Pod', 'pods', 'Namespaced', { ...audited, ...watched }),
+  node: core('Node', 'nodes', 'Cluster', { ...audited, ...watched }),
+  namespace: core('Namespace', 'namespaces', 'Cluster', watched),
+  configMap: core('ConfigMap', 'configmaps', 'Namespaced', watched),
+  secret: core('Secret', 'secrets', 'Namespaced'),
+  service: core('Service', 'services', 'Namespaced'),
+  serviceAccount: core('ServiceAccount', 'serviceaccounts', 'Namespaced'),
+  endpoints: core('Endpoints', 'endpoints', 'Namespaced'),
+  event: core('Event', 'events', 'Namespaced'),
+  limitRange: core('LimitRange', 'limitranges', 'Namespaced'),
+  resourceQuota: core('ResourceQuota', 'resourcequotas', 'Namespaced'),
+  persistentVolume: core('PersistentVolume', 'persistentvolumes', 'Cluster'),
+  persistentVolumeClaim: core('PersistentVolumeClaim', 'persistentvolumeclaims', 'Namespaced'),
+  podTemplate: core('PodTemplate', 'podtemplates', 'Namespaced'),
+  replicationController: core('ReplicationController', 'replicationcontrollers', 'Namespaced'),
+  deployment: define({
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    scope: 'Namespaced',
+  }),
+  statefulSet: define({
+    group: 'apps',
+    version: 'v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    scope: 'Namespaced',
+  }),
+  daemonSet: define({
+    group: 'apps',
+    version: 'v1',
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    scope: 'Namespaced',
+  }),
+  replicaSet: define({
+    group: 'apps',
+    version: 'v1',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    scope: 'Namespaced',
+  }),
+  controllerRevision: define({
+    group: 'apps',
+    version: 'v1',
+    kind: 'ControllerRevision',
+    plural: 'controllerrevisions',
+    scope: 'Namespaced',
+  }),
+  job: define({ group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', scope: 'Namespaced' }),
+  cronJob: define({
+    group: 'batch',
+    version: 'v1',
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    scope: 'Namespaced',
+  }),
+  priorityClass: define({
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    kind: 'PriorityClass',
+    plural: 'priorityclasses',
+    scope: 'Cluster',
+    ...watched,
+  }),
+  elasticQuota: koordinator('scheduling.sigs.k8s.io', 'ElasticQuota', 'elasticquotas', 'Namespaced', {
+    ...audited,
+    ...watched,
+  }),
+  reservation: koordinator('scheduling.koordinator.sh', 'Reservation', 'reservations', 'Cluster', watched),
+  clusterColocationProfile: koordinator(
+    'config.koordinator.sh',
+    'ClusterColocationProfile',
+    'clustercolocationprofiles',
+    'Cluster',
+    watched,
+  ),
+  elasticQuotaProfile: koordinator(
+    'quota.koordinator.sh',
+    'ElasticQuotaProfile',
+    'elasticquotaprofiles',
+    'Namespaced',
+    watched,
+  ),
+  modelBooster: kthena(KTHENA_WORKLOAD, 'ModelBooster', 'modelboosters'),
+  autoscalingPolicy: kthena(KTHENA_WORKLOAD, 'AutoscalingPolicy', 'autoscalingpolicies'),
+  modelServing: kthena(KTHENA_WORKLOAD, 'ModelServing', 'modelservings'),
+  modelRoute: kthena(KTHENA_NETWORKING, 'ModelRoute', 'modelroutes'),
+  modelServer: kthena(KTHENA_NETWORKING, 'ModelServer', 'modelservers'),
+} as const satisfies Record<string, KindDefinition>;
+
+export type KindName = keyof typeof KINDS;
+
+/** Every registered kind, in the registry's order. */
+export const ALL_KINDS: readonly KindDefinition[] = Object.values(KINDS);
+
+/** `group/version`, or `version` for the core group: a manifest's apiVersion. */
+export function apiVersionOf(kind: KindDefinition): string {
+  return kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
+}
+
+/** The registered kind of `group` with this plural, if any. */
+export function kindOfResource(group: string, plural: string): KindDefinition | undefined {
+  return ALL_KINDS.find((kind) => kind.group === group && kind.plural === plural);
+}
