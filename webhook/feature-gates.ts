@@ -1,52 +1,26 @@
 /**
- * Feature gates: one per webhook (a gated-off webhook is absent from the routes and from
- * both configurations), and some per rule. Parsed from `--feature-gates=Name=true,Other=false`.
+ * Feature gates: one per webhook, declared in its folder (a gated-off webhook is absent from the
+ * routes and from both configurations), and the rule gates of webhook/rule-gates.ts. Parsed from
+ * `--feature-gates=Name=true,Other=false`.
  */
-export const FEATURE_GATE_DEFAULTS = {
-  PodMutatingWebhook: true,
-  PodValidatingWebhook: true,
-  NodeStatusMutatingWebhook: true,
-  NodeValidatingWebhook: true,
-  ElasticQuotaMutatingWebhook: true,
-  ElasticQuotaValidatingWebhook: true,
-  ReservationMutatingWebhook: true,
-  ConfigMapValidatingWebhook: true,
-  GpuClassMutatingWebhook: true,
-  ModelBoosterMutatingWebhook: true,
-  ModelBoosterValidatingWebhook: true,
-  AutoscalingPolicyMutatingWebhook: true,
-  AutoscalingPolicyValidatingWebhook: true,
-  ModelServingValidatingWebhook: true,
-  ModelRouteValidatingWebhook: true,
-  ModelServerValidatingWebhook: true,
-  /** A child quota's max keys need only be a subset of its parent's (Koordinator's gate of the same name). */
-  ElasticQuotaEnableUpdateResourceKey: false,
-  /** Skip the extended-resource-spec annotation on pods. */
-  DisableExtendedResourceSpec: false,
-  /** Skip splitting koordinator.sh/gpu into gpu-core and gpu-memory-ratio. */
-  DisableDeviceResourceSpec: false,
-  /** Check pods' koordinator.sh GPU requests for consistency (Koordinator's gate, off by default). */
-  ValidatePodDeviceResource: false,
-  /** Skip the batch/mid resource translation after ClusterColocationProfiles are applied. */
-  ColocationProfileSkipMutatingResources: false,
-  /** Pin pods of a multi-quota tree to its ElasticQuotaProfile's nodes (Koordinator's MultiQuotaTree). */
-  MultiQuotaTree: false,
-  /** Require the labels listed in the pod-enhanced-validator-config ConfigMap on new and updated pods. */
-  EnablePodEnhancedValidator: false,
-  /** Let a pod's koordinator.sh/priority label change on UPDATE. */
-  ColocationProfileSkipValidatingPriority: false,
-  /** Refuse pods that would push their quota past its limit. */
-  EnableQuotaAdmission: true,
-  /** Also evaluate pods that move to another quota on UPDATE. */
-  EnableQuotaAdmissionOnUpdate: false,
-  /** Transform a pod before quota admission counts it (Koordinator v1.8.0; with ReplaceResourcesTransformer). */
-  ElasticQuotaEvaluationTransformPod: false,
-  /** The transform: the pod.koordinator.sh/replace-resources annotation renames or erases resources. */
-  ReplaceResourcesTransformer: false,
-} as const satisfies Record<string, boolean>;
+import { RULE_GATE_DEFAULTS, type RuleGate } from './rule-gates.js';
+import { WEBHOOKS } from './webhooks/index.js';
 
-export type FeatureGate = keyof typeof FEATURE_GATE_DEFAULTS;
+export { replaceResourcesCounted, type RuleGate, type RuleGates } from './rule-gates.js';
+
+/** A webhook's gate: the `featureGate` of a folder listed in webhook/webhooks/index.ts. */
+export type WebhookGate = (typeof WEBHOOKS)[number]['featureGate'];
+export type FeatureGate = WebhookGate | RuleGate;
 export type FeatureGates = Readonly<Record<FeatureGate, boolean>>;
+
+/** Every gate with its default: the webhooks' (all on), in the table's order, then the rule gates. */
+export const FEATURE_GATE_DEFAULTS: FeatureGates = {
+  ...(Object.fromEntries(WEBHOOKS.map((webhook) => [webhook.featureGate, true])) as Record<
+    WebhookGate,
+    true
+  >),
+  ...RULE_GATE_DEFAULTS,
+};
 
 function isFeatureGate(name: string): name is FeatureGate {
   return Object.hasOwn(FEATURE_GATE_DEFAULTS, name);
@@ -71,12 +45,4 @@ export function parseFeatureGates(spec: string | undefined): FeatureGates {
     gates[name] = match[2] === 'true';
   }
   return gates;
-}
-
-/**
- * Whether quota admission, and the usage the store counts, read a pod as its replace-resources
- * annotation transforms it: Koordinator v1.8.0 transforms only with both gates on.
- */
-export function replaceResourcesCounted(gates: FeatureGates): boolean {
-  return gates.ElasticQuotaEvaluationTransformPod && gates.ReplaceResourcesTransformer;
 }

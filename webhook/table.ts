@@ -1,57 +1,29 @@
 /**
  * The one table of webhooks. It drives both the admission server's routes and the
- * MutatingWebhookConfiguration / ValidatingWebhookConfiguration the operator writes:
- * nothing about a webhook is declared anywhere else.
+ * MutatingWebhookConfiguration / ValidatingWebhookConfiguration the operator writes. Each
+ * webhook is a folder under webhook/webhooks/ (listed in its index.ts) declaring its facts and
+ * how its handler is built; this file turns them into entries, adding what every webhook shares:
+ * the name suffix, overrides, and the namespace exclusions of failurePolicy=Fail webhooks.
  */
 import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
-import {
-  parseFeatureGates,
-  replaceResourcesCounted,
-  type FeatureGate,
-  type FeatureGates,
-} from './feature-gates.js';
-import { KINDS, type KindDefinition, type Scope } from './kinds.js';
+import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
-import { assignGpuClass } from './rules/kubenexus/assign-gpu-class.js';
-import {
-  mutateModelBooster,
-  mutateWorkloadAutoscalingPolicy,
-  validateModelBooster,
-  validateModelRoute,
-  validateModelServer,
-  validateModelServing,
-  validateWorkloadAutoscalingPolicy,
-} from './rules/kthena/index.js';
-import { configMapValidator } from './rules/admission-operator/validate-configmap.js';
-import { amplifyNodeStatus } from './rules/koordinator/node/amplify-node-status.js';
-import { nodeValidator } from './rules/koordinator/node/validate-node.js';
-import { reservationMutator } from './rules/koordinator/reservation/mutate-reservation.js';
-import { podMutator } from './rules/koordinator/pod/mutate-pod.js';
-import { COLOCATION_STEP, podValidator } from './rules/koordinator/pod/validate-pod.js';
-import { defaultElasticQuota } from './rules/koordinator/quota/default-quota.js';
-import { elasticQuotaValidator } from './rules/koordinator/quota/validate-quota.js';
-import type { ReachState, Rule } from './state.js';
 import type { Operation } from './admission/types.js';
-import { containersRequestAny } from './narrowing/cel-text.js';
 import type { Reach } from './narrowing/reach.js';
-import { podMutatorReach } from './rules/koordinator/pod/mutate-pod-reach.js';
-import { podValidatorReach } from './rules/koordinator/pod/validate-pod-reach.js';
-import { podResizeReach } from './rules/koordinator/pod/validate-pod-resize-reach.js';
-import { podResizeValidator, RESIZE_SUBRESOURCE } from './rules/koordinator/quota/pod-resize-quota.js';
+import type { ReachState, Rule } from './state.js';
+import type {
+  BuildContext,
+  FailurePolicy,
+  ResourceRule,
+  WebhookContext,
+  WebhookDefinition,
+  WebhookType,
+} from './webhooks/define.js';
+import { WEBHOOKS } from './webhooks/index.js';
 
-export type WebhookType = 'mutating' | 'validating';
-export type FailurePolicy = 'Fail' | 'Ignore';
 export type { Scope } from './kinds.js';
-
-export interface ResourceRule {
-  apiGroups: string[];
-  apiVersions: string[];
-  /** Plural resource names, with subresources as `nodes/status`. */
-  resources: string[];
-  operations: ('CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT')[];
-  scope: Scope;
-}
+export type { FailurePolicy, ResourceRule, WebhookType } from './webhooks/define.js';
 
 export interface WebhookEntry {
   /** The webhook's name inside its configuration (a qualified DNS-style name). */
@@ -87,25 +59,9 @@ export interface WebhookEntry {
 }
 
 /** What the table's selectors and conditions depend on. */
-export interface TableContext {
-  /** The operator's own namespace. */
-  namespace: string;
-  /** Namespaces no failurePolicy=Fail webhook may block (kube-system and the operator's own are always added). */
-  excludedNamespaces: readonly string[];
-  /** The namespace label that names a tenant's tier (the GPU-class webhook only sees labelled namespaces). */
-  tierLabelKey: string;
-  /** GPU resource names whose request sends a pod to the GPU-class webhook. */
-  gpuResourceNames: readonly string[];
-  /** ConfigMaps the ConfigMap webhook validates. */
-  configMaps: readonly { namespace: string; name: string }[];
-  /** Where Koordinator's ConfigMaps live (slo-controller-config, pod-enhanced-validator-config). */
-  koordinatorNamespace: string;
-  /** A uniform integer in 0..99 for ClusterColocationProfile probabilities; random unless a test fixes it. */
-  roll?: () => number;
-  /** Rule-level gates (quota admission). */
+export interface TableContext extends Omit<WebhookContext, 'gates'> {
+  /** Webhook and rule gates. */
   gates: FeatureGates;
-  /** The largest node resource-amplification ratio /validate-node accepts (default 10). */
-  maxAmplificationRatio?: number;
   /** Per-webhook failure policy and timeout, keyed by the name before `.admission-operator.io`. */
   overrides?: Readonly<Record<string, WebhookOverride>>;
   /**
@@ -123,279 +79,33 @@ export interface WebhookOverride {
 
 const NAME_SUFFIX = 'admission-operator.io';
 const DEFAULT_MAX_AMPLIFICATION_RATIO = 10;
-/** Koordinator's opt-in label for pod UPDATE mutation. */
-const MUTATING_UPDATE_LABEL = 'pod.koordinator.sh/mutating-update';
-
-/** What the API server sends for `kind` (or its `subresource`) on these operations. */
-const matching = (
-  kind: KindDefinition,
-  operations: ResourceRule['operations'],
-  subresource?: string,
-): ResourceRule => ({
-  apiGroups: [kind.group],
-  apiVersions: [kind.version],
-  resources: [subresource === undefined ? kind.plural : `${kind.plural}/${subresource}`],
-  operations,
-  scope: kind.scope,
-});
-
-/**
- * CEL: a CREATE or UPDATE of one of `configMaps`. DELETE stays in the resource rules (as Koordinator
- * registers it) but is always allowed, so it never needs a call: a stopped operator must not
- * block deleting its own ConfigMaps (an uninstall does that).
- */
-function isWriteOfConfigMaps(configMaps: TableContext['configMaps']): string {
-  const pairs = configMaps.map(
-    // request.name and request.namespace always exist; object.metadata.name does not under generateName,
-    // and an expression that errors would fail the request under failurePolicy Fail.
-    ({ namespace, name }) => `(request.namespace == '${namespace}' && request.name == '${name}')`,
-  );
-  return `request.operation != 'DELETE' && (${pairs.length > 0 ? pairs.join(' || ') : 'false'})`;
-}
 
 type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'matchConditions'> &
   Partial<Pick<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'matchConditions'>> & {
-    /**
-     * Set on a failurePolicy=Fail webhook that must see objects in the operator's own
-     * namespace (its own configuration); it stays narrowed to those objects by matchConditions.
-     */
+    /** See WebhookDefinition.watchesOwnNamespace. */
     watchesOwnNamespace?: boolean;
   };
 
+/** A folder's webhook as a draft entry: its facts, and what it builds from the context. */
+function draftOf(definition: WebhookDefinition, context: BuildContext): EntryDraft {
+  const { name, docs: _docs, build, featureGate, ...facts } = definition;
+  return {
+    name: `${name}.${NAME_SUFFIX}`,
+    ...facts,
+    featureGate: featureGate as FeatureGate,
+    ...build(context),
+  };
+}
+
 /** Every webhook the operator can serve, before feature gates. */
 export function webhookTable(context: TableContext): WebhookEntry[] {
-  const roll = context.roll ?? ((): number => randomInt(100));
-  const maxRatio = context.maxAmplificationRatio ?? DEFAULT_MAX_AMPLIFICATION_RATIO;
-  const podMutation = {
-    roll,
-    skipMutatingResources: context.gates.ColocationProfileSkipMutatingResources,
-    skipExtendedResourceSpec: context.gates.DisableExtendedResourceSpec,
-    multiQuotaTree: context.gates.MultiQuotaTree,
-    skipDeviceResourceSpec: context.gates.DisableDeviceResourceSpec,
+  const build: BuildContext = {
+    ...context,
+    roll: context.roll ?? ((): number => randomInt(100)),
+    maxAmplificationRatio: context.maxAmplificationRatio ?? DEFAULT_MAX_AMPLIFICATION_RATIO,
+    enforceableNames,
   };
-  const podValidation = {
-    skipValidatingPriority: context.gates.ColocationProfileSkipValidatingPriority,
-    quotaAdmission: context.gates.EnableQuotaAdmission,
-    quotaAdmissionOnUpdate: context.gates.EnableQuotaAdmissionOnUpdate,
-    replaceResources: replaceResourcesCounted(context.gates),
-    validateDeviceRequests: context.gates.ValidatePodDeviceResource,
-    enhancedValidation: context.gates.EnablePodEnhancedValidator,
-    enhancedValidationNamespace: context.koordinatorNamespace,
-  };
-  const drafts: EntryDraft[] = [
-    // Koordinator: pods, nodes, quotas, reservations, the SLO ConfigMap.
-    {
-      name: `mutate-pod.${NAME_SUFFIX}`,
-      path: '/mutate-pod',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.pod, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      // Koordinator registers UPDATE only for pods that opt in with this label (its objectSelector);
-      // a matchCondition says the same in one entry, so other pod updates never wait on us.
-      matchConditions: [
-        {
-          name: 'create-or-opted-in-update',
-          expression:
-            "request.operation == 'CREATE' || (has(object.metadata.labels) && " +
-            `'${MUTATING_UPDATE_LABEL}' in object.metadata.labels && ` +
-            `object.metadata.labels['${MUTATING_UPDATE_LABEL}'] == 'true')`,
-        },
-      ],
-      matchConditionsHoldOn: ['CREATE'],
-      reinvocationPolicy: 'Never',
-      featureGate: 'PodMutatingWebhook',
-      handler: podMutator(podMutation),
-      reach: podMutatorReach(podMutation),
-    },
-    {
-      name: `mutate-node-status.${NAME_SUFFIX}`,
-      path: '/mutate-node-status',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.node, ['CREATE', 'UPDATE'], 'status')],
-      failurePolicy: 'Ignore',
-      timeoutSeconds: 10,
-      reinvocationPolicy: 'Never',
-      featureGate: 'NodeStatusMutatingWebhook',
-      handler: amplifyNodeStatus,
-    },
-    {
-      name: `mutate-elasticquota.${NAME_SUFFIX}`,
-      path: '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.elasticQuota, ['CREATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      reinvocationPolicy: 'Never',
-      featureGate: 'ElasticQuotaMutatingWebhook',
-      handler: defaultElasticQuota,
-    },
-    {
-      name: `mutate-reservation.${NAME_SUFFIX}`,
-      path: '/mutate-reservation',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.reservation, ['CREATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      reinvocationPolicy: 'Never',
-      featureGate: 'ReservationMutatingWebhook',
-      handler: reservationMutator(roll),
-    },
-    {
-      name: `validate-pod.${NAME_SUFFIX}`,
-      path: '/validate-pod',
-      type: 'validating',
-      resourceRules: [matching(KINDS.pod, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      featureGate: 'PodValidatingWebhook',
-      steps: [COLOCATION_STEP],
-      handler: podValidator(podValidation),
-      reach: podValidatorReach(podValidation),
-    },
-    {
-      // Ours, not Koordinator's: quota admission for in-place resizes (Kubernetes 1.33 on; an API
-      // server without the subresource never sends one). Off with /validate-pod's gate.
-      name: `validate-pod-resize.${NAME_SUFFIX}`,
-      path: '/validate-pod-resize',
-      type: 'validating',
-      resourceRules: [matching(KINDS.pod, ['UPDATE'], RESIZE_SUBRESOURCE)],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      featureGate: 'PodValidatingWebhook',
-      handler: podResizeValidator(podValidation),
-      reach: podResizeReach(podValidation),
-    },
-    {
-      name: `validate-node.${NAME_SUFFIX}`,
-      path: '/validate-node',
-      type: 'validating',
-      resourceRules: [matching(KINDS.node, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Ignore',
-      timeoutSeconds: 10,
-      featureGate: 'NodeValidatingWebhook',
-      handler: nodeValidator({ maxRatio, sloConfigNamespace: context.koordinatorNamespace }),
-    },
-    {
-      name: `validate-elasticquota.${NAME_SUFFIX}`,
-      path: '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
-      type: 'validating',
-      resourceRules: [matching(KINDS.elasticQuota, ['CREATE', 'UPDATE', 'DELETE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      featureGate: 'ElasticQuotaValidatingWebhook',
-      handler: elasticQuotaValidator({ maxKeysSubset: context.gates.ElasticQuotaEnableUpdateResourceKey }),
-    },
-    {
-      name: `validate-configmap.${NAME_SUFFIX}`,
-      path: '/validate-configmap',
-      type: 'validating',
-      resourceRules: [matching(KINDS.configMap, ['CREATE', 'UPDATE', 'DELETE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 10,
-      matchConditions: [{ name: 'managed-configmaps', expression: isWriteOfConfigMaps(context.configMaps) }],
-      watchesOwnNamespace: true,
-      featureGate: 'ConfigMapValidatingWebhook',
-      handler: configMapValidator({
-        operatorNamespace: context.namespace,
-        koordinatorNamespace: context.koordinatorNamespace,
-        maxAmplificationRatio: maxRatio,
-        webhookNames: enforceableNames,
-      }),
-    },
-    // KubeNexus: tenant tier -> GPU class.
-    {
-      name: `mutate-pod-gpu-class.${NAME_SUFFIX}`,
-      path: '/mutate-pod-gpu-class',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.pod, ['CREATE'])],
-      failurePolicy: 'Ignore',
-      timeoutSeconds: 5,
-      namespaceSelector: { matchExpressions: [{ key: context.tierLabelKey, operator: 'Exists' }] },
-      matchConditions: [
-        {
-          name: 'requests-gpu',
-          expression: containersRequestAny(context.gpuResourceNames, { guarded: false, limits: true }),
-        },
-      ],
-      reinvocationPolicy: 'Never',
-      featureGate: 'GpuClassMutatingWebhook',
-      handler: assignGpuClass,
-    },
-    // Kthena v1.0.0, as its charts register them: failurePolicy Fail, 30 s, CREATE and UPDATE.
-    {
-      name: `mutate-modelbooster.${NAME_SUFFIX}`,
-      path: '/mutate/modelbooster',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.modelBooster, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      reinvocationPolicy: 'IfNeeded',
-      featureGate: 'ModelBoosterMutatingWebhook',
-      handler: mutateModelBooster,
-    },
-    {
-      name: `mutate-autoscalingpolicy.${NAME_SUFFIX}`,
-      path: '/mutate/autoscalingpolicy',
-      type: 'mutating',
-      resourceRules: [matching(KINDS.autoscalingPolicy, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      reinvocationPolicy: 'IfNeeded',
-      featureGate: 'AutoscalingPolicyMutatingWebhook',
-      handler: mutateWorkloadAutoscalingPolicy,
-    },
-    {
-      name: `validate-modelbooster.${NAME_SUFFIX}`,
-      path: '/validate/modelbooster',
-      type: 'validating',
-      resourceRules: [matching(KINDS.modelBooster, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'ModelBoosterValidatingWebhook',
-      handler: validateModelBooster,
-    },
-    {
-      name: `validate-autoscalingpolicy.${NAME_SUFFIX}`,
-      path: '/validate/autoscalingpolicy',
-      type: 'validating',
-      resourceRules: [matching(KINDS.autoscalingPolicy, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'AutoscalingPolicyValidatingWebhook',
-      handler: validateWorkloadAutoscalingPolicy,
-    },
-    {
-      name: `validate-modelserving.${NAME_SUFFIX}`,
-      path: '/validate-workload-ai-v1alpha1-modelserving',
-      type: 'validating',
-      resourceRules: [matching(KINDS.modelServing, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'ModelServingValidatingWebhook',
-      handler: validateModelServing,
-    },
-    {
-      name: `validate-modelroute.${NAME_SUFFIX}`,
-      path: '/validate/modelroute',
-      type: 'validating',
-      resourceRules: [matching(KINDS.modelRoute, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'ModelRouteValidatingWebhook',
-      handler: validateModelRoute,
-    },
-    {
-      name: `validate-modelserver.${NAME_SUFFIX}`,
-      path: '/validate/modelserver',
-      type: 'validating',
-      resourceRules: [matching(KINDS.modelServer, ['CREATE', 'UPDATE'])],
-      failurePolicy: 'Fail',
-      timeoutSeconds: 30,
-      featureGate: 'ModelServerValidatingWebhook',
-      handler: validateModelServer,
-    },
-  ];
+  const drafts = WEBHOOKS.map((definition) => draftOf(definition, build));
   const overrides = context.overrides ?? {};
   const known = new Set(drafts.map((draft) => shortName(draft.name)));
   const unknown = Object.keys(overrides).filter((name) => !known.has(name));

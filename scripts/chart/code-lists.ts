@@ -1,6 +1,6 @@
 /**
  * What the chart's schema enumerates, read from the code that defines it: the feature gates (with
- * their defaults and the doc comments of webhook/feature-gates.ts), the webhooks of the one table,
+ * their defaults and the doc comments of webhook/rule-gates.ts), the webhooks of the one table,
  * and the enforcement actions. The chart never lists them by hand, so they cannot drift.
  */
 import { readFileSync } from 'node:fs';
@@ -23,9 +23,9 @@ export interface CodeLists {
   enforcementActions: readonly string[];
 }
 
-const GATES_FILE = join('webhook', 'feature-gates.ts');
+const GATES_FILE = join('webhook', 'rule-gates.ts');
 
-/** The doc comment of each property of FEATURE_GATE_DEFAULTS, by gate name. */
+/** The doc comment of each property of RULE_GATE_DEFAULTS, by gate name. */
 export function gateComments(source: string): Map<string, string> {
   const file = ts.createSourceFile(GATES_FILE, source, ts.ScriptTarget.Latest, true);
   const comments = new Map<string, string>();
@@ -45,8 +45,8 @@ export function gateComments(source: string): Map<string, string> {
   const declaration = file.statements
     .filter(ts.isVariableStatement)
     .flatMap((statement) => [...statement.declarationList.declarations])
-    .find((d) => ts.isIdentifier(d.name) && d.name.text === 'FEATURE_GATE_DEFAULTS');
-  if (!declaration?.initializer) throw new Error(`${GATES_FILE}: FEATURE_GATE_DEFAULTS not found`);
+    .find((d) => ts.isIdentifier(d.name) && d.name.text === 'RULE_GATE_DEFAULTS');
+  if (!declaration?.initializer) throw new Error(`${GATES_FILE}: RULE_GATE_DEFAULTS not found`);
   visit(declaration.initializer);
   return comments;
 }

@@ -50,7 +50,7 @@ describe('the chart’s generated parts', () => {
   it('take each rule gate’s description from its doc comment', () => {
     const comments = gateComments(
       [
-        'export const FEATURE_GATE_DEFAULTS = {',
+        'export const RULE_GATE_DEFAULTS = {',
         '  PlainWebhook: true,',
         '  /** Refuse what',
         '   * spans lines. */',
