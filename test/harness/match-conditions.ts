@@ -3,16 +3,16 @@
  * bind when it evaluates them: the table is built under each kind of context the operator gives
  * it (no tier mapping, KubeNexus's default and custom GPU resource lists; the ConfigMaps it
  * watches with and without the pod-enhanced-validator gate, in shared and separate namespaces,
- * and none), and the inputs are pods and ConfigMaps for each operation the conditions are
- * registered for, in the shapes that decide them (labels present, absent, null; resources in
- * requests, limits, init containers, or nowhere).
+ * and none), and the inputs are those each webhook's folder names (./condition-inputs.ts).
  */
 import { parseFeatureGates } from '../../webhook/feature-gates.js';
-import { DEFAULT_GPU_RESOURCE_NAMES, watchedConfigMaps } from '../../webhook/names.js';
-import { webhookTable, type FailurePolicy, type TableContext } from '../../webhook/table.js';
+import { watchedConfigMaps } from '../../webhook/names.js';
+import { shortName, webhookTable, type FailurePolicy, type TableContext } from '../../webhook/table.js';
 
-/** JSON as CEL sees it in `object`, `oldObject` and `request`. */
-export type CelJson = null | boolean | number | string | CelJson[] | { [key: string]: CelJson };
+import { GPU_RESOURCE_LISTS, type ConditionVariables } from './condition-inputs.js';
+import { webhookExamples } from './webhook-examples.js';
+
+export type { CelJson, ConditionVariables } from './condition-inputs.js';
 
 export interface TableCondition {
   webhook: string;
@@ -22,16 +22,6 @@ export interface TableCondition {
   /** The context the table was built under: the lists the expression was written from. */
   context: TableContext;
 }
-
-/** A type, not an interface: it must fit the evaluator's variables record. */
-export type ConditionVariables = { object: CelJson; oldObject: CelJson; request: CelJson };
-
-const GPU_RESOURCE_LISTS: readonly (readonly string[])[] = [
-  [],
-  DEFAULT_GPU_RESOURCE_NAMES,
-  ['nvidia.com/gpu'],
-  ['example.com/accelerator', 'nvidia.com/mig-1g.5gb', 'amd.com/gpu', 'koordinator.sh/gpu-core'],
-];
 
 function contexts(): TableContext[] {
   const withoutValidator = parseFeatureGates('');
@@ -74,130 +64,20 @@ export function tableConditions(): TableCondition[] {
   return [...seen.values()];
 }
 
-const OPT_IN = 'pod.koordinator.sh/mutating-update';
-const LABELS: readonly (CelJson | undefined)[] = [
-  undefined,
-  null,
-  {},
-  { app: 'web' },
-  { [OPT_IN]: 'true' },
-  { [OPT_IN]: 'false' },
-  { [OPT_IN]: 'True', app: 'web' },
-];
-
-const container = (name: string, resources?: CelJson): CelJson =>
-  resources === undefined ? { name, image: 'busybox' } : { name, image: 'busybox', resources };
-
-/** Container lists in the shapes requests-gpu distinguishes, over every GPU resource name used above. */
-function containerLists(): CelJson[][] {
-  const gpuNames = [...new Set(GPU_RESOURCE_LISTS.flat())];
-  const lists: CelJson[][] = [
-    [],
-    [container('plain')],
-    [container('empty', {})],
-    [container('null', null)],
-    [container('null-requests', { requests: null, limits: null })],
-    [container('cpu', { requests: { cpu: '1' }, limits: { memory: '1Gi' } })],
-    [container('lookalike', { requests: { 'nvidia.com/gpu-memory': '1', gpu: '1' } })],
-  ];
-  for (const name of gpuNames) {
-    lists.push([container('requests', { requests: { cpu: '1', [name]: '1' } })]);
-    lists.push([container('limits', { limits: { [name]: '2' } })]);
-    lists.push([container('first'), container('second', { requests: {}, limits: { [name]: '1' } })]);
-  }
-  return lists;
-}
-
-function pod(labels: CelJson | undefined, containers: CelJson[], initContainers?: CelJson): CelJson {
-  const metadata: { [key: string]: CelJson } = { name: 'p', namespace: 'team-a' };
-  if (labels !== undefined) metadata.labels = labels;
-  const spec: { [key: string]: CelJson } = { containers };
-  if (initContainers !== undefined) spec.initContainers = initContainers;
-  return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
-}
-
-function pods(): CelJson[] {
-  const out: CelJson[] = [];
-  const lists = containerLists();
-  const gpuInit = [container('init', { limits: { 'nvidia.com/gpu': '1' } })];
-  for (const labels of LABELS) {
-    for (const containers of lists) out.push(pod(labels, containers));
-    for (const initContainers of [null, [], [container('init')], gpuInit])
-      out.push(pod(labels, [container('main')], initContainers));
-  }
-  // No containers field at all: selecting it errs, which the conditions must surface, not hide.
-  out.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} });
-  return out;
-}
-
-function request(
-  resource: string,
-  kind: string,
-  operation: 'CREATE' | 'UPDATE' | 'DELETE',
-  namespace: string,
-  name: string,
-): CelJson {
-  return {
-    uid: '00000000-0000-0000-0000-000000000000',
-    kind: { group: '', version: 'v1', kind },
-    resource: { group: '', version: 'v1', resource },
-    name,
-    namespace,
-    operation,
-    userInfo: { username: 'someone' },
-    dryRun: false,
-    options: {
-      apiVersion: 'meta.k8s.io/v1',
-      kind: `${operation[0]}${operation.slice(1).toLowerCase()}Options`,
-    },
-  };
-}
-
-/** The variables for each pod write: CREATE with no old object, UPDATE from an unlabelled pod. */
-function podInputs(): ConditionVariables[] {
-  return pods().flatMap((object) => [
-    { object, oldObject: null, request: request('pods', 'Pod', 'CREATE', 'team-a', 'p') },
-    { object, oldObject: pod(undefined, []), request: request('pods', 'Pod', 'UPDATE', 'team-a', 'p') },
-  ]);
-}
-
-/** ConfigMap writes and deletes, named like the watched ones, in their namespaces and others; unnamed under generateName. */
-function configMapInputs(): ConditionVariables[] {
-  const namespaces = ['admission-system', 'koordinator-system', 'shared', 'team-a', ''];
-  const names = [
-    ...new Set(
-      watchedConfigMaps('x', 'x', parseFeatureGates('EnablePodEnhancedValidator=true')).map(
-        ({ name }) => name,
-      ),
-    ),
-    'unrelated',
-    '',
-  ];
-  const out: ConditionVariables[] = [];
-  for (const namespace of namespaces) {
-    for (const name of names) {
-      const object: CelJson = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name, namespace },
-        data: {},
-      };
-      out.push(
-        { object, oldObject: null, request: request('configmaps', 'ConfigMap', 'CREATE', namespace, name) },
-        { object, oldObject: object, request: request('configmaps', 'ConfigMap', 'UPDATE', namespace, name) },
-        // DELETE binds a null object, as the API server does.
-        {
-          object: null,
-          oldObject: object,
-          request: request('configmaps', 'ConfigMap', 'DELETE', namespace, name),
-        },
-      );
-    }
-  }
-  return out;
-}
-
-/** The inputs each condition is evaluated on: those of the requests its webhook is registered for. */
+/**
+ * The inputs each condition is evaluated on: those its webhook's folder names for it
+ * (`conditionInputs` in webhook/webhooks/<name>/examples.ts). A condition without them is an
+ * error naming that file, never a silent default.
+ */
 export function conditionInputs(condition: TableCondition): ConditionVariables[] {
-  return condition.name === 'managed-configmaps' ? configMapInputs() : podInputs();
+  const name = shortName(condition.webhook);
+  const inputs = webhookExamples(name).conditionInputs?.[condition.name];
+  if (!inputs) {
+    throw new Error(
+      `webhook ${name} has match condition ${condition.name} but webhook/webhooks/${name}/examples.ts ` +
+        `gives no conditionInputs for it: add them there (test/harness/condition-inputs.ts has pods and ` +
+        `ConfigMaps), then run npx tsx scripts/run-tests.ts unit test/unit/webhook/chain/match-conditions.test.ts`,
+    );
+  }
+  return inputs();
 }
