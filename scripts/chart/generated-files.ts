@@ -1,12 +1,14 @@
 /**
- * The chart's generated files: the schema's enumerations (gates, webhook names, enforcement
- * actions, from the code) and the README's values table (from values.yaml and the schema), each
- * with what is committed and what the generator makes of it.
+ * The generated files: the chart schema's enumerations (gates, webhook names, enforcement
+ * actions, from the code), the chart README's values table (from values.yaml and the schema), and
+ * the facts of docs/rules/ (from the webhooks' folders), each with what is committed and what the
+ * generator makes of it.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot } from '../cluster/layout.js';
 import { codeLists } from './code-lists.js';
+import { generatedRulesDocs } from './rules-docs.js';
 import { SCHEMA_PATH, withGeneratedDefinitions } from './schema-definitions.js';
 import { valuesTable, withValuesTable } from './values-table.js';
 
@@ -28,5 +30,6 @@ export async function generatedChartFiles(): Promise<GeneratedFile[]> {
   return [
     { path: SCHEMA_PATH, committed: schema, generated: generatedSchema },
     { path: README_PATH, committed: readme, generated: withValuesTable(readme, table) },
+    ...(await generatedRulesDocs()),
   ];
 }

@@ -15,7 +15,6 @@ export const webhook = defineWebhook({
   docs: {
     page: 'mutate-autoscalingpolicy.md',
     entryPoint: 'rules/kthena/autoscaling-policy/mutate-autoscaling-policy.ts',
-    note: '(`workload.serving.volcano.sh`)',
     checks: '`kthena/autoscaling-policy/behavior-defaults.ts`, `kthena/types/workload.ts`',
   },
   build: () => ({ handler: mutateWorkloadAutoscalingPolicy }),

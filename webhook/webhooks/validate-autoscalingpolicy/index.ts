@@ -14,7 +14,6 @@ export const webhook = defineWebhook({
   docs: {
     page: 'validate-autoscalingpolicy.md',
     entryPoint: 'rules/kthena/autoscaling-policy/validate-autoscaling-policy.ts',
-    note: '(`workload.serving.volcano.sh`)',
     checks: '`kthena/autoscaling-policy/quantities.ts`, `kthena/types/workload.ts`, `kthena/go-values.ts`',
   },
   build: () => ({ handler: validateWorkloadAutoscalingPolicy }),
