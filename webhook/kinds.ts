@@ -17,8 +17,8 @@ export interface KindDefinition {
   /** Served by a CRD a cluster may not have installed: its watch counts as synced while absent. */
   crd: boolean;
   /**
-   * Judged by `admission-operator audit` (the warn → audit → deny rollout): every kind a webhook
-   * matches is, but ConfigMaps, which the audit reads by name.
+   * Judged by `admission-operator audit` (the warn → audit → deny rollout): every kind a validating
+   * webhook matches is (a unit test checks), but ConfigMaps, which the audit reads by name.
    */
   audited: boolean;
   /** Watched into the operator's state store (what the rules read). */

@@ -1,0 +1,141 @@
+/**
+ * Every webhook is a whole folder (webhook/webhooks/<name>/): listed in the index, with a page,
+ * an entry point that exists, kinds the registry knows (and audits, where it validates them), example reviews of its own
+ * path, and inputs for each of its match conditions. Every failure names the file to edit and the
+ * command to run. And the code keeps its three floors: rules, then the webhook server and table,
+ * then the operator, with nothing importing a floor above its own.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { repoRoot } from '../../../scripts/cluster/layout.js';
+import { KINDS, kindOfResource } from '../../../webhook/kinds.js';
+import { WEBHOOKS } from '../../../webhook/webhooks/index.js';
+import { missingExamples, webhookExamples } from '../../harness/webhook-examples.js';
+import { conditionInputs, tableConditions } from '../../harness/match-conditions.js';
+
+const RUN = 'npx tsx scripts/run-tests.ts unit test/unit/webhook/webhook-folders.test.ts';
+const FOLDERS = join(repoRoot, 'webhook', 'webhooks');
+
+describe('the webhook folders', () => {
+  it('are each listed once in webhook/webhooks/index.ts, under their own name', () => {
+    const folders = readdirSync(FOLDERS, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    const listed = WEBHOOKS.map((webhook) => webhook.name);
+    for (const folder of folders) {
+      assert.ok(
+        listed.includes(folder),
+        `webhook/webhooks/${folder}/ is not listed: import it in webhook/webhooks/index.ts, then run ${RUN}`,
+      );
+    }
+    assert.equal(new Set(listed).size, listed.length, `a name twice in webhook/webhooks/index.ts`);
+    assert.equal(new Set(WEBHOOKS.map((w) => w.path)).size, WEBHOOKS.length, 'a path twice');
+  });
+
+  for (const webhook of WEBHOOKS) {
+    const folder = `webhook/webhooks/${webhook.name}/index.ts`;
+    describe(webhook.name, () => {
+      it('has a page under docs/rules/ and an entry point that exists', () => {
+        assert.ok(
+          existsSync(join(repoRoot, 'docs', 'rules', webhook.docs.page)),
+          `${webhook.path} has no page docs/rules/${webhook.docs.page} (docs.page in ${folder}): write it, ` +
+            `then run npm run chart:generate`,
+        );
+        assert.ok(
+          existsSync(join(repoRoot, 'webhook', webhook.docs.entryPoint)),
+          `docs.entryPoint in ${folder} names webhook/${webhook.docs.entryPoint}, which does not exist: fix it, then run ${RUN}`,
+        );
+      });
+
+      it('matches only kinds of the registry, each audited if it validates them (ConfigMaps are read by name)', () => {
+        for (const rule of webhook.resourceRules) {
+          for (const group of rule.apiGroups) {
+            for (const resource of rule.resources) {
+              const plural = resource.split('/')[0] ?? '';
+              const kind = kindOfResource(group, plural);
+              assert.ok(
+                kind,
+                `${folder} matches ${plural}.${group || 'core'}, which webhook/kinds.ts does not register: add it there, then run ${RUN}`,
+              );
+              assert.ok(
+                webhook.type === 'mutating' || kind === KINDS.configMap || kind.audited,
+                `${plural}.${group || 'core'} is matched by ${webhook.name} but not audited: set audited: true in webhook/kinds.ts (and grant it in charts/admission-operator/templates/clusterrole.yaml), then run ${RUN}`,
+              );
+            }
+          }
+        }
+      });
+
+      it('has example reviews of its own path', () => {
+        const problem = missingExamples().get(webhook.name);
+        assert.equal(problem, undefined, problem);
+        const seeds = webhookExamples(webhook.name).seeds();
+        assert.ok(
+          seeds.length > 0,
+          `webhook/webhooks/${webhook.name}/examples.ts gives no seeds: add at least one valid review, then run ${RUN}`,
+        );
+        for (const seed of seeds) {
+          assert.equal(
+            seed.path,
+            webhook.path,
+            `seed "${seed.label}" of webhook/webhooks/${webhook.name}/examples.ts is for another path: use webhook.path`,
+          );
+        }
+      });
+    });
+  }
+
+  it('give inputs for every match condition the table can produce', () => {
+    for (const condition of tableConditions())
+      assert.ok(conditionInputs(condition).length > 0, condition.name);
+  });
+});
+
+/** Relative imports of every .ts file under `dir`, as repository paths. */
+function importsUnder(dir: string): { file: string; target: string }[] {
+  const out: { file: string; target: string }[] = [];
+  const walk = (at: string): void => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) {
+        const text = readFileSync(path, 'utf8');
+        for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
+          const target = relative(repoRoot, resolve(dirname(path), match[1] ?? ''));
+          out.push({ file: relative(repoRoot, path), target });
+        }
+      }
+    }
+  };
+  walk(join(repoRoot, dir));
+  return out;
+}
+
+describe('three floors: rules, webhook, operator', () => {
+  it('the webhook floor imports nothing of the operator, the tests or the scripts (examples are the tests’ own)', () => {
+    for (const { file, target } of importsUnder('webhook')) {
+      if (file.endsWith('/examples.ts') && target.startsWith('test/')) continue;
+      assert.ok(
+        !/^(operator|test|scripts)\//.test(target),
+        `${file} imports ${target}, a floor above webhook/: move what it needs into webhook/, then run ${RUN}`,
+      );
+    }
+  });
+
+  it('rules import nothing of the table, the folders, the server or the chain', () => {
+    for (const { file, target } of importsUnder(join('webhook', 'rules'))) {
+      assert.ok(
+        !/^webhook\/(table|webhooks|server|chain)(\/|\.js$)/.test(target),
+        `${file} imports ${target}, above the rules: pass what it needs in from the webhook's folder, then run ${RUN}`,
+      );
+    }
+  });
+
+  it('the operator imports nothing of the tests or the scripts', () => {
+    for (const { file, target } of importsUnder('operator')) {
+      assert.ok(!/^(test|scripts)\//.test(target), `${file} imports ${target}: the operator ships alone`);
+    }
+  });
+});
