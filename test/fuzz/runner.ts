@@ -97,7 +97,9 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
   const unknown = [...seeded].filter((path) => !entries.has(path));
   if (unseeded.length > 0 || unknown.length > 0) {
     throw new Error(
-      `seeds and table disagree: no seed for ${unseeded.join(', ') || '-'}; no webhook at ${unknown.join(', ') || '-'}`,
+      `seeds and table disagree: no seed for ${unseeded.join(', ') || '-'}; no webhook at ${unknown.join(', ') || '-'} ` +
+        `(each webhook's seeds are in webhook/webhooks/<name>/examples.ts; run ` +
+        `npx tsx scripts/run-tests.ts unit test/unit/webhook/webhook-folders.test.ts)`,
     );
   }
 
