@@ -1,7 +1,7 @@
 /**
  * Runs one suite with Node's built-in test runner.
  *
- *   unit         test/unit: pure functions, no cluster.
+ *   unit         test/unit and each webhook's folder (webhook/webhooks/<name>/): pure functions, no cluster.
  *   integration  test/integration: shares one real control plane for the whole run; starts it
  *                if it is not running and stops it at the end if this run started it.
  *   e2e          test/e2e: the same with the node (`cluster:up -- --node`): the chart's pods run
@@ -67,7 +67,14 @@ async function main(suite: string | undefined): Promise<number> {
     return 2;
   }
   const onlyFiles = args.slice(1);
-  const files = onlyFiles.length > 0 ? onlyFiles : await testFiles(join('test', suite));
+  // A webhook's own tests sit in its folder (webhook/webhooks/<name>/) and run with the unit suite.
+  const files =
+    onlyFiles.length > 0
+      ? onlyFiles
+      : [
+          ...(await testFiles(join('test', suite))),
+          ...(suite === 'unit' ? await testFiles(join('webhook', 'webhooks')) : []),
+        ];
   if (files.length === 0) {
     console.error(`no test files under test/${suite}`);
     return 1;
