@@ -27,7 +27,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'webhook/webhooks/*/*.test.ts'],
     rules: {
       // node:test's describe/it return promises that the runner awaits itself.
       '@typescript-eslint/no-floating-promises': 'off',

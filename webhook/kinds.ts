@@ -1,8 +1,10 @@
 /**
  * The one registry of kinds: every kind a webhook matches, the store watches, the audit judges
- * or `kubectl admit` maps, with its group, version, plural and scope. It sits on the webhook
- * floor (the table reads it, the operator above reads it; rules never need it), so a kind's plural
- * is spelled here and nowhere else under webhook/ and operator/.
+ * or `kubectl admit` maps, with its group, version, plural and scope. Whether the audit judges a
+ * kind is not written here but follows from the folders: it does when a validating webhook
+ * matches it (operator/audit/audited-objects.ts). It sits on the webhook floor, below the table
+ * and the operator that read it, and needs nothing itself, so rules may name a kind's plural
+ * through it: a plural is spelled here and nowhere else under webhook/ and operator/.
  */
 
 export type Scope = 'Namespaced' | 'Cluster';
@@ -16,20 +18,14 @@ export interface KindDefinition {
   scope: Scope;
   /** Served by a CRD a cluster may not have installed: its watch counts as synced while absent. */
   crd: boolean;
-  /**
-   * Judged by `admission-operator audit` (the warn → audit → deny rollout): every kind a validating
-   * webhook matches is (a unit test checks), but ConfigMaps, which the audit reads by name.
-   */
-  audited: boolean;
   /** Watched into the operator's state store (what the rules read). */
   watched: boolean;
 }
 
 type Draft = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'plural' | 'scope'> &
-  Partial<Pick<KindDefinition, 'audited' | 'watched'>>;
+  Partial<Pick<KindDefinition, 'watched'>>;
 
 const define = (draft: Draft): KindDefinition => ({
-  audited: false,
   watched: false,
   ...draft,
   crd: !['', 'apps', 'batch', 'scheduling.k8s.io'].includes(draft.group),
@@ -44,15 +40,14 @@ const koordinator = (group: string, kind: string, plural: string, scope: Scope, 
 const KTHENA_WORKLOAD = 'workload.serving.volcano.sh';
 const KTHENA_NETWORKING = 'networking.serving.volcano.sh';
 const kthena = (group: string, kind: string, plural: string): KindDefinition =>
-  define({ group, version: 'v1alpha1', kind, plural, scope: 'Namespaced', audited: true });
+  define({ group, version: 'v1alpha1', kind, plural, scope: 'Namespaced' });
 
-const audited = { audited: true } as const;
 const watched = { watched: true } as const;
 
 /** Every kind by a name of ours; the webhook folders, the store and the audit refer to these. */
 export const KINDS = {
-  pod: core('Pod', 'pods', 'Namespaced', { ...audited, ...watched }),
-  node: core('Node', 'nodes', 'Cluster', { ...audited, ...watched }),
+  pod: core('Pod', 'pods', 'Namespaced', watched),
+  node: core('Node', 'nodes', 'Cluster', watched),
   namespace: core('Namespace', 'namespaces', 'Cluster', watched),
   configMap: core('ConfigMap', 'configmaps', 'Namespaced', watched),
   secret: core('Secret', 'secrets', 'Namespaced'),
@@ -117,10 +112,7 @@ export const KINDS = {
     scope: 'Cluster',
     ...watched,
   }),
-  elasticQuota: koordinator('scheduling.sigs.k8s.io', 'ElasticQuota', 'elasticquotas', 'Namespaced', {
-    ...audited,
-    ...watched,
-  }),
+  elasticQuota: koordinator('scheduling.sigs.k8s.io', 'ElasticQuota', 'elasticquotas', 'Namespaced', watched),
   reservation: koordinator('scheduling.koordinator.sh', 'Reservation', 'reservations', 'Cluster', watched),
   clusterColocationProfile: koordinator(
     'config.koordinator.sh',

@@ -1,19 +1,36 @@
 /**
  * The existing objects an audit judges, listed read-only from the cluster a page at a time (so a
- * cluster of 100,000 pods is never held in memory at once): the kinds the registry marks audited
- * (webhook/kinds.ts), and the operator's ConfigMaps. A kind whose CRD is not installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
+ * cluster of 100,000 pods is never held in memory at once): the registry's kinds a validating
+ * webhook matches (webhook/kinds.ts, webhook/webhooks/), and the operator's ConfigMaps. A kind whose CRD is not installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
  * (whose namespaced objects only, as `kubectl get all -n`), objects matching a label selector.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../webhook/admission/types.js';
 import { ALL_KINDS, KINDS, type KindDefinition } from '../../webhook/kinds.js';
+import { WEBHOOKS } from '../../webhook/webhooks/index.js';
 import { isNotFound } from '../kube/errors.js';
 
 /** A kind the audit judges: an entry of the kind registry (webhook/kinds.ts). */
 export type AuditedKind = KindDefinition;
 
-/** The registry's audited kinds (`audited: true`, webhook/kinds.ts), in its order. */
-export const AUDITED_KINDS: readonly AuditedKind[] = ALL_KINDS.filter((kind) => kind.audited);
+/**
+ * The kinds an audit judges, in the registry's order: those a validating webhook matches (the
+ * audit reports refusals; a kind only mutated, as Reservations, has none to report), but
+ * ConfigMaps, read by name below.
+ */
+export const AUDITED_KINDS: readonly AuditedKind[] = ALL_KINDS.filter(
+  (kind) =>
+    kind !== KINDS.configMap &&
+    WEBHOOKS.some(
+      (webhook) =>
+        webhook.type === 'validating' &&
+        webhook.resourceRules.some(
+          (rule) =>
+            rule.apiGroups.includes(kind.group) &&
+            rule.resources.some((resource) => resource.split('/')[0] === kind.plural),
+        ),
+    ),
+);
 
 /**
  * How reports name a kind: by its kind, and its group too where two audited kinds share the kind.
