@@ -33,6 +33,7 @@ import {
   type TlsSecretData,
 } from './tls-plan.js';
 import { parseCertificate, splitPemCertificates } from './x509.js';
+import { KINDS } from '../../webhook/kinds.js';
 
 export interface CertificateManagerOptions {
   kubeConfig: KubeConfig;
@@ -88,8 +89,8 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     this.informer = new SupervisedInformer(
       options.kubeConfig,
       {
-        kind: 'secrets',
-        path: `/api/v1/namespaces/${options.namespace}/secrets`,
+        kind: KINDS.secret.plural,
+        path: `/api/${KINDS.secret.version}/namespaces/${options.namespace}/${KINDS.secret.plural}`,
         list: () => this.core.listNamespacedSecret({ namespace: options.namespace, fieldSelector }),
         fieldSelector,
       },
