@@ -10,6 +10,15 @@ import { DEFAULT_GPU_RESOURCE_NAMES, watchedConfigMaps } from '../../webhook/nam
 /** JSON as CEL sees it in `object`, `oldObject` and `request`. */
 export type CelJson = null | boolean | number | string | CelJson[] | { [key: string]: CelJson };
 
+type JsonMap = { [key: string]: CelJson };
+
+const asMap = (value: CelJson | undefined): JsonMap | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+
+/** The value at `path` under `value`, undefined where any step is missing. */
+export const field = (value: CelJson | undefined, ...path: string[]): CelJson | undefined =>
+  path.reduce<CelJson | undefined>((current, key) => asMap(current)?.[key], value);
+
 /** A type, not an interface: it must fit the evaluator's variables record. */
 export type ConditionVariables = { object: CelJson; oldObject: CelJson; request: CelJson };
 

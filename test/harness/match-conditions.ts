@@ -10,7 +10,7 @@ import { watchedConfigMaps } from '../../webhook/names.js';
 import { shortName, webhookTable, type FailurePolicy, type TableContext } from '../../webhook/table.js';
 
 import { GPU_RESOURCE_LISTS, type ConditionVariables } from './condition-inputs.js';
-import { webhookExamples } from './webhook-examples.js';
+import { webhookExamples, type ConditionExample } from './webhook-examples.js';
 
 export type { CelJson, ConditionVariables } from './condition-inputs.js';
 
@@ -65,19 +65,24 @@ export function tableConditions(): TableCondition[] {
 }
 
 /**
- * The inputs each condition is evaluated on: those its webhook's folder names for it
- * (`conditionInputs` in webhook/webhooks/<name>/examples.ts). A condition without them is an
- * error naming that file, never a silent default.
+ * The inputs and meaning of each condition: those its webhook's folder gives for it
+ * (`conditions` in webhook/webhooks/<name>/examples.ts). A condition without them is an error
+ * naming that file, never a silent default.
  */
-export function conditionInputs(condition: TableCondition): ConditionVariables[] {
+export function conditionExample(condition: TableCondition): ConditionExample {
   const name = shortName(condition.webhook);
-  const inputs = webhookExamples(name).conditionInputs?.[condition.name];
-  if (!inputs) {
+  const example = webhookExamples(name).conditions?.[condition.name];
+  if (!example) {
     throw new Error(
       `webhook ${name} has match condition ${condition.name} but webhook/webhooks/${name}/examples.ts ` +
-        `gives no conditionInputs for it: add them there (test/harness/condition-inputs.ts has pods and ` +
-        `ConfigMaps), then run npx tsx scripts/run-tests.ts unit test/unit/webhook/chain/match-conditions.test.ts`,
+        `gives neither its inputs nor its meaning: add them to its \`conditions\` (test/harness/condition-inputs.ts ` +
+        `has pods and ConfigMaps), then run npx tsx scripts/run-tests.ts unit test/unit/webhook/chain/match-conditions.test.ts`,
     );
   }
-  return inputs();
+  return example;
+}
+
+/** The inputs each condition is evaluated on (see conditionExample). */
+export function conditionInputs(condition: TableCondition): ConditionVariables[] {
+  return conditionExample(condition).inputs();
 }

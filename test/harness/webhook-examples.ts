@@ -7,14 +7,25 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WEBHOOKS } from '../../webhook/webhooks/index.js';
+import type { TableContext } from '../../webhook/table.js';
 import type { ConditionVariables } from './condition-inputs.js';
 import type { Seed } from '../fuzz/seed-kit.js';
+
+/** What a match condition evaluates to: true, false, or an error (which the failure policy decides). */
+export type ConditionOutcome = boolean | 'error';
+
+export interface ConditionExample {
+  /** The variables it is evaluated on: the requests its webhook is registered for, in the shapes that decide it. */
+  inputs: () => ConditionVariables[];
+  /** What it means, written apart from its CEL, for the context the table was built under. */
+  meaning: (variables: ConditionVariables, context: TableContext) => ConditionOutcome;
+}
 
 export interface WebhookExamples {
   /** Valid reviews of this webhook's path, at least one, each with its hot spots. */
   seeds: () => Seed[];
-  /** The inputs of each of its match conditions, by the condition's name. */
-  conditionInputs?: Readonly<Record<string, () => ConditionVariables[]>>;
+  /** Each of its match conditions, by the condition's name. */
+  conditions?: Readonly<Record<string, ConditionExample>>;
 }
 
 const RUN = 'npx tsx scripts/run-tests.ts unit test/unit/webhook/webhook-folders.test.ts';
@@ -26,7 +37,7 @@ for (const { name } of WEBHOOKS) {
   if (!existsSync(fileURLToPath(url))) {
     loaded.set(
       name,
-      `webhook ${name} has no examples: write ${file} (seeds, and conditionInputs for its match conditions), then run ${RUN}`,
+      `webhook ${name} has no examples: write ${file} (seeds, and conditions: the inputs and meaning of its match conditions), then run ${RUN}`,
     );
     continue;
   }

@@ -1,7 +1,7 @@
 /** /mutate-pod's example reviews and the inputs of its match condition. */
 import type { WebhookExamples } from '../../../test/harness/webhook-examples.js';
 import { podFixtures, request } from '../../../test/fuzz/seed-kit.js';
-import { podInputs } from '../../../test/harness/condition-inputs.js';
+import { field, podInputs } from '../../../test/harness/condition-inputs.js';
 import { KINDS } from '../../kinds.js';
 import { webhook } from './index.js';
 
@@ -22,5 +22,12 @@ export const examples: WebhookExamples = {
       { path, label: 'quota pod UPDATE', request: request(KINDS.pod, 'UPDATE', quotaPod), hot: hotQuota },
     ];
   },
-  conditionInputs: { 'create-or-opted-in-update': podInputs },
+  conditions: {
+    'create-or-opted-in-update': {
+      inputs: podInputs,
+      meaning: ({ object, request }) =>
+        field(request, 'operation') === 'CREATE' ||
+        field(object, 'metadata', 'labels', 'pod.koordinator.sh/mutating-update') === 'true',
+    },
+  },
 };

@@ -1,7 +1,7 @@
 /** /validate-configmap's example reviews and the inputs of its match condition. */
 import type { WebhookExamples } from '../../../test/harness/webhook-examples.js';
 import { configMapFixtures, request } from '../../../test/fuzz/seed-kit.js';
-import { configMapInputs } from '../../../test/harness/condition-inputs.js';
+import { field, configMapInputs } from '../../../test/harness/condition-inputs.js';
 import { KINDS } from '../../kinds.js';
 import { webhook } from './index.js';
 
@@ -39,5 +39,15 @@ export const examples: WebhookExamples = {
       },
     ];
   },
-  conditionInputs: { 'managed-configmaps': configMapInputs },
+  conditions: {
+    'managed-configmaps': {
+      inputs: configMapInputs,
+      meaning: ({ request }, context) =>
+        field(request, 'operation') !== 'DELETE' &&
+        context.configMaps.some(
+          ({ namespace, name }) =>
+            field(request, 'namespace') === namespace && field(request, 'name') === name,
+        ),
+    },
+  },
 };

@@ -1,6 +1,7 @@
 /**
  * Every match condition the webhook table can produce, evaluated over every input shape that
- * decides it, against what the condition means (written here independently of its CEL); and an
+ * decides it, against what the condition means (written in its webhook's folder, examples.ts,
+ * independently of its CEL); and an
  * erring condition under each failure policy, through the chain's matcher, as the API server
  * dispatches it.
  */
@@ -10,72 +11,18 @@ import type { KubeObject } from '../../../../webhook/admission/types.js';
 import { CelError, compileCel } from '../../../../webhook/chain/cel.js';
 import { matchWebhook } from '../../../../webhook/chain/match-webhook.js';
 import { webhookTable, type WebhookEntry } from '../../../../webhook/table.js';
-import {
-  conditionInputs,
-  tableConditions,
-  type CelJson,
-  type ConditionVariables,
-  type TableCondition,
-} from '../../../harness/match-conditions.js';
+import { WEBHOOKS } from '../../../../webhook/webhooks/index.js';
+import { conditionExample, tableConditions } from '../../../harness/match-conditions.js';
+import { webhookExamples } from '../../../harness/webhook-examples.js';
 import { admissionRequest } from '../../../harness/requests.js';
-
-type Outcome = boolean | 'error';
-type JsonMap = { [key: string]: CelJson };
-
-const asMap = (value: CelJson | undefined): JsonMap | undefined =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-const field = (value: CelJson | undefined, ...path: string[]): CelJson | undefined =>
-  path.reduce<CelJson | undefined>((current, key) => asMap(current)?.[key], value);
-
-function requestsAny(container: CelJson, names: readonly string[]): boolean {
-  const resources = field(container, 'resources');
-  return ['requests', 'limits'].some((list) => {
-    const amounts = asMap(field(resources, list));
-    return amounts !== undefined && names.some((name) => Object.hasOwn(amounts, name));
-  });
-}
-
-/** What each condition means, as table.ts describes it. */
-function meaning(condition: TableCondition, { object, request }: ConditionVariables): Outcome {
-  const operation = field(request, 'operation');
-  switch (condition.name) {
-    case 'create-or-opted-in-update':
-      return (
-        operation === 'CREATE' ||
-        field(object, 'metadata', 'labels', 'pod.koordinator.sh/mutating-update') === 'true'
-      );
-    case 'managed-configmaps':
-      return (
-        operation !== 'DELETE' &&
-        condition.context.configMaps.some(
-          ({ namespace, name }) =>
-            field(request, 'namespace') === namespace && field(request, 'name') === name,
-        )
-      );
-    case 'requests-gpu': {
-      // With no GPU resource to look for, nothing is read: no pod asks for one.
-      if (condition.context.gpuResourceNames.length === 0) return false;
-      const containers = field(object, 'spec', 'containers');
-      if (!Array.isArray(containers)) return 'error';
-      const initContainers = field(object, 'spec', 'initContainers');
-      return [...containers, ...(Array.isArray(initContainers) ? initContainers : [])].some((container) =>
-        requestsAny(container, condition.context.gpuResourceNames),
-      );
-    }
-    default:
-      throw new Error(`no meaning written for match condition ${condition.name}`);
-  }
-}
 
 describe('the webhook table’s match conditions', () => {
   const conditions = tableConditions();
 
-  it('are the three the table writes, under every context it is built with', () => {
-    assert.deepEqual([...new Set(conditions.map(({ name }) => name))].sort(), [
-      'create-or-opted-in-update',
-      'managed-configmaps',
-      'requests-gpu',
-    ]);
+  it('are those the webhooks’ folders describe, under every context the table is built with', () => {
+    const described = WEBHOOKS.flatMap(({ name }) => Object.keys(webhookExamples(name).conditions ?? {}));
+    assert.deepEqual([...new Set(conditions.map(({ name }) => name))].sort(), [...new Set(described)].sort());
+    assert.ok(described.includes('requests-gpu') && described.includes('managed-configmaps'));
     // An empty ConfigMap list and an empty GPU resource list are among them.
     assert.ok(conditions.some(({ context }) => context.configMaps.length === 0));
     assert.ok(conditions.some(({ context }) => context.gpuResourceNames.length === 0));
@@ -86,10 +33,11 @@ describe('the webhook table’s match conditions', () => {
     const outcomes = new Set<string>();
     for (const condition of conditions) {
       const program = compileCel(condition.expression);
-      for (const variables of conditionInputs(condition)) {
+      const { inputs, meaning } = conditionExample(condition);
+      for (const variables of inputs()) {
         const result = program.evaluate(variables);
         const got = result instanceof CelError ? 'error' : result;
-        const expected = meaning(condition, variables);
+        const expected = meaning(variables, condition.context);
         assert.equal(
           got,
           expected,
@@ -101,7 +49,7 @@ describe('the webhook table’s match conditions', () => {
     }
     assert.ok(evaluated > 2000, `${evaluated} evaluations`);
     // Each condition is seen both true and false; requests-gpu also erring.
-    for (const name of ['create-or-opted-in-update', 'managed-configmaps', 'requests-gpu'])
+    for (const name of new Set(conditions.map((condition) => condition.name)))
       for (const outcome of ['true', 'false'])
         assert.ok(outcomes.has(`${name}=${outcome}`), `${name}=${outcome}`);
     assert.ok(outcomes.has('requests-gpu=error'));
