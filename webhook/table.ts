@@ -88,10 +88,12 @@ type EntryDraft = Omit<WebhookEntry, 'namespaceSelector' | 'objectSelector' | 'm
 
 /** A folder's webhook as a draft entry: its facts, and what it builds from the context. */
 function draftOf(definition: WebhookDefinition, context: BuildContext): EntryDraft {
-  const { name, docs: _docs, build, featureGate, ...facts } = definition;
+  const { name, docs: _docs, build, featureGate, resourceRules, ...facts } = definition;
   return {
     name: `${name}.${NAME_SUFFIX}`,
     ...facts,
+    // Each table its own copy: the folder's rules are shared by every table built.
+    resourceRules: structuredClone(resourceRules),
     featureGate: featureGate as FeatureGate,
     ...build(context),
   };
