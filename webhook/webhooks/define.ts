@@ -7,7 +7,7 @@
  */
 import type { V1LabelSelector, V1MatchCondition } from '@kubernetes/client-node';
 import type { Operation } from '../admission/types.js';
-import type { RuleGates } from '../feature-gates.js';
+import type { RuleGates } from '../rule-gates.js';
 import type { KindDefinition, Scope } from '../kinds.js';
 import type { Reach } from '../narrowing/reach.js';
 import type { ReachState, Rule } from '../state.js';
