@@ -188,6 +188,9 @@ export async function runOperator(
       admission.quotaForwards.inc({ result });
       if (error) logger.debug({ err: error }, 'forwarding a quota admission to the leader failed');
     },
+    onBatch: (reviews) => {
+      admission.quotaForwardBatches.observe({ side: 'sent' }, reviews);
+    },
   });
   const server = new AdmissionHttpsServer(
     createAdmissionApp({

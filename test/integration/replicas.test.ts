@@ -264,7 +264,10 @@ describe('several replicas behind one address', () => {
     const runs = BURST_RUNS;
     const warmUp = `warm-${workload}`;
     const quotas = Array.from({ length: runs }, (_, run) => `q${run}-${workload}`);
-    for (const [quota, max] of [[warmUp, '1000'], ...quotas.map((quota) => [quota, String(BURST / 4)])] as const) {
+    for (const [quota, max] of [
+      [warmUp, '1000'],
+      ...quotas.map((quota) => [quota, String(BURST / 4)]),
+    ] as const) {
       await kubectl(
         ['apply', '-f', '-'],
         [
