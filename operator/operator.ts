@@ -177,6 +177,11 @@ export async function runOperator(
     replicaCas: () => tls.replicaCas(),
     ...(tokenReviews ? { reviewToken: (token: string) => tokenReviews.verdict(token) } : {}),
   });
+  if (clientVerification.trustNetwork) {
+    logger.info(
+      'every caller reaching the admission port is taken as the API server (--trust-network-callers): only a NetworkPolicy makes that true',
+    );
+  }
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
     tls: () => {
