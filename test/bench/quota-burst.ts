@@ -329,6 +329,7 @@ async function podCreator(kubeConfig: KubeConfig): Promise<PodCreator> {
 }
 
 interface Setup {
+  balancer: TcpBalancer;
   replicas: Replicas;
   core: CoreV1Api;
   /** Who sends the client-side burst: the admin (exempt from flow control) or a tenant. */
@@ -372,8 +373,10 @@ async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: stri
     await waitFor('the default ServiceAccount', () =>
       core.readNamespacedServiceAccount({ namespace: workload, name: 'default' }),
     );
-    await applyQuota(workload, 'warm-up', 1_000_000);
-    await knownQuota(replicas, 'warm-up');
+    // Quota names are the cluster's, not a namespace's (Koordinator refuses a second of a name).
+    const warmUp = `warm-up-${suffix}`;
+    await applyQuota(workload, warmUp, 1_000_000);
+    await knownQuota(replicas, warmUp);
     // Followers learn the leader's address from the Lease within a retry period: until each has
     // had a forward answered, a burst would be decided in two places.
     if (mode !== 'unverified') {
@@ -382,7 +385,7 @@ async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: stri
         async () => {
           await Promise.all(
             Array.from({ length: 8 * settings.replicas }, () =>
-              core.createNamespacedPod({ namespace: workload, body: podIn('warm-up') }),
+              core.createNamespacedPod({ namespace: workload, body: podIn(warmUp) }),
             ),
           );
           return (await followersAnswered(replicas)) === settings.replicas - 1;
@@ -394,7 +397,7 @@ async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: stri
       settings.client === 'tenant'
         ? await tenantClient(kubeConfig, workload, namespace)
         : await podCreator(kubeConfig);
-    return { replicas, core, client, apps, workload, namespace, finish };
+    return { balancer, replicas, core, client, apps, workload, namespace, finish };
   } catch (error) {
     await finish();
     throw error;
@@ -464,6 +467,8 @@ interface BurstResult {
   seconds: number;
   /** This process's event-loop delay, p99 (ms): it runs the balancer. */
   benchLoopP99: number;
+  /** New connections to the replicas during the burst: each a TLS handshake. */
+  connections: number;
 }
 
 async function clientBurst(
@@ -575,6 +580,7 @@ async function burstOnce(
   await knownQuota(setup.replicas, quota);
   const forwardsBefore = await forwardCounts(setup.replicas.members);
   const latencyBefore = await webhookLatency();
+  const connectionsBefore = totalConnections(setup.balancer);
   // The balancer runs in this process: its delay is the harness's, not the operator's.
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -585,6 +591,7 @@ async function burstOnce(
       : await replicaSetBurst(setup, settings, quota);
   const seconds = (performance.now() - started) / 1000;
   loop.disable();
+  const connections = totalConnections(setup.balancer) - connectionsBefore;
   const benchLoopP99 = loop.percentile(99) / 1e6;
   const latencyAfter = await webhookLatency();
   const forwardsAfter = await forwardCounts(setup.replicas.members);
@@ -603,7 +610,13 @@ async function burstOnce(
     forwards,
     seconds,
     benchLoopP99,
+    connections,
   };
+}
+
+/** Connections the balancer has passed to the replicas (the API server's, mostly, and the forwards'). */
+function totalConnections(balancer: TcpBalancer): number {
+  return Object.values(balancer.stats().connections).reduce((sum, count) => sum + count, 0);
 }
 
 function show(label: string, result: BurstResult, settings: QuotaBurstSettings, reference: number[]): void {
@@ -624,7 +637,7 @@ function show(label: string, result: BurstResult, settings: QuotaBurstSettings, 
       `forwards answered ${forwards.answered}, failed ${forwards.failed}, busy ${forwards.busy}, ` +
       `${forwards.batches} batches (mean ${(forwards.batched / Math.max(1, forwards.batches)).toFixed(1)}); ${result.seconds.toFixed(1)} s; ` +
       `replicas' CPU ${forwards.cpu.toFixed(1)} s, their handlers ≤ 100 ms for ${forwards.fast} of ${forwards.reviews} reviews; ` +
-      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms`,
+      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms; ${result.connections} new connections to the replicas`,
   );
 }
 
@@ -675,11 +688,17 @@ export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<voi
     } finally {
       await setup.finish();
     }
-    if (settings.killLeader) {
-      const killSetup = await setUp(settings, mode, `${suffix}k`);
+    // A fresh set of replicas for each: the killed leader's successor has its own history.
+    for (let round = 0; settings.killLeader && round < settings.rounds; round++) {
+      const killSetup = await setUp(settings, mode, `${suffix}k${round}`);
       try {
-        const result = await burstOnce(killSetup, settings, 'clients', `kill-${suffix}`, true);
-        show(`quota burst, ${mode}, leader killed (-9) at half the burst`, result, settings, []);
+        const result = await burstOnce(killSetup, settings, 'clients', `kill-${round}-${suffix}`, true);
+        show(
+          `quota burst, ${mode}, leader killed (-9) at half the burst, round ${round + 1}`,
+          result,
+          settings,
+          [],
+        );
       } finally {
         await killSetup.finish();
       }
