@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
+import { ReservationJournal } from '../webhook/server/reservation-journal.js';
 import { CallerVerifier } from '../webhook/server/caller-verification.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
@@ -196,6 +197,11 @@ export async function runOperator(
     onBatch: (reviews) => {
       admission.quotaForwardBatches.observe({ side: 'sent' }, reviews);
     },
+    // Held on the leader's behalf until the pod watch delivers their pods (or they settle).
+    onReservations: (reservations) => {
+      for (const reservation of reservations) store.reserve(reservation);
+      admission.quotaJournalReservations.inc(reservations.length);
+    },
   });
   const server = new AdmissionHttpsServer(
     createAdmissionApp({
@@ -209,6 +215,7 @@ export async function runOperator(
         store.reserve(reservation);
       },
       forward: (path, body, uid) => forwarder.forward(path, body, uid),
+      journal: new ReservationJournal(),
       callers,
     }),
     logger,

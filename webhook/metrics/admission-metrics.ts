@@ -73,6 +73,11 @@ export function admissionMetrics(registry: Registry = new Registry()) {
       labelNames: ['result'] as const,
       registers,
     }),
+    quotaJournalReservations: new Counter({
+      name: 'admission_quota_journal_reservations_total',
+      help: "The leader's reservations this replica (a follower) took from batch answers, to hold on the leader's behalf until the pod watch delivers their pods.",
+      registers,
+    }),
     quotaForwardBatches: new Histogram({
       name: 'admission_quota_forward_batch_reviews',
       help: 'Reviews per batch of forwarded quota admissions: sent (by this replica, a follower) or decided (by this replica, the leader, in one pass).',

@@ -22,7 +22,8 @@ import { answerBeforeBody } from './answer-before-body.js';
 import { watchForAbandonedCall } from './abandoned-calls.js';
 import type { Caller, CallerVerifier } from './caller-verification.js';
 import { callerGate } from './caller-gate.js';
-import { decodeBatch, FORWARD_BATCH_PATH, MAX_BATCH_BYTES } from './forward-batch.js';
+import { decodeBatch, FORWARD_BATCH_PATH, JOURNAL_HEADER, MAX_BATCH_BYTES } from './forward-batch.js';
+import { pageJson, type ReservationJournal } from './reservation-journal.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -54,6 +55,8 @@ export interface AdmissionAppOptions {
   logger: Logger;
   /** Records a decision's quota reservation (see Decision.reserve). */
   reserve?: (reservation: NonNullable<Decision['reserve']>) => void;
+  /** Where this replica's reservations are kept for followers to hold on its behalf. */
+  journal?: ReservationJournal;
   /**
    * Hands a review that would reserve quota to the leader (see quota-forwarder.ts): undefined
    * when there is nobody to hand it to, else the leader's answer or undefined when that failed.
@@ -229,7 +232,10 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
   ): string => {
     const { decision } = judgement;
     // Same tick as the rule: no other request can run between the decision and its reservation.
-    if (reserves(caller, request, judgement) && decision.reserve) options.reserve?.(decision.reserve);
+    if (reserves(caller, request, judgement) && decision.reserve) {
+      options.reserve?.(decision.reserve);
+      options.journal?.append(decision.reserve);
+    }
     const review = admissionResponse(request, decision, judgement.patch);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     recordDecision(metrics, entry, judgement, seconds);
@@ -271,8 +277,10 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
       return answerHere(entry, request, judgeOf(entry, request, unread)(), caller, started);
     });
     metrics.quotaForwardBatches.observe({ side: 'decided' }, items.length);
+    const [journalId, position] = ctx.get(JOURNAL_HEADER).split(':');
+    const journal = options.journal ? pageJson(options.journal.since(journalId, Number(position))) : 'null';
     ctx.type = 'application/json';
-    ctx.body = `[${answers.join(',')}]`;
+    ctx.body = `{"answers":[${answers.join(',')}],"journal":${journal}}`;
   });
 
   app.use(async (ctx) => {

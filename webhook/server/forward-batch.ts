@@ -2,13 +2,17 @@
  * The wire form of a batch of reviews a follower forwards to the leader (quota-forwarder.ts):
  * each review as its webhook's path, its length and its bytes, verbatim, so the leader reads each
  * under the same bounds as a review the API server sends (app.ts), and never parses a review to
- * find where the next one starts. The leader answers a JSON array, one answer per review, in order.
+ * find where the next one starts. The leader answers a JSON object: `answers`, one per review, in
+ * order (null for one it did not decide), and `journal`, the reservations it made that the follower
+ * has not seen yet (reservation-journal.ts), from the position the follower sends in JOURNAL_HEADER.
  */
 import { BadReviewError } from '../admission/review.js';
 import { MAX_BODY_BYTES } from './read-body.js';
 
 /** The leader's route for forwarded batches: not a webhook, so no configuration ever names it. */
 export const FORWARD_BATCH_PATH = '/forwarded-quota-admissions';
+/** `<journal id>:<position>`: where the follower's copy of the leader's reservations stands. */
+export const JOURNAL_HEADER = 'x-admission-journal';
 /**
  * Reviews in one batch: the leader decides a batch in one pass of its event loop, and 256 pod
  * reviews take it tens of milliseconds there (each under a millisecond to read and decide).

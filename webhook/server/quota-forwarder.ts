@@ -20,7 +20,14 @@ import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { splitHostPort } from '../util/host-port.js';
-import { encodeBatch, FORWARD_BATCH_PATH, MAX_BATCH_BYTES, MAX_BATCH_REVIEWS } from './forward-batch.js';
+import {
+  encodeBatch,
+  FORWARD_BATCH_PATH,
+  JOURNAL_HEADER,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_REVIEWS,
+} from './forward-batch.js';
+import { readPage, type Reservation } from './reservation-journal.js';
 
 /** Marks a review forwarded by another replica: the receiver decides it itself. */
 export const FORWARDED_HEADER = 'x-admission-forwarded';
@@ -59,6 +66,11 @@ export interface QuotaForwarderOptions {
   onResult?: (result: ForwardResult, error?: Error) => void;
   /** Once per batch sent: how many reviews it carried. */
   onBatch?: (reviews: number) => void;
+  /**
+   * The leader's reservations this replica has not seen yet, with each batch answer: to hold on
+   * the leader's behalf, so that deciding alone later it still counts them (reservation-journal.ts).
+   */
+  onReservations?: (reservations: readonly Reservation[]) => void;
   timeoutMs?: number;
   /** Reviews that may wait for the leader at once (MAX_QUEUED_REVIEWS). */
   maxInFlight?: number;
@@ -80,6 +92,8 @@ export class QuotaForwarder {
   private waiting = 0;
   private batchesInFlight = 0;
   private flushScheduled = false;
+  /** Where this replica's copy of the leader's journal stands. */
+  private journal: { id: string; next: number } | undefined;
 
   constructor(private readonly options: QuotaForwarderOptions) {}
 
@@ -233,6 +247,7 @@ export class QuotaForwarder {
             'Content-Type': 'application/octet-stream',
             'Content-Length': body.length,
             [FORWARDED_HEADER]: '1',
+            ...(this.journal ? { [JOURNAL_HEADER]: `${this.journal.id}:${this.journal.next}` } : {}),
           },
         },
         (res) => {
@@ -252,12 +267,15 @@ export class QuotaForwarder {
               return;
             }
             try {
-              resolvePromise(
-                answersOf(
-                  Buffer.concat(chunks),
-                  batch.map((waiting) => waiting.uid),
-                ),
+              const { answers, journal } = answersOf(
+                Buffer.concat(chunks),
+                batch.map((waiting) => waiting.uid),
               );
+              if (journal) {
+                this.journal = { id: journal.id, next: journal.next };
+                if (journal.reservations.length > 0) this.options.onReservations?.(journal.reservations);
+              }
+              resolvePromise(answers);
             } catch (error) {
               reject(error instanceof Error ? error : new Error(String(error)));
             }
@@ -278,23 +296,31 @@ export class QuotaForwarder {
 }
 
 /**
- * Each answer of a batch's answer, as the JSON of an AdmissionReview answering its uid; undefined
- * for a review the leader did not decide (or answered with something that is not its review).
+ * Each answer of a batch's answer, as the JSON of an AdmissionReview answering its uid (undefined
+ * for a review the leader did not decide, or answered with something that is not its review),
+ * and the page of the leader's journal it carries, if it carries a readable one.
  */
-function answersOf(answer: Buffer, uids: readonly string[]): (Buffer | undefined)[] {
+function answersOf(
+  answer: Buffer,
+  uids: readonly string[],
+): { answers: (Buffer | undefined)[]; journal: ReturnType<typeof readPage> } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(answer.toString('utf8'));
   } catch {
     throw new Error('the leader answered something that is not JSON');
   }
-  if (!Array.isArray(parsed) || parsed.length !== uids.length) {
+  const { answers, journal } = (parsed ?? {}) as { answers?: unknown; journal?: unknown };
+  if (!Array.isArray(answers) || answers.length !== uids.length) {
     throw new Error(`the leader did not answer the ${uids.length} reviews of the batch`);
   }
-  return parsed.map((review: unknown, i) => {
-    const response = (review as { response?: { uid?: unknown; allowed?: unknown } } | null)?.response;
-    return response !== undefined && response.uid === uids[i] && typeof response.allowed === 'boolean'
-      ? Buffer.from(JSON.stringify(review))
-      : undefined;
-  });
+  return {
+    answers: answers.map((review: unknown, i) => {
+      const response = (review as { response?: { uid?: unknown; allowed?: unknown } } | null)?.response;
+      return response !== undefined && response.uid === uids[i] && typeof response.allowed === 'boolean'
+        ? Buffer.from(JSON.stringify(review))
+        : undefined;
+    }),
+    journal: readPage(journal),
+  };
 }

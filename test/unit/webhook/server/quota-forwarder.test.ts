@@ -23,6 +23,7 @@ import {
   type ForwardResult,
 } from '../../../../webhook/server/quota-forwarder.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
+import { ReservationJournal } from '../../../../webhook/server/reservation-journal.js';
 import {
   localServingCertificate,
   testValidatePodEntry,
@@ -69,6 +70,7 @@ async function startReplica(
   const quotaForwarder = forwarder?.(forwards);
   const ownCa = new X509Certificate(trust.own.ca);
   const app = createAdmissionApp({
+    journal: new ReservationJournal(),
     webhooks: () => [reservingEntry(who)],
     state: () => stateSnapshot(),
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
@@ -429,8 +431,34 @@ describe('quota forwarding to the leader', () => {
       { [FORWARDED_HEADER]: '1' },
     );
     assert.equal(replicaCall.status, 200, replicaCall.text);
-    assert.equal((JSON.parse(replicaCall.text) as Answer[])[0]?.response.uid, 'batch-forged');
+    assert.equal(
+      (JSON.parse(replicaCall.text) as { answers: Answer[] }).answers[0]?.response.uid,
+      'batch-forged',
+    );
     assert.equal(leader.reserved.length, before + 1);
+  });
+
+  it("holds the leader's own admissions too, from the journal each batch answer carries", async () => {
+    const held: string[] = [];
+    const replica = await startReplica('the follower', trust, (results) => {
+      return new QuotaForwarder({
+        leaderAddress: () => `127.0.0.1:${leader.port}`,
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onResult: (result) => results.push(result),
+        onReservations: (reservations) => held.push(...reservations.map((entry) => entry.key)),
+      });
+    });
+    opened.push(replica);
+    await review(replica, trust, 'journal-1');
+    // Admitted by the leader directly (the API server called it), then one more through the follower.
+    await review(leader, trust, 'journal-direct');
+    await review(replica, trust, 'journal-2');
+    assert.ok(held.includes('default/journal-direct'), `held: ${held.join(', ')}`);
+    assert.equal(held.filter((key) => key === 'default/journal-direct').length, 1, 'handed out once');
+    assert.deepEqual(
+      replica.reserved.map((reservation) => reservation.key),
+      ['default/journal-1', 'default/journal-2'],
+    );
   });
 
   it('decides itself when too many forwards are in flight', async () => {
