@@ -11,7 +11,7 @@
  *
  * Bounded: MAX_JOURNAL_ENTRIES kept (a follower further behind gets the oldest kept onwards:
  * the entries it missed were for pods its watch has delivered long since, or whose creates failed),
- * MAX_ENTRIES_PER_ANSWER handed out at once.
+ * MAX_ENTRIES_PER_ANSWER handed out at once. A follower's first batch answer opens its copy.
  */
 import { randomUUID } from 'node:crypto';
 import type { Decision } from '../admission/types.js';
@@ -42,10 +42,14 @@ export class ReservationJournal {
     this.next += 1;
   }
 
-  /** The entries from `position` on (of this journal's `id`; from the oldest kept otherwise). */
+  /**
+   * The entries from `position` on, of this journal's `id`. A follower new to this journal starts
+   * from now: what came before reached its pod watch's list, or is for pods long gone, which it
+   * would hold to no purpose until they settle (65 s).
+   */
   since(id: string | undefined, position: number): JournalPage {
     const oldest = Math.max(0, this.next - MAX_JOURNAL_ENTRIES);
-    const from = id === this.id && Number.isSafeInteger(position) ? Math.max(oldest, position) : oldest;
+    const from = id === this.id && Number.isSafeInteger(position) ? Math.max(oldest, position) : this.next;
     const until = Math.min(this.next, from + MAX_ENTRIES_PER_ANSWER);
     const reservations: Reservation[] = [];
     for (let at = from; at < until; at++) {

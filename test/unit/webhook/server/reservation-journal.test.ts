@@ -1,7 +1,7 @@
 /**
  * The leader's journal of reservations: a follower gets each entry once, in order, from where it
- * stands; one that remembers another journal, or fell behind what is kept, starts at the oldest
- * kept; a page survives its JSON form, and anything else is not taken for one.
+ * stands; one new to the journal (or remembering another) starts from now, one that fell behind
+ * what is kept at the oldest kept; a page survives its JSON form, and nothing else is taken for one.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -23,8 +23,12 @@ const reservation = (i: number): Reservation => ({
 describe('ReservationJournal', () => {
   it('hands each entry out once, in order, from where the follower stands', () => {
     const journal = new ReservationJournal();
+    journal.append(reservation(-1));
+    // A follower new to this journal starts from now.
+    const opened = journal.since(undefined, 0);
+    assert.deepEqual(opened.reservations, []);
     for (let i = 0; i < 3; i++) journal.append(reservation(i));
-    const first = journal.since(undefined, 0);
+    const first = journal.since(opened.id, opened.next);
     assert.deepEqual(
       first.reservations.map((entry) => entry.key),
       ['team-a/pod-0', 'team-a/pod-1', 'team-a/pod-2'],
@@ -36,8 +40,8 @@ describe('ReservationJournal', () => {
       ['team-a/pod-3'],
     );
     assert.deepEqual(journal.since(second.id, second.next).reservations, []);
-    // Another journal's position (a new leader) means nothing here: from the oldest kept.
-    assert.equal(journal.since('another-leader', 4).reservations.length, 4);
+    // Another journal's position (a new leader) means nothing here: from now.
+    assert.deepEqual(journal.since('another-leader', 0), { id: journal.id, next: 5, reservations: [] });
   });
 
   it('keeps MAX_JOURNAL_ENTRIES and hands out MAX_ENTRIES_PER_ANSWER at a time', () => {
@@ -52,7 +56,7 @@ describe('ReservationJournal', () => {
   it('reads back the JSON of a page, and takes nothing else for one', () => {
     const journal = new ReservationJournal();
     journal.append(reservation(7));
-    const page = journal.since(undefined, 0);
+    const page = journal.since(journal.id, 0);
     assert.deepEqual(readPage(JSON.parse(pageJson(page))), page);
     for (const bad of [
       null,
