@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
+import { ReservationJournal } from '../webhook/server/reservation-journal.js';
 import { CallerVerifier } from '../webhook/server/caller-verification.js';
 import { AdmissionHttpsServer } from '../webhook/server/https-server.js';
 import { MetricsServer } from '../webhook/server/metrics-server.js';
@@ -177,6 +178,11 @@ export async function runOperator(
     replicaCas: () => tls.replicaCas(),
     ...(tokenReviews ? { reviewToken: (token: string) => tokenReviews.verdict(token) } : {}),
   });
+  if (clientVerification.trustNetwork) {
+    logger.info(
+      'every caller reaching the admission port is taken as the API server (--trust-network-callers): only a NetworkPolicy makes that true',
+    );
+  }
   const forwarder = new QuotaForwarder({
     leaderAddress: () => elector.leaderAddress(),
     tls: () => {
@@ -187,6 +193,14 @@ export async function runOperator(
     onResult: (result, error) => {
       admission.quotaForwards.inc({ result });
       if (error) logger.debug({ err: error }, 'forwarding a quota admission to the leader failed');
+    },
+    onBatch: (reviews) => {
+      admission.quotaForwardBatches.observe({ side: 'sent' }, reviews);
+    },
+    // Held on the leader's behalf until the pod watch delivers their pods (or they settle).
+    onReservations: (reservations) => {
+      for (const reservation of reservations) store.reserve(reservation);
+      admission.quotaJournalReservations.inc(reservations.length);
     },
   });
   const server = new AdmissionHttpsServer(
@@ -201,6 +215,7 @@ export async function runOperator(
         store.reserve(reservation);
       },
       forward: (path, body, uid) => forwarder.forward(path, body, uid),
+      journal: new ReservationJournal(),
       callers,
     }),
     logger,

@@ -108,16 +108,22 @@ function withLocalClientVerification(
   connection: Connection,
   logger: Logger,
 ): OperatorOptions {
-  const { caFile, tokenUsers } = options.clientVerification;
+  const { caFile, tokenUsers, trustNetwork } = options.clientVerification;
   const client = connection.webhookClient;
-  if (!connection.local || !client || caFile !== undefined || tokenUsers.length > 0) return options;
+  if (!connection.local || !client || caFile !== undefined || tokenUsers.length > 0 || trustNetwork)
+    return options;
   logger.info(
     { clientCaFile: client.caFile, subject: client.subject },
     "verifying callers with the local control plane's webhook client certificate",
   );
   return {
     ...options,
-    clientVerification: { caFile: client.caFile, subjectNames: [client.subject], tokenUsers: [] },
+    clientVerification: {
+      caFile: client.caFile,
+      subjectNames: [client.subject],
+      tokenUsers: [],
+      trustNetwork: false,
+    },
   };
 }
 

@@ -83,6 +83,11 @@ export interface ClientVerification {
   subjectNames: string[];
   /** Users, as a TokenReview names them, whose bearer tokens are the API server's. */
   tokenUsers: string[];
+  /**
+   * Take every caller that reaches the admission port as the API server (managed clusters, whose
+   * API server cannot present credentials): only true where a NetworkPolicy makes it so.
+   */
+  trustNetwork: boolean;
 }
 
 /** The drain period when --shutdown-delay is not given and the operator is not in local mode. */
@@ -223,6 +228,11 @@ const FLAGS = {
     description:
       "comma-separated users whose bearer tokens (checked with a TokenReview) are the API server's; with it, only a verified caller gets an answer",
     default: '',
+  },
+  'trust-network-callers': {
+    description:
+      'true: where the API server cannot present credentials (EKS, GKE, AKS), take every caller that reaches the admission port as the API server, so its admissions reserve quota; only with a NetworkPolicy that lets nobody else reach it (docs/security.md)',
+    default: 'false',
   },
   'shutdown-delay': {
     description:
@@ -512,6 +522,15 @@ export function parseOptions(
       caFile: value('client-ca-file') === '' ? undefined : value('client-ca-file'),
       subjectNames: list(value('client-subject-names')),
       tokenUsers: list(value('client-token-users')),
+      trustNetwork: ((): boolean => {
+        const text = value('trust-network-callers');
+        if (text !== 'true' && text !== 'false') {
+          throw new OptionsError(
+            `--trust-network-callers: must be true or false (got ${JSON.stringify(text)})`,
+          );
+        }
+        return text === 'true';
+      })(),
     },
   };
   const { clientVerification } = options;
@@ -520,6 +539,14 @@ export function parseOptions(
       clientVerification.caFile === undefined
         ? '--client-subject-names needs --client-ca-file: the CA that issues those certificates'
         : "--client-ca-file needs --client-subject-names: a cluster CA also issues every node's and controller's certificate, so name the API server's",
+    );
+  }
+  if (
+    clientVerification.trustNetwork &&
+    (clientVerification.caFile !== undefined || clientVerification.tokenUsers.length > 0)
+  ) {
+    throw new OptionsError(
+      '--trust-network-callers stands in for verifying the API server where it cannot present credentials: beside --client-ca-file or --client-token-users it would let callers without them reserve quota; use one or the other',
     );
   }
   if (options.renewDeadlineMs >= options.leaseDurationMs) {

@@ -1,91 +1,731 @@
 /**
- * What exact quota costs without caller verification: two replicas behind one address (as a
- * Deployment behind its Service), a burst of concurrent 500m pod creates through the API server
- * into a quota with room for six, with callers verified (the ledger and the forward to the leader
- * decide every reservation) and not (each admission sees only the usage the pod watch has seen,
- * as Koordinator's own webhook does). Printed, never asserted: how far the burst overshoots is
- * the trade-off docs/security.md states.
+ * Exact quota at an AI job's burst: replicas behind one address (as a Deployment behind its
+ * Service), concurrent 500m pod creates through the API server into a quota with room for a part
+ * of them. Printed, never asserted (a miss is information, not a failure).
+ *
+ * Flags (or QUOTA_BURST_* in the environment): --burst=N pods (default 1000), --room=N pods that
+ * fit (default half the burst), --replicas=N (default 2), --rounds=N, --modes=verified,unverified
+ * (verified: the API server proves itself with its client certificate; unverified: verification
+ * off, nothing reserves; network: verification off but --trust-network-callers, the managed
+ * clusters' mode), --shapes=clients,replicaset (N client-side creates at once; or a ReplicaSet of
+ * N, the controller's own shape), --kill-leader=1 (one more burst per mode in which the leader is
+ * killed with -9 once half the creates have ended), --client=admin|tenant (who sends the
+ * client-side creates: the admin, whom flow control exempts, so that all of them reach the
+ * webhooks at once, by default; or a ServiceAccount of the namespace, as a tenant's controller,
+ * queued by flow control and retrying its 429s as client-go does).
+ *
+ * Each burst reports: admitted, refused by reason (exceeded quota, a webhook that could not be
+ * called, anything else), the p50/p99 of the client's create latency and of the pod webhooks'
+ * admission latency as the API server measures it (its histogram: the bucket's upper bound), and
+ * the replicas' forward outcomes (answered, failed, busy, batches sent).
  */
+import type { OutgoingHttpHeaders } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Agent, request } from 'node:https';
 import type { TestContext } from 'node:test';
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { TcpBalancer } from '../harness/balancer.js';
 import { clusterKubeConfig, installCrds, kubectl, waitFor } from '../harness/cluster.js';
-import { deleteConfigurations, startOperator, waitForPublishedSecret } from '../harness/operator.js';
+import {
+  deleteConfigurations,
+  httpGet,
+  startOperator,
+  waitForPublishedSecret,
+  type OperatorProcess,
+} from '../harness/operator.js';
 import { Replicas } from '../harness/replicas.js';
-import { inform } from './report.js';
+import { inform, percentile } from './report.js';
 
 const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
-const BURST = 12;
-const FITS = 6;
+const REQUEST_MILLICPU = 500;
 
-async function burstOnce(verifyCallers: boolean, suffix: string): Promise<number> {
+export type BurstMode = 'verified' | 'unverified' | 'network';
+export type BurstShape = 'clients' | 'replicaset';
+
+export interface QuotaBurstSettings {
+  burst: number;
+  room: number;
+  replicas: number;
+  rounds: number;
+  modes: BurstMode[];
+  shapes: BurstShape[];
+  killLeader: boolean;
+  client: 'tenant' | 'admin';
+}
+
+/** The settings from the bench's flags, else QUOTA_BURST_* variables, else the defaults. */
+export function quotaBurstSettings(flags: ReadonlyMap<string, string>, rounds: number): QuotaBurstSettings {
+  const read = (name: string): string | undefined =>
+    flags.get(name) ?? process.env[`QUOTA_BURST_${name.toUpperCase().replaceAll('-', '_')}`];
+  const count = (name: string, fallback: number): number => {
+    const value = Number(read(name) ?? fallback);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+    return value;
+  };
+  const list = <T extends string>(name: string, allowed: readonly T[], fallback: T[]): T[] => {
+    const text = read(name);
+    if (text === undefined) return fallback;
+    const items = text.split(',').filter((item) => item !== '');
+    for (const item of items)
+      if (!(allowed as readonly string[]).includes(item))
+        throw new Error(`--${name} takes ${allowed.join(', ')}; got ${item}`);
+    return items as T[];
+  };
+  const burst = count('burst', 1000);
+  return {
+    burst,
+    room: count('room', Math.floor(burst / 2)),
+    replicas: count('replicas', 2),
+    rounds,
+    modes: list('modes', ['verified', 'unverified', 'network'] as const, ['verified', 'unverified']),
+    shapes: list('shapes', ['clients', 'replicaset'] as const, ['clients', 'replicaset']),
+    killLeader: read('kill-leader') === '1',
+    client: read('client') === 'tenant' ? 'tenant' : 'admin',
+  };
+}
+
+/** A counter's or histogram series' value, summed over the series whose labels include `labels`. */
+function sampleSum(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const match = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) continue;
+    const seriesLabels = match[1] ?? '';
+    if (Object.entries(labels).every(([key, value]) => seriesLabels.includes(`${key}="${value}"`)))
+      total += Number(match[2]);
+  }
+  return total;
+}
+
+interface ForwardCounts {
+  answered: number;
+  failed: number;
+  busy: number;
+  batches: number;
+  batched: number;
+  /** Not forwards: the CPU the replicas spent (s), and their pod reviews answered in ≤ 100 ms, of all. */
+  cpu: number;
+  fast: number;
+  reviews: number;
+}
+
+async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<ForwardCounts> {
+  const counts: ForwardCounts = {
+    answered: 0,
+    failed: 0,
+    busy: 0,
+    batches: 0,
+    batched: 0,
+    cpu: 0,
+    fast: 0,
+    reviews: 0,
+  };
+  for (const replica of replicas) {
+    if (replica.child.exitCode !== null || replica.child.signalCode !== null) continue;
+    const text = await httpGet(replica.metricsPort, '/metrics')
+      .then((answer) => answer.body)
+      .catch(() => '');
+    for (const result of ['answered', 'failed', 'busy'] as const)
+      counts[result] += sampleSum(text, 'admission_quota_forward_total', { result });
+    counts.batches += sampleSum(text, 'admission_quota_forward_batch_reviews_count', { side: 'sent' });
+    counts.batched += sampleSum(text, 'admission_quota_forward_batch_reviews_sum', { side: 'sent' });
+    counts.cpu += sampleSum(text, 'process_cpu_seconds_total');
+    counts.fast += sampleSum(text, 'admission_request_duration_seconds_bucket', { le: '0.1' });
+    counts.reviews += sampleSum(text, 'admission_request_duration_seconds_count');
+  }
+  return counts;
+}
+
+/** The API server's /metrics text (tens of MiB: more than kubectl's output buffer here). */
+async function apiServerMetrics(): Promise<string> {
+  const kubeConfig = await clusterKubeConfig();
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig names no cluster');
+  const options: {
+    ca?: Buffer | string;
+    cert?: Buffer | string;
+    key?: Buffer | string;
+    headers?: OutgoingHttpHeaders;
+  } = {};
+  await kubeConfig.applyToHTTPSOptions(options);
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      new URL('/metrics', cluster.server),
+      {
+        ...(options.ca ? { ca: options.ca } : {}),
+        ...(options.cert ? { cert: options.cert } : {}),
+        ...(options.key ? { key: options.key } : {}),
+        headers: options.headers ?? {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          resolvePromise(Buffer.concat(chunks).toString('utf8'));
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The API server's histogram of the pod webhooks' admission latency: bucket bound -> cumulative count. */
+async function webhookLatency(): Promise<Map<number, number>> {
+  const stdout = await apiServerMetrics();
+  const buckets = new Map<number, number>();
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('apiserver_admission_webhook_admission_duration_seconds_bucket{')) continue;
+    if (!/name="(mutate|validate)-pod\./.test(line) || !line.includes('operation="CREATE"')) continue;
+    const match = /le="([^"]+)"\} (\S+)$/.exec(line);
+    if (!match) continue;
+    const bound = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
+  }
+  return buckets;
+}
+
+/** The upper bound (ms) of the bucket holding the p-th percentile of the calls between two reads. */
+function bucketPercentile(before: Map<number, number>, after: Map<number, number>, p: number): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const total = (after.get(Number.POSITIVE_INFINITY) ?? 0) - (before.get(Number.POSITIVE_INFINITY) ?? 0);
+  for (const bound of bounds) {
+    const count = (after.get(bound) ?? 0) - (before.get(bound) ?? 0);
+    if (count >= (p / 100) * total) return bound * 1000;
+  }
+  return Number.NaN;
+}
+
+function reasonOf(message: string): string {
+  if (message.includes('exceeded quota')) return 'exceeded quota';
+  if (/failed calling webhook/i.test(message)) return 'webhook not called';
+  if (/timeout|deadline/i.test(message)) return 'timeout';
+  // The bench's own connection to the API server failed (1,000 sockets at once): no answer at all.
+  if (message.startsWith('no answer:')) return 'client connection';
+  return 'other';
+}
+
+/**
+ * A client of the workload namespace's ServiceAccount `burst` (allowed to edit there), as a
+ * tenant's job controller is: the API server's flow control queues its requests, where the admin's
+ * (system:masters, exempt) all reach the webhooks at the same instant.
+ */
+async function tenantClient(admin: KubeConfig, namespace: string, ...alsoIn: string[]): Promise<PodCreator> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'burst' } } });
+  // The reference burst goes to the operator's namespace: allowed there too.
+  for (const bound of [namespace, ...alsoIn]) {
+    await rbac.createNamespacedRoleBinding({
+      namespace: bound,
+      body: {
+        metadata: { name: 'burst-edit' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+        subjects: [{ kind: 'ServiceAccount', name: 'burst', namespace }],
+      },
+    });
+  }
+  const token = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name: 'burst',
+    body: { spec: { expirationSeconds: 3600, audiences: [] } },
+  });
+  const cluster = admin.getCurrentCluster();
+  if (!cluster || !token.status?.token) throw new Error('no cluster, or no token for the tenant');
+  const tenant = new KubeConfig();
+  tenant.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'tenant', token: token.status.token }],
+    contexts: [{ name: 'tenant', cluster: cluster.name, user: 'tenant' }],
+    currentContext: 'tenant',
+  });
+  return podCreator(tenant);
+}
+
+/** Connections the bench opens to the API server at most: 5,000 at once fail to connect here. */
+const MAX_CLIENT_CONNECTIONS = 1000;
+
+/** A create's failure: the API server's status code and message, or none when it never answered. */
+class CreateError extends Error {
+  constructor(
+    message: string,
+    readonly code?: number,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+type PodCreator = (namespace: string, body: V1Pod) => Promise<void>;
+
+/** Pod creates over one keep-alive pool of at most MAX_CLIENT_CONNECTIONS, as the kubeconfig's user. */
+async function podCreator(kubeConfig: KubeConfig): Promise<PodCreator> {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig names no cluster');
+  const options: {
+    ca?: Buffer | string;
+    cert?: Buffer | string;
+    key?: Buffer | string;
+    headers?: OutgoingHttpHeaders;
+  } = {};
+  await kubeConfig.applyToHTTPSOptions(options);
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: MAX_CLIENT_CONNECTIONS,
+    ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.cert ? { cert: options.cert } : {}),
+    ...(options.key ? { key: options.key } : {}),
+  });
+  return (namespace, body) =>
+    new Promise((resolvePromise, reject) => {
+      const text = JSON.stringify(body);
+      const req = request(
+        new URL(`/api/v1/namespaces/${namespace}/pods`, cluster.server),
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            ...(options.headers ?? {}),
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            if (status >= 200 && status < 300) {
+              resolvePromise();
+              return;
+            }
+            const answer = Buffer.concat(chunks).toString('utf8');
+            let message = answer;
+            try {
+              message = (JSON.parse(answer) as { message?: string }).message ?? answer;
+            } catch {
+              // Not a Status: the body itself says what happened.
+            }
+            const retryAfter = Number(res.headers['retry-after']);
+            reject(new CreateError(message, status, Number.isFinite(retryAfter) ? retryAfter : undefined));
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', (error) => {
+        reject(new CreateError(`no answer: ${error.message}`));
+      });
+      req.end(text);
+    });
+}
+
+interface Setup {
+  balancer: TcpBalancer;
+  replicas: Replicas;
+  core: CoreV1Api;
+  /** Who sends the client-side burst: the admin (exempt from flow control) or a tenant. */
+  client: PodCreator;
+  apps: AppsV1Api;
+  workload: string;
+  namespace: string;
+  finish: () => Promise<void>;
+}
+
+async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: string): Promise<Setup> {
   const afters: (() => Promise<unknown> | undefined)[] = [];
   const t = { after: (fn: () => Promise<unknown> | undefined) => afters.push(fn) } as unknown as TestContext;
-  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  const kubeConfig = await clusterKubeConfig();
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
   const namespace = `bench-burst-op-${suffix}`;
   const workload = `bench-burst-${suffix}`;
   for (const name of [namespace, workload]) await core.createNamespace({ body: { metadata: { name } } });
   const balancer = new TcpBalancer();
   await balancer.listen();
-  const replicas = new Replicas(balancer, (start) => startOperator(t, start), { namespace, verifyCallers });
-  try {
-    await deleteConfigurations();
-    await replicas.add();
-    await waitForPublishedSecret(namespace, 30_000);
-    await replicas.add();
-    for (const replica of replicas.members) await replicas.inService(replica);
-    await waitFor('the default ServiceAccount', () =>
-      core.readNamespacedServiceAccount({ namespace: workload, name: 'default' }),
-    );
-    await kubectl(
-      ['apply', '-f', '-'],
-      `apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata: {name: burst, namespace: ${workload}}\nspec: {min: {cpu: "0"}, max: {cpu: "3"}}\n`,
-    );
-    const pod: V1Pod = {
-      metadata: { generateName: 'burst-', labels: { [QUOTA_LABEL]: 'burst' } },
-      spec: {
-        containers: [
-          { name: 'main', image: 'registry.invalid/app:1', resources: { requests: { cpu: '500m' } } },
-        ],
-      },
-    };
-    // Both replicas know the quota: dry runs through each are admitted (and reserve nothing).
-    for (let i = 0; i < 4; i++)
-      await waitFor('the replicas to know the quota', () =>
-        core.createNamespacedPod({ namespace: workload, body: pod, dryRun: 'All' }),
-      );
-    const results = await Promise.allSettled(
-      Array.from({ length: BURST }, () => core.createNamespacedPod({ namespace: workload, body: pod })),
-    );
-    return results.filter((result) => result.status === 'fulfilled').length;
-  } finally {
+  const replicas = new Replicas(balancer, (start) => startOperator(t, start), {
+    namespace,
+    verifyCallers: mode === 'verified',
+    // Decisions logged at info, as the chart runs it (tests log at debug); the last flag wins.
+    args: ['--log-level=info', ...(mode === 'network' ? ['--trust-network-callers=true'] : [])],
+  });
+  const finish = async (): Promise<void> => {
     await Promise.all(replicas.members.map((replica) => replica.stop('SIGKILL')));
     await deleteConfigurations();
     await balancer.close();
     for (const after of afters) await after();
     for (const name of [workload, namespace]) await core.deleteNamespace({ name }).catch(() => undefined);
+  };
+  try {
+    await deleteConfigurations();
+    await replicas.add();
+    await waitForPublishedSecret(namespace, 30_000);
+    for (let i = 1; i < settings.replicas; i++) await replicas.add();
+    for (const replica of replicas.members) await replicas.inService(replica);
+    await waitFor('the default ServiceAccount', () =>
+      core.readNamespacedServiceAccount({ namespace: workload, name: 'default' }),
+    );
+    // Quota names are the cluster's, not a namespace's (Koordinator refuses a second of a name).
+    const warmUp = `warm-up-${suffix}`;
+    await applyQuota(workload, warmUp, 1_000_000);
+    await knownQuota(replicas, warmUp);
+    // Followers learn the leader's address from the Lease within a retry period: until each has
+    // had a forward answered, a burst would be decided in two places.
+    if (mode !== 'unverified') {
+      await waitFor(
+        'every follower to hand a quota admission to the leader',
+        async () => {
+          await Promise.all(
+            Array.from({ length: 8 * settings.replicas }, () =>
+              core.createNamespacedPod({ namespace: workload, body: podIn(warmUp) }),
+            ),
+          );
+          return (await followersAnswered(replicas)) === settings.replicas - 1;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+    }
+    const client =
+      settings.client === 'tenant'
+        ? await tenantClient(kubeConfig, workload, namespace)
+        : await podCreator(kubeConfig);
+    return { balancer, replicas, core, client, apps, workload, namespace, finish };
+  } catch (error) {
+    await finish();
+    throw error;
   }
 }
 
-export async function benchQuotaBurst(rounds: number): Promise<void> {
-  await installCrds('elasticquotas.scheduling.sigs.k8s.io');
-  for (const verifyCallers of [true, false]) {
-    const admitted: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      admitted.push(
-        await burstOnce(verifyCallers, `${verifyCallers ? 'v' : 'u'}${round}-${Date.now().toString(36)}`),
-      );
+async function followersAnswered(replicas: Replicas): Promise<number> {
+  let answered = 0;
+  for (const replica of replicas.members) {
+    const text = (await httpGet(replica.metricsPort, '/metrics')).body;
+    if (sampleSum(text, 'admission_quota_forward_total', { result: 'answered' }) > 0) answered += 1;
+  }
+  return answered;
+}
+
+async function leaderOf(replicas: Replicas): Promise<OperatorProcess> {
+  return waitFor('one leader', async () => {
+    for (const replica of replicas.members) {
+      const text = (await httpGet(replica.metricsPort, '/metrics')).body;
+      if (sampleSum(text, 'admission_leader') === 1) return replica;
     }
-    const mode = verifyCallers ? 'verified (ledger + leader)' : 'unverified (watched usage only)';
-    inform(
-      `quota burst, 2 replicas, ${mode}: admitted of ${BURST} (fit ${FITS}), worst of ${rounds}`,
-      Math.max(...admitted),
-      'pods',
-    );
-    inform(
-      `quota burst, 2 replicas, ${mode}: admitted, median of ${rounds}`,
-      admitted.sort((a, b) => a - b)[Math.floor(rounds / 2)] ?? 0,
-      'pods',
-    );
+    return undefined;
+  });
+}
+
+function podIn(quota: string): V1Pod {
+  return {
+    metadata: { generateName: `${quota}-`, labels: { [QUOTA_LABEL]: quota } },
+    spec: {
+      containers: [
+        {
+          name: 'main',
+          image: 'registry.invalid/app:1',
+          resources: { requests: { cpu: `${REQUEST_MILLICPU}m` } },
+        },
+      ],
+    },
+  };
+}
+
+async function applyQuota(namespace: string, name: string, pods: number): Promise<void> {
+  await kubectl(
+    ['apply', '-f', '-'],
+    `apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata: {name: ${name}, namespace: ${namespace}}\nspec: {min: {cpu: "0"}, max: {cpu: "${pods * REQUEST_MILLICPU}m"}}\n`,
+  );
+}
+
+/** Every live replica must know the quota before the burst (a pod naming an unknown quota is refused). */
+async function knownQuota(replicas: Replicas, quota: string): Promise<void> {
+  for (const replica of replicas.members) {
+    await waitFor(`replica ${replica.port} to know quota ${quota}`, async () => {
+      const view = JSON.parse((await httpGet(replica.metricsPort, '/elasticQuota')).body) as {
+        quotas: Record<string, unknown>;
+      };
+      return quota in view.quotas;
+    });
+  }
+}
+
+interface BurstResult {
+  admitted: number;
+  refused: Map<string, number>;
+  createMs: number[];
+  webhookP50: number;
+  webhookP99: number;
+  forwards: ForwardCounts;
+  seconds: number;
+  /** This process's event-loop delay, p99 (ms): it runs the balancer. */
+  benchLoopP99: number;
+  /** New connections to the replicas during the burst: each a TLS handshake. */
+  connections: number;
+}
+
+async function clientBurst(
+  setup: Setup,
+  settings: QuotaBurstSettings,
+  quota: string,
+  kill: boolean,
+  namespace = setup.workload,
+) {
+  const { client } = setup;
+  const workload = namespace;
+  const leader = kill ? await leaderOf(setup.replicas) : undefined;
+  const killed = leader ? killHalfway(setup, settings, leader) : undefined;
+  const createMs: number[] = [];
+  const refused = new Map<string, number>();
+  const samples = new Map<string, string>();
+  let admitted = 0;
+  await Promise.all(
+    Array.from({ length: settings.burst }, async () => {
+      const started = performance.now();
+      try {
+        await createRetrying(client, workload, podIn(quota));
+        admitted += 1;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const reason = reasonOf(message);
+        refused.set(reason, (refused.get(reason) ?? 0) + 1);
+        if (reason !== 'exceeded quota' && !samples.has(reason)) samples.set(reason, message.slice(0, 300));
+      }
+      createMs.push(performance.now() - started);
+    }),
+  );
+  const decidedBeforeKill = await killed;
+  if (decidedBeforeKill !== undefined)
+    console.log(`      the leader was killed with ${decidedBeforeKill} of the burst's reviews decided`);
+  for (const [reason, message] of samples) console.log(`      ${reason}, e.g.: ${message}`);
+  return { admitted, refused, createMs };
+}
+
+/**
+ * Kills the leader with -9 once the replicas have decided half the burst's reviews (the creates
+ * themselves all end together, so their count says nothing of how far the decisions are); the
+ * reviews decided by then.
+ */
+async function killHalfway(
+  setup: Setup,
+  settings: QuotaBurstSettings,
+  leader: OperatorProcess,
+): Promise<number> {
+  const members = setup.replicas.members;
+  const before = (await forwardCounts(members)).reviews;
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const decided = (await forwardCounts(members)).reviews - before;
+    if (decided >= settings.burst / 2 || performance.now() > deadline) {
+      await leader.stop('SIGKILL');
+      return decided;
+    }
+    await sleep(20);
+  }
+}
+
+/** A create retried on 429 after the Retry-After the API server names, as client-go retries it. */
+async function createRetrying(create: PodCreator, namespace: string, body: V1Pod): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create(namespace, body);
+      return;
+    } catch (error) {
+      if (!(error instanceof CreateError) || error.code !== 429 || attempt >= 10) throw error;
+      await sleep((error.retryAfterSeconds ?? 1) * 1000 * (0.5 + Math.random()));
+    }
+  }
+}
+
+async function replicaSetBurst(setup: Setup, settings: QuotaBurstSettings, quota: string) {
+  const { apps, core, workload } = setup;
+  const template = podIn(quota);
+  await apps.createNamespacedReplicaSet({
+    namespace: workload,
+    body: {
+      metadata: { name: quota },
+      spec: {
+        replicas: settings.burst,
+        selector: { matchLabels: { [QUOTA_LABEL]: quota } },
+        template: { metadata: { labels: { [QUOTA_LABEL]: quota } }, spec: template.spec },
+      },
+    },
+  });
+  // The controller keeps trying the refused creates (with its back-off): admitted is what stays.
+  let last = -1;
+  let stableSince = performance.now();
+  const count = async (): Promise<number> =>
+    (await core.listNamespacedPod({ namespace: workload, labelSelector: `${QUOTA_LABEL}=${quota}` })).items
+      .length;
+  await waitFor(
+    'the ReplicaSet to stop growing',
+    async () => {
+      const now = await count();
+      if (now !== last) {
+        last = now;
+        stableSince = performance.now();
+      }
+      return now >= settings.room && performance.now() - stableSince > 5000;
+    },
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
+  const events = await core.listNamespacedEvent({
+    namespace: workload,
+    fieldSelector: `involvedObject.name=${quota},reason=FailedCreate`,
+  });
+  const refused = new Map<string, number>();
+  for (const event of events.items) {
+    const reason = reasonOf(event.message ?? '');
+    refused.set(reason, (refused.get(reason) ?? 0) + (event.count ?? 1));
+  }
+  const admitted = await count();
+  // Its pods stay (they hold the quota); the controller stops retrying, so the next burst is alone.
+  await apps.deleteNamespacedReplicaSet({ namespace: workload, name: quota, propagationPolicy: 'Orphan' });
+  return { admitted, refused, createMs: [] as number[] };
+}
+
+async function burstOnce(
+  setup: Setup,
+  settings: QuotaBurstSettings,
+  shape: BurstShape,
+  quota: string,
+  kill: boolean,
+): Promise<BurstResult> {
+  await applyQuota(setup.workload, quota, settings.room);
+  await knownQuota(setup.replicas, quota);
+  const forwardsBefore = await forwardCounts(setup.replicas.members);
+  const latencyBefore = await webhookLatency();
+  const connectionsBefore = totalConnections(setup.balancer);
+  // The balancer runs in this process: its delay is the harness's, not the operator's.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const started = performance.now();
+  const { admitted, refused, createMs } =
+    shape === 'clients'
+      ? await clientBurst(setup, settings, quota, kill)
+      : await replicaSetBurst(setup, settings, quota);
+  const seconds = (performance.now() - started) / 1000;
+  loop.disable();
+  const connections = totalConnections(setup.balancer) - connectionsBefore;
+  const benchLoopP99 = loop.percentile(99) / 1e6;
+  const latencyAfter = await webhookLatency();
+  const forwardsAfter = await forwardCounts(setup.replicas.members);
+  const forwards = Object.fromEntries(
+    Object.entries(forwardsAfter).map(([key, value]) => [
+      key,
+      value - forwardsBefore[key as keyof ForwardCounts],
+    ]),
+  ) as unknown as ForwardCounts;
+  return {
+    admitted,
+    refused,
+    createMs: createMs.sort((a, b) => a - b),
+    webhookP50: bucketPercentile(latencyBefore, latencyAfter, 50),
+    webhookP99: bucketPercentile(latencyBefore, latencyAfter, 99),
+    forwards,
+    seconds,
+    benchLoopP99,
+    connections,
+  };
+}
+
+/** Connections the balancer has passed to the replicas (the API server's, mostly, and the forwards'). */
+function totalConnections(balancer: TcpBalancer): number {
+  return Object.values(balancer.stats().connections).reduce((sum, count) => sum + count, 0);
+}
+
+function show(label: string, result: BurstResult, settings: QuotaBurstSettings, reference: number[]): void {
+  const refused = [...result.refused].map(([reason, count]) => `${reason} ${count}`).join(', ') || 'none';
+  const { forwards } = result;
+  const create =
+    result.createMs.length > 0
+      ? `create p50 ${percentile(result.createMs, 50).toFixed(0)} ms, p99 ${percentile(result.createMs, 99).toFixed(0)} ms` +
+        (reference.length > 0
+          ? ` (${(percentile(result.createMs, 50) / percentile(reference, 50)).toFixed(2)} ×, ` +
+            `${(percentile(result.createMs, 99) / percentile(reference, 99)).toFixed(2)} × the reference)`
+          : '') +
+        '; '
+      : '';
+  console.log(
+    `info  ${label}: admitted ${result.admitted} (room ${settings.room}); refused: ${refused}; ` +
+      `${create}webhook p50 ≤ ${result.webhookP50} ms, p99 ≤ ${result.webhookP99} ms (API server's buckets); ` +
+      `forwards answered ${forwards.answered}, failed ${forwards.failed}, busy ${forwards.busy}, ` +
+      `${forwards.batches} batches (mean ${(forwards.batched / Math.max(1, forwards.batches)).toFixed(1)}); ${result.seconds.toFixed(1)} s; ` +
+      (forwards.reviews > 0
+        ? `replicas' CPU ${forwards.cpu.toFixed(1)} s, their handlers ≤ 100 ms for ${forwards.fast} of ${forwards.reviews} reviews; `
+        : "the survivors' counters only (the leader's died with it); ") +
+      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms; ${result.connections} new connections to the replicas`,
+  );
+}
+
+/**
+ * The same burst into the operator's own namespace, which no pod webhook sees (a failurePolicy=Fail
+ * webhook never blocks it): what 1,000 creates cost this API server without us, in the same run.
+ */
+async function referenceBurst(setup: Setup, settings: QuotaBurstSettings): Promise<number[]> {
+  const { createMs } = await clientBurst(setup, settings, 'reference', false, setup.namespace);
+  return createMs.sort((a, b) => a - b);
+}
+
+export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<void> {
+  await installCrds('elasticquotas.scheduling.sigs.k8s.io');
+  console.log(
+    `quota burst: ${settings.burst} concurrent ${REQUEST_MILLICPU}m creates into room for ${settings.room}, ` +
+      `${settings.replicas} replicas behind one address, ${settings.rounds} rounds per shape, client-side creates as the ${settings.client} ` +
+      `over at most ${MAX_CLIENT_CONNECTIONS} connections`,
+  );
+  for (const mode of settings.modes) {
+    const suffix = `${mode[0] ?? 'm'}${Date.now().toString(36)}`;
+    const setup = await setUp(settings, mode, suffix);
+    let referenceMs: number[] = [];
+    try {
+      if (settings.shapes.includes('clients')) {
+        const reference = await referenceBurst(setup, settings);
+        console.log(
+          `info  reference: the same ${settings.burst} creates where no webhook is called: create p50 ` +
+            `${percentile(reference, 50).toFixed(0)} ms, p99 ${percentile(reference, 99).toFixed(0)} ms`,
+        );
+        referenceMs = reference;
+      }
+      for (const shape of settings.shapes) {
+        const admitted: number[] = [];
+        const rounds = shape === 'clients' ? settings.rounds : 1;
+        for (let round = 0; round < rounds; round++) {
+          const quota = `${shape}-${round}-${suffix}`;
+          const result = await burstOnce(setup, settings, shape, quota, false);
+          show(`quota burst, ${mode}, ${shape}, round ${round + 1}`, result, settings, referenceMs);
+          admitted.push(result.admitted);
+        }
+        inform(
+          `quota burst ${settings.burst}→${settings.room}, ${settings.replicas} replicas, ${mode}, ${shape}: worst of ${rounds}`,
+          Math.max(...admitted),
+          'pods',
+        );
+      }
+    } finally {
+      await setup.finish();
+    }
+    // A fresh set of replicas for each: the killed leader's successor has its own history.
+    for (let round = 0; settings.killLeader && round < settings.rounds; round++) {
+      const killSetup = await setUp(settings, mode, `${suffix}k${round}`);
+      try {
+        const result = await burstOnce(killSetup, settings, 'clients', `kill-${round}-${suffix}`, true);
+        show(
+          `quota burst, ${mode}, leader killed (-9) at half the burst, round ${round + 1}`,
+          result,
+          settings,
+          [],
+        );
+      } finally {
+        await killSetup.finish();
+      }
+    }
   }
 }

@@ -18,8 +18,11 @@
  *            a bare server (a no-op), by our app over HTTP/1.1, and by our app offering HTTP/2
  *   cluster  the operator against the real local control plane: start to published, drift repair,
  *            Secret recovery, a burst of pod creates through the API server, resident memory
- *   quota-burst two replicas behind one address, 12 concurrent 500m creates into a quota with room
- *            for 6, callers verified (ledger and leader) and not (watched usage only): admitted
+ *   quota-burst replicas behind one address, a burst of concurrent 500m creates into a quota with
+ *            room for a part of it (client-side creates and a ReplicaSet), callers verified (ledger
+ *            and leader) and not (watched usage only): admitted, refused by reason, latencies,
+ *            forward outcomes; --burst, --room, --replicas, --modes, --shapes, --kill-leader=1
+ *            (quota-burst.ts)
  *   narrowing the narrowed configurations: their bytes at 10,000 namespaces and 1,000 profiles;
  *            on the local control plane, how soon they follow a new profile against a watch's
  *            delivery of it (Koordinator's informer lag), and the create latency of an ungoverned
@@ -78,7 +81,7 @@ import { admissionRequest } from '../harness/requests.js';
 import { stateSnapshot } from '../harness/state.js';
 import { pinServer, unpinServer, type DriveSettings } from './drive.js';
 import { benchAdmit } from './admit.js';
-import { benchQuotaBurst } from './quota-burst.js';
+import { benchQuotaBurst, quotaBurstSettings } from './quota-burst.js';
 import { inform, percentile, record, summary } from './report.js';
 import { benchServer } from './server.js';
 import { benchState, emptyState, stateSize } from './state.js';
@@ -731,7 +734,8 @@ if (
   try {
     if (want('cluster')) await survive('cluster', benchCluster);
     if (want('transport')) await survive('transport', () => benchTransport(rounds));
-    if (want('quota-burst')) await survive('quota-burst', () => benchQuotaBurst(rounds));
+    if (want('quota-burst'))
+      await survive('quota-burst', () => benchQuotaBurst(quotaBurstSettings(flags, rounds)));
     if (want('narrowing')) await survive('narrowing', benchNarrowingCluster);
     if (want('state') || want('state-e2e'))
       await survive('state e2e', () => benchStateCluster(settings, stateSize(scale)));

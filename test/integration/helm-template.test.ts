@@ -605,6 +605,7 @@ describe('the chart’s caller verification and NetworkPolicy, rendered', () => 
       caFile: undefined,
       subjectNames: [],
       tokenUsers: [],
+      trustNetwork: false,
     });
     assert.ok(
       !objects.some((object) =>
@@ -629,6 +630,7 @@ describe('the chart’s caller verification and NetworkPolicy, rendered', () => 
       caFile: '/etc/admission-operator/client-ca/ca.crt',
       subjectNames: ['kube-apiserver-webhook-client', 'front-proxy'],
       tokenUsers: [],
+      trustNetwork: false,
     });
     const named = await render(
       'clientVerification.certificate.enabled=true',
@@ -668,6 +670,38 @@ describe('the chart’s caller verification and NetworkPolicy, rendered', () => 
         ),
       ),
     );
+  });
+
+  it('trusts the network for quota only with the NetworkPolicy restricting 9443, and never beside a verification', async () => {
+    const objects = await render(
+      'clientVerification.network.enabled=true',
+      'networkPolicy.enabled=true',
+      'networkPolicy.admission.from[0].ipBlock.cidr=10.0.0.0/24',
+    );
+    assert.equal(optionsOf(objects).clientVerification.trustNetwork, true);
+    assert.ok(objects.some((object) => object.kind === 'NetworkPolicy'));
+    assert.equal(optionsOf(await render()).clientVerification.trustNetwork, false);
+    const refused: [string, string[], RegExp][] = [
+      ['without the NetworkPolicy', [], /networkPolicy|enabled/],
+      ['with a NetworkPolicy open to every source', ['networkPolicy.enabled=true'], /from|minItems/],
+      [
+        'beside token verification',
+        [
+          'networkPolicy.enabled=true',
+          'networkPolicy.admission.from[0].ipBlock.cidr=10.0.0.0/24',
+          'clientVerification.token.enabled=true',
+          'clientVerification.token.users={apiserver}',
+        ],
+        /token|enabled/,
+      ],
+    ];
+    for (const [what, sets, message] of refused) {
+      const args = ['clientVerification.network.enabled=true', ...sets].flatMap((set) => ['--set', set]);
+      assert.match(await failure(helm('template', args)), message, what);
+      // Past the schema, the template refuses it too.
+      const unchecked = await failure(helm('template', [...args, '--skip-schema-validation']));
+      assert.match(unchecked, /clientVerification\.network\.enabled/, `${what}, without the schema`);
+    }
   });
 
   it('lets the API server’s sources and the other replicas reach 9443, and only the monitoring sources the metrics', async () => {

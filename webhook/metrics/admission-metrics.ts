@@ -69,8 +69,20 @@ export function admissionMetrics(registry: Registry = new Registry()) {
     }),
     quotaForwards: new Counter({
       name: 'admission_quota_forward_total',
-      help: 'Quota-reserving pod reviews this replica handed to the leader: answered by it, or decided here because the forward failed or too many were in flight (busy).',
+      help: "Quota-reserving pod reviews this replica handed to the leader: answered by it, or decided here because the forward failed (including a review that waited past the forward's time bound) or too many were waiting (busy).",
       labelNames: ['result'] as const,
+      registers,
+    }),
+    quotaJournalReservations: new Counter({
+      name: 'admission_quota_journal_reservations_total',
+      help: "The leader's reservations this replica (a follower) took from batch answers, to hold on the leader's behalf until the pod watch delivers their pods.",
+      registers,
+    }),
+    quotaForwardBatches: new Histogram({
+      name: 'admission_quota_forward_batch_reviews',
+      help: 'Reviews per batch of forwarded quota admissions: sent (by this replica, a follower) or decided (by this replica, the leader, in one pass).',
+      labelNames: ['side'] as const,
+      buckets: [1, 4, 16, 64, 128, 256],
       registers,
     }),
   };

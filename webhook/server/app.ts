@@ -22,6 +22,8 @@ import { answerBeforeBody } from './answer-before-body.js';
 import { watchForAbandonedCall } from './abandoned-calls.js';
 import type { Caller, CallerVerifier } from './caller-verification.js';
 import { callerGate } from './caller-gate.js';
+import { decodeBatch, FORWARD_BATCH_PATH, JOURNAL_HEADER, MAX_BATCH_BYTES } from './forward-batch.js';
+import { pageJson, type ReservationJournal } from './reservation-journal.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -53,6 +55,8 @@ export interface AdmissionAppOptions {
   logger: Logger;
   /** Records a decision's quota reservation (see Decision.reserve). */
   reserve?: (reservation: NonNullable<Decision['reserve']>) => void;
+  /** Where this replica's reservations are kept for followers to hold on its behalf. */
+  journal?: ReservationJournal;
   /**
    * Hands a review that would reserve quota to the leader (see quota-forwarder.ts): undefined
    * when there is nobody to hand it to, else the leader's answer or undefined when that failed.
@@ -147,6 +151,11 @@ export function readReview(raw: Buffer): { request: AdmissionRequest; unread?: s
   return exceeded ? { request, unread: UNREAD[exceeded] } : { request };
 }
 
+/** Whether the leader's answer (an AdmissionReview, checked by the forwarder) admits. */
+function allowedIn(answer: Buffer): boolean {
+  return (JSON.parse(answer.toString('utf8')) as { response: { allowed: boolean } }).response.allowed;
+}
+
 export function createAdmissionApp(options: AdmissionAppOptions): Koa {
   const { metrics, logger } = options;
   const bodyBudget = options.bodyBudget ?? new BodyBudget();
@@ -199,6 +208,81 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
   // Who is calling, before anything of the request is read: an unverified caller's body is never parsed.
   app.use(callerGate(options.callers, metrics, logger));
 
+  const judgeOf =
+    (entry: WebhookEntry, request: AdmissionRequest, unread: string | undefined) => (): EnforcedJudgement =>
+      enforceAll(
+        entry,
+        unread
+          ? unreadable(entry, unread, metrics)
+          : decide(entry, request, options.state(), logger, metrics),
+        options.enforcement?.() ?? DENY_ALL,
+      );
+  // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind),
+  // and only the verified API server's (or a replica's forward of it): a forged review must not
+  // hold a tenant's quota.
+  const reserves = (caller: Caller, request: AdmissionRequest, { decision }: EnforcedJudgement): boolean =>
+    caller.verified && decision.allowed && decision.reserve !== undefined && !request.dryRun;
+  /** Reserves, counts and logs a judgement made here; the answer to send. */
+  const answerHere = (
+    entry: WebhookEntry,
+    request: AdmissionRequest,
+    judgement: EnforcedJudgement,
+    caller: Caller,
+    started: bigint,
+  ): string => {
+    const { decision } = judgement;
+    // Same tick as the rule: no other request can run between the decision and its reservation.
+    if (reserves(caller, request, judgement) && decision.reserve) {
+      options.reserve?.(decision.reserve);
+      options.journal?.append(decision.reserve);
+    }
+    const review = admissionResponse(request, decision, judgement.patch);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    recordDecision(metrics, entry, judgement, seconds);
+    logger.info(decisionLogFields(entry, request, judgement, seconds), 'admission decision');
+    return serializeReview(review);
+  };
+
+  // The leader's side of the forward (quota-forwarder.ts): a batch of reviews, decided in one pass.
+  app.use(async (ctx, next) => {
+    if (ctx.path !== FORWARD_BATCH_PATH) {
+      await next();
+      return;
+    }
+    const caller = ctx.state.caller as Caller;
+    if (!caller.verified || caller.as !== 'replica') {
+      throw new BadReviewError(403, 'only another replica of the operator forwards quota admissions');
+    }
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      throw new BadReviewError(405, `${ctx.method} is not allowed: forwarded batches are POSTed`);
+    }
+    const items = decodeBatch(await readBody(ctx.req, ctx.res, MAX_BATCH_BYTES, bodyBudget));
+    const webhooks = options.webhooks();
+    // No await in the pass: the batch is decided as if its reviews had come one after another,
+    // each reservation made before the next review is judged.
+    const answers = items.map(({ path, body }) => {
+      const entry = webhooks.find((candidate) => candidate.path === path);
+      if (!entry) return 'null';
+      const started = process.hrtime.bigint();
+      let read: ReturnType<typeof readReview>;
+      try {
+        read = readReview(body);
+      } catch (error) {
+        // The follower read it as a review; answering null lets it decide that one itself.
+        if (error instanceof BadReviewError) return 'null';
+        throw error;
+      }
+      const { request, unread } = read;
+      return answerHere(entry, request, judgeOf(entry, request, unread)(), caller, started);
+    });
+    metrics.quotaForwardBatches.observe({ side: 'decided' }, items.length);
+    const [journalId, position] = ctx.get(JOURNAL_HEADER).split(':');
+    const journal = options.journal ? pageJson(options.journal.since(journalId, Number(position))) : 'null';
+    ctx.type = 'application/json';
+    ctx.body = `{"answers":[${answers.join(',')}],"journal":${journal}}`;
+  });
+
   app.use(async (ctx) => {
     const caller = ctx.state.caller as Caller;
     const entry = options.webhooks().find((candidate) => candidate.path === ctx.path);
@@ -226,24 +310,17 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     const started = process.hrtime.bigint();
     const { request, unread } = readReview(raw);
     read.request = request;
-    const judge = (): EnforcedJudgement =>
-      enforceAll(
-        entry,
-        unread
-          ? unreadable(entry, unread, metrics)
-          : decide(entry, request, options.state(), logger, metrics),
-        options.enforcement?.() ?? DENY_ALL,
-      );
-    // Only an admission that takes quota is recorded in the ledger (a dry run leaves no pod behind),
-    // and only the verified API server's: a forged review must not hold a tenant's quota.
-    const reserves = ({ decision }: EnforcedJudgement): boolean =>
-      caller.verified && decision.allowed && decision.reserve !== undefined && !request.dryRun;
+    const judge = judgeOf(entry, request, unread);
     let judgement = judge();
-    if (reserves(judgement) && caller.verified && caller.as === 'api-server') {
+    if (reserves(caller, request, judgement) && caller.verified && caller.as === 'api-server') {
       const forwarded = options.forward?.(entry.path, raw, request.uid);
       if (forwarded) {
         const answer = await forwarded;
         if (answer) {
+          // The leader reserved it; this replica's ledger holds it too, so that if it must decide
+          // alone later (the leader lost), it still counts what it handed over.
+          const { reserve } = judgement.decision;
+          if (reserve && allowedIn(answer)) options.reserve?.(reserve);
           // The leader counted and logged this decision; counting it here too would count it twice.
           logger.debug(
             {
@@ -261,15 +338,8 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
         judgement = judge();
       }
     }
-    const { decision } = judgement;
-    // Same tick as the rule: no other request can run between the decision and its reservation.
-    if (reserves(judgement) && decision.reserve) options.reserve?.(decision.reserve);
-    const review = admissionResponse(request, decision, judgement.patch);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    recordDecision(metrics, entry, judgement, seconds);
-    logger.info(decisionLogFields(entry, request, judgement, seconds), 'admission decision');
     ctx.type = 'application/json';
-    ctx.body = serializeReview(review);
+    ctx.body = answerHere(entry, request, judgement, caller, started);
   });
 
   return app;

@@ -28,7 +28,7 @@ export type UnverifiedReason =
   | 'forward-without-replica-certificate';
 
 export type Caller =
-  | { verified: true; as: 'api-server' | 'replica'; via: 'certificate' | 'token' }
+  | { verified: true; as: 'api-server' | 'replica'; via: 'certificate' | 'token' | 'network' }
   | { verified: false; reason: UnverifiedReason };
 
 /** What a TokenReview said of a token: the user it authenticates as, or not authenticated. */
@@ -42,6 +42,12 @@ export interface CallerPolicy {
   subjectNames: readonly string[];
   /** Users (as a TokenReview names them) whose bearer tokens are the API server's; empty: none. */
   tokenUsers: readonly string[];
+  /**
+   * Every caller that reaches the port, and does not claim to be a replica, is the API server:
+   * for managed clusters whose API server cannot present credentials, and only true where a
+   * NetworkPolicy admits nobody else to the port (docs/security.md, "Managed clusters").
+   */
+  trustNetwork?: boolean;
 }
 
 export interface CallerVerifierOptions {
@@ -98,6 +104,8 @@ export class CallerVerifier {
     if (certificate.kind === 'replica') return { verified: true, as: 'replica', via: 'certificate' };
     if (forwarded) return { verified: false, reason: 'forward-without-replica-certificate' };
     if (certificate.kind === 'api-server') return { verified: true, as: 'api-server', via: 'certificate' };
+    // The network vouches for whoever reached the port; the chart renders it only with its NetworkPolicy.
+    if (this.options.policy.trustNetwork) return { verified: true, as: 'api-server', via: 'network' };
     const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
     if (token !== undefined && this.options.policy.tokenUsers.length > 0 && this.options.reviewToken) {
       const verdict = await this.options.reviewToken(token);

@@ -87,6 +87,24 @@ describe('operator options', () => {
     );
   });
 
+  it('trusts the network only when told, and never beside a verification of the API server', () => {
+    assert.equal(options([]).clientVerification.trustNetwork, false);
+    assert.equal(options(['--trust-network-callers=true']).clientVerification.trustNetwork, true);
+    assert.throws(
+      () => parseOptions(['--trust-network-callers=yes'], {}),
+      /--trust-network-callers: must be true or false/,
+    );
+    for (const verified of [
+      ['--client-ca-file=/ca.pem', '--client-subject-names=kube-apiserver'],
+      ['--client-token-users=apiserver'],
+    ]) {
+      assert.throws(
+        () => parseOptions(['--trust-network-callers=true', ...verified], {}),
+        /--trust-network-callers stands in for verifying the API server/,
+      );
+    }
+  });
+
   it('offers --help listing every flag with its environment variable', () => {
     assert.deepEqual(parseOptions(['--help'], {}), { help: true });
     assert.match(usage(), /--cert-lifetime/);

@@ -59,4 +59,23 @@ describe('CallerVerifier with bearer tokens', () => {
     assert.equal(verifier({ authenticated: false }, []).required, false);
     assert.equal(verifier({ authenticated: false }).required, true);
   });
+
+  it('takes every caller as the API server when the network vouches for them, but no forward without a replica certificate', async () => {
+    const callers = new CallerVerifier({
+      policy: { subjectNames: [], tokenUsers: [], trustNetwork: true },
+      replicaCas: () => [],
+    });
+    assert.equal(callers.required, false);
+    for (const authorization of [undefined, 'Bearer abc']) {
+      assert.deepEqual(await callers.identify(noCertificate, authorization, false), {
+        verified: true,
+        as: 'api-server',
+        via: 'network',
+      });
+    }
+    assert.deepEqual(await callers.identify(noCertificate, undefined, true), {
+      verified: false,
+      reason: 'forward-without-replica-certificate',
+    });
+  });
 });

@@ -23,6 +23,7 @@ import {
   type ForwardResult,
 } from '../../../../webhook/server/quota-forwarder.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
+import { ReservationJournal } from '../../../../webhook/server/reservation-journal.js';
 import {
   localServingCertificate,
   testValidatePodEntry,
@@ -69,6 +70,7 @@ async function startReplica(
   const quotaForwarder = forwarder?.(forwards);
   const ownCa = new X509Certificate(trust.own.ca);
   const app = createAdmissionApp({
+    journal: new ReservationJournal(),
     webhooks: () => [reservingEntry(who)],
     state: () => stateSnapshot(),
     readiness: () => Promise.resolve({ ready: true, checks: {} }),
@@ -211,7 +213,7 @@ describe('quota forwarding to the leader', () => {
     return replica;
   };
 
-  it("answers with the leader's decision and leaves the reservation to the leader", async () => {
+  it("answers with the leader's decision; the leader reserves, and the follower holds the same reservation", async () => {
     const replica = await follower(() => `127.0.0.1:${leader.port}`);
     const before = leader.reserved.length;
     const answer = await review(replica, trust, 'pod-1');
@@ -220,7 +222,11 @@ describe('quota forwarding to the leader', () => {
       leader.reserved.slice(before).map((reservation) => reservation.key),
       ['default/pod-1'],
     );
-    assert.deepEqual(replica.reserved, []);
+    // Held in case it must decide alone later (the leader lost): it still counts what it handed over.
+    assert.deepEqual(
+      replica.reserved.map((reservation) => reservation.key),
+      ['default/pod-1'],
+    );
     assert.deepEqual(replica.forwards, ['answered']);
   });
 
@@ -345,6 +351,114 @@ describe('quota forwarding to the leader', () => {
       if (expected !== 200) assert.doesNotMatch(text, /decided by|allowed/, what);
     }
     assert.equal(leader.reserved.length, before + 1, "only the replica's call reserved");
+  });
+
+  it('hands a burst of 300 concurrent admissions to the leader in batches, every one answered by it', async () => {
+    const batches: number[] = [];
+    const replica = await startReplica('the follower', trust, (results) => {
+      return new QuotaForwarder({
+        leaderAddress: () => `127.0.0.1:${leader.port}`,
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onResult: (result) => results.push(result),
+        onBatch: (reviews) => batches.push(reviews),
+      });
+    });
+    opened.push(replica);
+    const before = leader.reserved.length;
+    const uids = Array.from({ length: 300 }, (_, i) => `burst-${i}`);
+    const answers = await Promise.all(uids.map((uid) => review(replica, trust, uid)));
+    for (const [i, answer] of answers.entries()) {
+      assert.deepEqual(answer.response, { uid: uids[i], allowed: true, warnings: ['decided by the leader'] });
+    }
+    assert.deepEqual(
+      leader.reserved
+        .slice(before)
+        .map((reservation) => reservation.key)
+        .sort(),
+      uids.map((uid) => `default/${uid}`).sort(),
+    );
+    assert.equal(replica.forwards.filter((result) => result === 'answered').length, 300);
+    assert.equal(
+      batches.reduce((sum, size) => sum + size, 0),
+      300,
+    );
+    assert.ok(batches.length < 300, `300 reviews in ${batches.length} batches: some were sent together`);
+    assert.ok(Math.max(...batches) <= 256);
+  });
+
+  it('answers a batch of forwarded reviews to a replica only: the API server and strangers get 403', async () => {
+    const { encodeBatch, FORWARD_BATCH_PATH } = await import('../../../../webhook/server/forward-batch.js');
+    const { request } = await import('node:https');
+    const body = encodeBatch([{ path: '/validate-pod', body: Buffer.from(podReview('batch-forged')) }]);
+    const before = leader.reserved.length;
+    const send = (client: { cert: string; key: string } | null, headers: Record<string, string>) =>
+      new Promise<{ status: number; text: string }>((resolvePromise, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: leader.port,
+            path: FORWARD_BATCH_PATH,
+            method: 'POST',
+            ca: trust.own.ca,
+            ...(client ?? {}),
+            servername: 'localhost',
+            headers: { 'Content-Type': 'application/octet-stream', ...headers },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              resolvePromise({ status: res.statusCode ?? 0, text });
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (const [client, headers, expected] of [
+      [trust.apiServer.apiServer, {}, 403],
+      [trust.apiServer.apiServer, { [FORWARDED_HEADER]: '1' }, 403],
+      [null, { [FORWARDED_HEADER]: '1' }, 403],
+    ] as const) {
+      const { status, text } = await send(client, headers);
+      assert.equal(status, expected, text);
+      assert.doesNotMatch(text, /decided by|allowed/);
+    }
+    assert.equal(leader.reserved.length, before);
+    const replicaCall = await send(
+      { cert: replicaClient.certificatePem, key: replicaClient.privateKeyPem },
+      { [FORWARDED_HEADER]: '1' },
+    );
+    assert.equal(replicaCall.status, 200, replicaCall.text);
+    assert.equal(
+      (JSON.parse(replicaCall.text) as { answers: Answer[] }).answers[0]?.response.uid,
+      'batch-forged',
+    );
+    assert.equal(leader.reserved.length, before + 1);
+  });
+
+  it("holds the leader's own admissions too, from the journal each batch answer carries", async () => {
+    const held: string[] = [];
+    const replica = await startReplica('the follower', trust, (results) => {
+      return new QuotaForwarder({
+        leaderAddress: () => `127.0.0.1:${leader.port}`,
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onResult: (result) => results.push(result),
+        onReservations: (reservations) => held.push(...reservations.map((entry) => entry.key)),
+      });
+    });
+    opened.push(replica);
+    await review(replica, trust, 'journal-1');
+    // Admitted by the leader directly (the API server called it), then one more through the follower.
+    await review(leader, trust, 'journal-direct');
+    await review(replica, trust, 'journal-2');
+    assert.ok(held.includes('default/journal-direct'), `held: ${held.join(', ')}`);
+    assert.equal(held.filter((key) => key === 'default/journal-direct').length, 1, 'handed out once');
+    assert.deepEqual(
+      replica.reserved.map((reservation) => reservation.key),
+      ['default/journal-1', 'default/journal-2'],
+    );
   });
 
   it('decides itself when too many forwards are in flight', async () => {
