@@ -198,8 +198,10 @@ function subjectKeyIdentifierOf(issuer: forge.pki.Certificate): string {
 
 function positiveSerial(): string {
   const bytes = randomBytes(16);
-  // The top bit clear keeps the DER INTEGER positive, as RFC 5280 requires.
-  bytes[0] = (bytes[0] ?? 0) & 0x7f;
+  // First byte 0x40-0x7f: the top bit clear keeps the DER INTEGER positive (RFC 5280), the next bit
+  // set keeps every serial 16 bytes long. A leading zero byte is padding DER forbids: forge drops it,
+  // and the certificate's serial was then not the one returned here (126 random bits remain).
+  bytes[0] = ((bytes[0] ?? 0) & 0x3f) | 0x40;
   return bytes.toString('hex');
 }
 

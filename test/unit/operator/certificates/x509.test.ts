@@ -68,12 +68,20 @@ describe('x509', () => {
     assert.equal(leaf.notBefore.getTime(), now.getTime() - HOUR);
   });
 
-  it('always produces a positive serial number', async () => {
-    // Serials are random whatever the key, so one key serves all twenty.
+  it('always produces a positive serial of 16 bytes, the one the certificate carries', async () => {
+    // Serials are random whatever the key, so one key serves them all. One random serial in 128
+    // began with a zero byte, which DER drops; 2,000 issues would all but surely have met one.
     const keys = await generateRsaKeyPair();
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 2000; i++) {
       const leaf = signCertificate({ commonName: `s${i}`, usage: 'server', lifetimeMs: HOUR }, keys, ca);
-      assert.ok(Number.parseInt(leaf.serialNumber.slice(0, 2), 16) < 0x80);
+      // The PEM's own bytes: OpenSSL's `raw` re-encodes the serial it parsed, minimal or not.
+      const der = Buffer.from(leaf.certificatePem.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
+      const at = serialOffset(der);
+      assert.equal(der[at - 1], 16, `serial ${leaf.serialNumber} is 16 bytes`);
+      assert.equal(new X509Certificate(leaf.certificatePem).serialNumber, leaf.serialNumber.toUpperCase());
+      const [first = 0, second = 0] = [der[at], der[at + 1]];
+      assert.ok(first < 0x80, `serial ${leaf.serialNumber} is positive`);
+      assert.ok(!(first === 0 && second < 0x80), `serial ${leaf.serialNumber} has no padding byte`);
     }
   });
 
@@ -134,3 +142,21 @@ describe('x509', () => {
     );
   });
 });
+
+/**
+ * Where the serial's content starts in a certificate's DER: Certificate SEQUENCE, TBSCertificate
+ * SEQUENCE, the [0] version, then the serial INTEGER (tag 0x02, short length).
+ */
+function serialOffset(der: Buffer): number {
+  let at = 0;
+  const skipHeader = (): void => {
+    const length = der[at + 1] ?? 0;
+    at += 2 + (length & 0x80 ? length & 0x7f : 0);
+  };
+  skipHeader(); // Certificate
+  skipHeader(); // TBSCertificate
+  assert.equal(der[at], 0xa0, 'a version field');
+  at += 2 + (der[at + 1] ?? 0);
+  assert.equal(der[at], 0x02, 'the serial INTEGER');
+  return at + 2;
+}
