@@ -118,6 +118,8 @@ interface ForwardCounts {
   reviews: number;
   /** Connections the replicas dropped at their connection cap. */
   dropped: number;
+  /** Quota reviews a replica decided alone while it neither led nor knew a leader (a second decider). */
+  alone: number;
   /**
    * The replicas' worst event-loop delay (ms) since the previous scrape (prom-client resets its
    * histogram at each): the longest any request waited for the loop, TLS handshakes included.
@@ -136,6 +138,7 @@ async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<Forw
     fast: 0,
     reviews: 0,
     dropped: 0,
+    alone: 0,
     loopMaxMs: 0,
   };
   for (const replica of replicas) {
@@ -151,6 +154,7 @@ async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<Forw
     counts.fast += sampleSum(text, 'admission_request_duration_seconds_bucket', { le: '0.1' });
     counts.reviews += sampleSum(text, 'admission_request_duration_seconds_count');
     counts.dropped += sampleSum(text, 'admission_connections_dropped_total');
+    counts.alone += sampleSum(text, 'admission_quota_decided_without_leader_total');
     counts.loopMaxMs = Math.max(counts.loopMaxMs, sampleSum(text, 'nodejs_eventloop_lag_max_seconds') * 1000);
   }
   return counts;
@@ -770,6 +774,7 @@ function show(label: string, result: BurstResult, settings: QuotaBurstSettings, 
     `info  ${label}: admitted ${result.admitted} (room ${settings.room}); refused: ${refused}; ` +
       `${create}webhook p50 ≤ ${result.webhookP50} ms, p99 ≤ ${result.webhookP99} ms (API server's buckets); ` +
       `forwards answered ${forwards.answered}, failed ${forwards.failed}, busy ${forwards.busy}, ` +
+      `decided without a leader ${forwards.alone}, ` +
       `${forwards.batches} batches (mean ${(forwards.batched / Math.max(1, forwards.batches)).toFixed(1)}); ${result.seconds.toFixed(1)} s; ` +
       (forwards.reviews > 0
         ? `replicas' CPU ${forwards.cpu.toFixed(1)} s, their handlers ≤ 100 ms for ${forwards.fast} of ${forwards.reviews} reviews; `
