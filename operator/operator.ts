@@ -197,6 +197,10 @@ export async function runOperator(
     onBatch: (reviews) => {
       admission.quotaForwardBatches.observe({ side: 'sent' }, reviews);
     },
+    // The leader decides here by design; any other replica deciding here is a second decider.
+    onNoTarget: () => {
+      if (!elector.isLeader()) admission.quotaDecidedWithoutLeader.inc();
+    },
     // Held on the leader's behalf until the pod watch delivers their pods (or they settle).
     onReservations: (reservations) => {
       for (const reservation of reservations) store.reserve(reservation);

@@ -19,6 +19,7 @@
  * admission latency as the API server measures it (its histogram: the bucket's upper bound), and
  * the replicas' forward outcomes (answered, failed, busy, batches sent).
  */
+import { readdir, readFile } from 'node:fs/promises';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'node:https';
@@ -115,6 +116,15 @@ interface ForwardCounts {
   cpu: number;
   fast: number;
   reviews: number;
+  /** Connections the replicas dropped at their connection cap. */
+  dropped: number;
+  /** Quota reviews a replica decided alone while it neither led nor knew a leader (a second decider). */
+  alone: number;
+  /**
+   * The replicas' worst event-loop delay (ms) since the previous scrape (prom-client resets its
+   * histogram at each): the longest any request waited for the loop, TLS handshakes included.
+   */
+  loopMaxMs: number;
 }
 
 async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<ForwardCounts> {
@@ -127,6 +137,9 @@ async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<Forw
     cpu: 0,
     fast: 0,
     reviews: 0,
+    dropped: 0,
+    alone: 0,
+    loopMaxMs: 0,
   };
   for (const replica of replicas) {
     if (replica.child.exitCode !== null || replica.child.signalCode !== null) continue;
@@ -140,8 +153,72 @@ async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<Forw
     counts.cpu += sampleSum(text, 'process_cpu_seconds_total');
     counts.fast += sampleSum(text, 'admission_request_duration_seconds_bucket', { le: '0.1' });
     counts.reviews += sampleSum(text, 'admission_request_duration_seconds_count');
+    counts.dropped += sampleSum(text, 'admission_connections_dropped_total');
+    counts.alone += sampleSum(text, 'admission_quota_decided_without_leader_total');
+    counts.loopMaxMs = Math.max(counts.loopMaxMs, sampleSum(text, 'nodejs_eventloop_lag_max_seconds') * 1000);
   }
   return counts;
+}
+
+/**
+ * The kernel's count of connections refused because a listen queue was full (TcpExt
+ * ListenOverflows; ListenDrops adds the SYNs dropped for any reason): the client hears nothing and
+ * retransmits its SYN after 1 s, then 3 s, 7 s. Undefined where /proc/net/netstat is not Linux's.
+ */
+async function listenOverflows(): Promise<{ overflows: number; drops: number } | undefined> {
+  const text = await readFile('/proc/net/netstat', 'utf8').catch(() => '');
+  const lines = text.split('\n').filter((line) => line.startsWith('TcpExt:'));
+  const [names, values] = lines.map((line) => line.split(/\s+/).slice(1));
+  if (!names || !values) return undefined;
+  const value = (name: string): number => Number(values[names.indexOf(name)]);
+  return { overflows: value('ListenOverflows'), drops: value('ListenDrops') };
+}
+
+/** The control plane's processes, by the name the kernel knows them by. */
+const CONTROL_PLANE = ['kube-apiserver', 'etcd', 'kube-controller-manager'] as const;
+
+/**
+ * CPU-seconds used so far: the machine's (all cores, busy time) and, on Linux, each control-plane
+ * process's, each replica's and this process's (the client's creates and the balancer). Where the
+ * burst's time goes on a 2-core machine is what these split.
+ */
+async function cpuSeconds(replicas: readonly OperatorProcess[]): Promise<Map<string, number>> {
+  const seconds = new Map<string, number>();
+  const ticks = 100; // USER_HZ: /proc's unit on every Linux architecture Node runs on
+  const stat = await readFile('/proc/stat', 'utf8').catch(() => '');
+  const cpu = /^cpu\s+(.*)$/m.exec(stat)?.[1]?.split(/\s+/).map(Number);
+  if (!cpu) return seconds;
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const busy = cpu
+    .slice(0, 8)
+    .reduce((sum, value, index) => (index === 3 || index === 4 ? sum : sum + value), 0);
+  seconds.set('machine', busy / ticks);
+  const processTime = async (pid: number): Promise<{ name: string; seconds: number } | undefined> => {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const close = text.lastIndexOf(')');
+    if (close < 0) return undefined;
+    const fields = text.slice(close + 2).split(' ');
+    // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+    return {
+      name: text.slice(text.indexOf('(') + 1, close),
+      seconds: (Number(fields[11]) + Number(fields[12])) / ticks,
+    };
+  };
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const usage = await processTime(Number(entry));
+    if (usage && (CONTROL_PLANE as readonly string[]).includes(usage.name))
+      seconds.set(usage.name, (seconds.get(usage.name) ?? 0) + usage.seconds);
+  }
+  let total = 0;
+  for (const replica of replicas) {
+    const usage = replica.child.pid === undefined ? undefined : await processTime(replica.child.pid);
+    total += usage?.seconds ?? 0;
+  }
+  seconds.set('replicas', total);
+  const own = process.cpuUsage();
+  seconds.set('bench', (own.user + own.system) / 1e6);
+  return seconds;
 }
 
 /** The API server's /metrics text (tens of MiB: more than kubectl's output buffer here). */
@@ -469,6 +546,10 @@ interface BurstResult {
   benchLoopP99: number;
   /** New connections to the replicas during the burst: each a TLS handshake. */
   connections: number;
+  /** CPU-seconds used during the burst: the machine's and its processes' (see cpuSeconds). */
+  cpu: Map<string, number>;
+  /** The machine's listen-queue overflows and drops during the burst (any listener). */
+  listen: { overflows: number; drops: number } | undefined;
 }
 
 async function clientBurst(
@@ -603,6 +684,9 @@ async function burstOnce(
   const forwardsBefore = await forwardCounts(setup.replicas.members);
   const latencyBefore = await webhookLatency();
   const connectionsBefore = totalConnections(setup.balancer);
+  const listenBefore = await listenOverflows();
+  const logsBefore = setup.replicas.members.map((replica) => replica.logs.length);
+  const cpuBefore = await cpuSeconds(setup.replicas.members);
   // The balancer runs in this process: its delay is the harness's, not the operator's.
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -614,6 +698,9 @@ async function burstOnce(
   const seconds = (performance.now() - started) / 1000;
   loop.disable();
   const connections = totalConnections(setup.balancer) - connectionsBefore;
+  const listenAfter = await listenOverflows();
+  const cpuAfter = await cpuSeconds(setup.replicas.members);
+  leadershipChanges(setup.replicas.members, logsBefore);
   const benchLoopP99 = loop.percentile(99) / 1e6;
   const latencyAfter = await webhookLatency();
   const forwardsAfter = await forwardCounts(setup.replicas.members);
@@ -633,7 +720,37 @@ async function burstOnce(
     seconds,
     benchLoopP99,
     connections,
+    cpu: new Map([...cpuAfter].map(([name, value]) => [name, value - (cpuBefore.get(name) ?? 0)])),
+    listen:
+      listenBefore && listenAfter
+        ? {
+            overflows: listenAfter.overflows - listenBefore.overflows,
+            drops: listenAfter.drops - listenBefore.drops,
+          }
+        : undefined,
   };
+}
+
+/**
+ * Prints the replicas' leadership transitions logged during the burst: a leader that could not
+ * renew its Lease in time (the API server is what a burst saturates) leaves the quota to be
+ * decided in more than one place until a leader is known again.
+ */
+function leadershipChanges(replicas: readonly OperatorProcess[], logsBefore: readonly number[]): void {
+  replicas.forEach((replica, index) => {
+    for (const line of replica.logs.slice(logsBefore[index] ?? 0)) {
+      if (!/being the leader|became the leader/.test(line)) continue;
+      let entry: { msg?: string; reason?: string; time?: number } = {};
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        continue;
+      }
+      console.log(
+        `      replica ${replica.port}: ${entry.msg ?? ''} (${entry.reason ?? ''}) at ${new Date(entry.time ?? 0).toISOString()}`,
+      );
+    }
+  });
 }
 
 /** Connections the balancer has passed to the replicas (the API server's, mostly, and the forwards'). */
@@ -657,12 +774,23 @@ function show(label: string, result: BurstResult, settings: QuotaBurstSettings, 
     `info  ${label}: admitted ${result.admitted} (room ${settings.room}); refused: ${refused}; ` +
       `${create}webhook p50 ≤ ${result.webhookP50} ms, p99 ≤ ${result.webhookP99} ms (API server's buckets); ` +
       `forwards answered ${forwards.answered}, failed ${forwards.failed}, busy ${forwards.busy}, ` +
+      `decided without a leader ${forwards.alone}, ` +
       `${forwards.batches} batches (mean ${(forwards.batched / Math.max(1, forwards.batches)).toFixed(1)}); ${result.seconds.toFixed(1)} s; ` +
       (forwards.reviews > 0
         ? `replicas' CPU ${forwards.cpu.toFixed(1)} s, their handlers ≤ 100 ms for ${forwards.fast} of ${forwards.reviews} reviews; `
         : "the survivors' counters only (the leader's died with it); ") +
-      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms; ${result.connections} new connections to the replicas`,
+      `the replicas' event loop delay max ${forwards.loopMaxMs.toFixed(0)} ms, ${forwards.dropped} connections dropped at their cap; ` +
+      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms; ${result.connections} new connections to the replicas; ` +
+      (result.listen
+        ? `listen queue overflows ${result.listen.overflows}, SYNs dropped ${result.listen.drops} (the machine's)`
+        : 'listen queue overflows unknown here'),
   );
+  if (result.cpu.size > 0)
+    console.log(
+      `      CPU-seconds in the burst's ${result.seconds.toFixed(1)} s (${navigator.hardwareConcurrency} cores): ` +
+        [...result.cpu].map(([name, value]) => `${name} ${value.toFixed(1)}`).join(', ') +
+        `; ${(result.connections / result.seconds).toFixed(0)} new connections (TLS handshakes) a second`,
+    );
 }
 
 /**

@@ -104,7 +104,9 @@ export class TcpBalancer {
     });
     await new Promise<void>((resolvePromise, reject) => {
       server.once('error', reject);
-      server.listen(this.options.port ?? 0, this.host, () => {
+      // kube-proxy accepts nothing (it rewrites addresses in the kernel): the balancer's own accept
+      // queue must not drop a burst's SYNs that a Service would pass on. Linux caps it at somaxconn.
+      server.listen({ port: this.options.port ?? 0, host: this.host, backlog: 4096 }, () => {
         server.off('error', reject);
         resolvePromise();
       });

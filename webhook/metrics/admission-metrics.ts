@@ -73,6 +73,11 @@ export function admissionMetrics(registry: Registry = new Registry()) {
       labelNames: ['result'] as const,
       registers,
     }),
+    quotaDecidedWithoutLeader: new Counter({
+      name: 'admission_quota_decided_without_leader_total',
+      help: 'Quota-reserving pod reviews this replica decided from its own ledger while it neither led nor knew a leader to hand them to (no Lease seen yet, its own renewal past the deadline, the leader not seen renewing for a lease duration, or no certificate yet to reach it): with other replicas serving, such reviews are decided in more than one place.',
+      registers,
+    }),
     quotaJournalReservations: new Counter({
       name: 'admission_quota_journal_reservations_total',
       help: "The leader's reservations this replica (a follower) took from batch answers, to hold on the leader's behalf until the pod watch delivers their pods.",

@@ -66,6 +66,22 @@ const DROP_LOG_INTERVAL_MS = 10_000;
 /** While closing, connections that have become idle are looked for this often. */
 const CLOSE_POLL_MS = 500;
 
+/**
+ * The listen options: the kernel's queue of connections not yet accepted holds as many as the
+ * server may serve at once. A burst makes the API server dial one connection per concurrent
+ * webhook call, while the event loop may be busy with handshakes; Node's default backlog (511)
+ * lets the kernel drop the SYNs past it, and the API server resends one only after 1 s, then 3 s
+ * (measured: 73 listen overflows in one 1,000-pod burst on a machine busy elsewhere,
+ * docs/performance/README.md). Linux caps the value at net.core.somaxconn (4096 by default).
+ */
+export function listenOptions(
+  port: number,
+  host: string,
+  limits: Pick<TransportLimits, 'maxConnections'>,
+): { port: number; host: string; backlog: number } {
+  return { port, host, backlog: limits.maxConnections };
+}
+
 export class AdmissionHttpsServer {
   private server: Server | undefined;
   private current: ServingTls | undefined;
@@ -125,7 +141,7 @@ export class AdmissionHttpsServer {
     });
     await new Promise<void>((resolvePromise, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => {
+      server.listen(listenOptions(port, host, this.limits), () => {
         server.off('error', reject);
         resolvePromise();
       });

@@ -66,6 +66,8 @@ export interface QuotaForwarderOptions {
   onResult?: (result: ForwardResult, error?: Error) => void;
   /** Once per batch sent: how many reviews it carried. */
   onBatch?: (reviews: number) => void;
+  /** Once per review not forwarded because no leader is known (or no TLS to reach it): decided locally. */
+  onNoTarget?: () => void;
   /**
    * The leader's reservations this replica has not seen yet, with each batch answer: to hold on
    * the leader's behalf, so that deciding alone later it still counts them (reservation-journal.ts).
@@ -103,7 +105,10 @@ export class QuotaForwarder {
    * promise of undefined when the forward failed (decide locally, again: the state moved).
    */
   forward(path: string, body: Buffer, uid: string): Promise<Buffer | undefined> | undefined {
-    if (!this.target()) return undefined;
+    if (!this.target()) {
+      this.options.onNoTarget?.();
+      return undefined;
+    }
     if (this.waiting >= (this.options.maxInFlight ?? MAX_QUEUED_REVIEWS)) {
       this.options.onResult?.('busy');
       return undefined;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connect, type TLSSocket } from 'node:tls';
-import type { AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
+import { listenOptions, type AdmissionHttpsServer } from '../../../../webhook/server/https-server.js';
 import type { AdmissionMetrics } from '../../../../webhook/metrics/admission-metrics.js';
 import { startAllowingServer } from '../../../harness/allowing-server.js';
 
@@ -83,5 +83,17 @@ describe('admission HTTPS transport', () => {
     const closed = untilClosed(socket);
     socket.end('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     assert.match(await closed, /^HTTP\/1\.1 200/);
+  });
+});
+
+describe('admission HTTPS listen options', () => {
+  it('queues as many connections not yet accepted as the server may serve at once', () => {
+    // Node's default (511) is under a burst's new connections: past it the kernel drops SYNs.
+    assert.deepEqual(listenOptions(9443, '0.0.0.0', { maxConnections: 1024 }), {
+      port: 9443,
+      host: '0.0.0.0',
+      backlog: 1024,
+    });
+    assert.equal(listenOptions(0, '127.0.0.1', { maxConnections: 3 }).backlog, 3);
   });
 });

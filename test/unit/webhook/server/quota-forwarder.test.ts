@@ -295,6 +295,26 @@ describe('quota forwarding to the leader', () => {
     assert.deepEqual(replica.forwards, []);
   });
 
+  it('reports each review it cannot hand to anyone (no leader known), and not one it is too busy to queue', () => {
+    let noTarget = 0;
+    const busy: string[] = [];
+    const forwarder = (address: string | undefined, maxInFlight?: number): QuotaForwarder =>
+      new QuotaForwarder({
+        leaderAddress: () => address,
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onNoTarget: () => (noTarget += 1),
+        onResult: (result) => busy.push(result),
+        ...(maxInFlight === undefined ? {} : { maxInFlight }),
+      });
+    const body = Buffer.from('{}');
+    assert.equal(forwarder(undefined).forward('/validate-pod', body, 'uid-1'), undefined);
+    assert.equal(noTarget, 1);
+    // A leader is known, but no forward may wait: decided here, counted as busy, not as leaderless.
+    assert.equal(forwarder(`127.0.0.1:${leader.port}`, 0).forward('/validate-pod', body, 'uid-2'), undefined);
+    assert.equal(noTarget, 1);
+    assert.deepEqual(busy, ['busy']);
+  });
+
   it("never forwards a replica's forward again, nor a dry run", async () => {
     const replica = await follower(() => `127.0.0.1:${leader.port}`);
     const client = { cert: replicaClient.certificatePem, key: replicaClient.privateKeyPem };
