@@ -21,6 +21,8 @@ export class TcpProxy {
   private opened = 0;
   private readonly server: Server;
   private listeningPort = 0;
+  /** While set, connections opened are frozen from their first byte too: the server is unreachable. */
+  private holding = false;
 
   private constructor(private readonly target: { host: string; port: number }) {
     this.server = createServer((client) => {
@@ -45,7 +47,7 @@ export class TcpProxy {
 
   private pipe(client: Socket): void {
     const upstream = connect(this.target.port, this.target.host);
-    const pair: Pair = { client, upstream, frozen: false };
+    const pair: Pair = { client, upstream, frozen: this.holding };
     this.pairs.add(pair);
     this.opened++;
     const forward = (from: Socket, to: Socket): void => {
@@ -80,6 +82,20 @@ export class TcpProxy {
       pair.frozen = true;
     }
     return frozen;
+  }
+
+  /**
+   * Freezes every connection open now and every one opened until `release`: a client whose API
+   * server stops answering it (a saturated or partitioned control plane) without closing anything.
+   */
+  hold(): number {
+    this.holding = true;
+    return this.freeze();
+  }
+
+  /** Connections opened from now on work again; those frozen stay frozen until their client gives up. */
+  release(): void {
+    this.holding = false;
   }
 
   /** Connections open now, and how many of them are frozen. */

@@ -11,6 +11,9 @@
  */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
@@ -37,6 +40,9 @@ import {
   type StartOptions,
 } from '../harness/operator.js';
 import { Replicas, podStream, type Attempt } from '../harness/replicas.js';
+import { kubeconfigPath } from '../../scripts/cluster/layout.js';
+import { kubeconfigThrough, TcpProxy } from '../harness/tcp-proxy.js';
+import type { OperatorProcess } from '../harness/operator.js';
 
 /**
  * The quota burst: an AI job's burst in miniature, large enough that the follower's forwards to
@@ -46,6 +52,8 @@ const BURST = 800;
 const BURST_RUNS = 2;
 /** Managed clusters' mode (--trust-network-callers): without it nothing reserves, so a smaller burst overshoots. */
 const NETWORK_BURST = 400;
+/** A burst while one replica's API server stops answering it (leadership in doubt). */
+const LOST_BURST = 400;
 
 /** The drain the replicas run with: the chart's default, above the balancer's 2 s removal window. */
 const SHUTDOWN_DELAY = '5s';
@@ -62,6 +70,8 @@ async function replicated(
   t: TestContext,
   options: Omit<StartOptions, 'namespace' | 'port' | 'webhookPort'> = {},
   count = 2,
+  /** What the n-th replica started gets on top of `options` (its own kubeconfig, say). */
+  perReplica: (n: number) => Partial<StartOptions> = () => ({}),
 ): Promise<Setup> {
   // Registered first, so it runs first: a replica still running would recreate what is deleted.
   const started: { replicas?: Replicas } = {};
@@ -74,11 +84,16 @@ async function replicated(
   const balancer = new TcpBalancer();
   await balancer.listen();
   t.after(() => balancer.close());
-  const replicas = new Replicas(balancer, (start) => startOperator(t, start), {
-    namespace,
-    shutdownDelay: SHUTDOWN_DELAY,
-    ...options,
-  });
+  let startedCount = 0;
+  const replicas = new Replicas(
+    balancer,
+    (start) => startOperator(t, { ...start, ...perReplica(startedCount++) }),
+    {
+      namespace,
+      shutdownDelay: SHUTDOWN_DELAY,
+      ...options,
+    },
+  );
   started.replicas = replicas;
   // The first replica issues the Secret before the others start; replicas starting at the same
   // instant are covered by certificate-rotation.test.ts.
@@ -100,12 +115,39 @@ function summary(attempts: readonly Attempt[]): string {
   return `${attempts.length - failed.length} admitted, ${failed.length} failed${first.length ? `: ${first.join(' | ')}` : ''}`;
 }
 
-async function burstExactly(
+interface QuotaBurst {
+  replicas: Replicas;
+  leaderIndex: number;
+  leader: OperatorProcess;
+  follower: OperatorProcess;
+  /** One quota per run, each of room for half the burst. */
+  quotas: string[];
+  /** The value of `series` on a replica's metrics port (0 when absent). */
+  metric: (port: number, series: string) => Promise<number>;
+  /** Indices of the replicas that report leading. */
+  leaders: () => Promise<number[]>;
+  /** Creates `burst` 500m pods into `quota` at once; how many were admitted. */
+  burstInto: (quota: string) => Promise<number>;
+  forwards: (result: string) => Promise<number>;
+}
+
+/** Replicas, one quota per run, and a follower that has handed the leader an admission already. */
+async function quotaBurst(
   t: TestContext,
-  { burst, runs, options = {} }: { burst: number; runs: number; options?: Parameters<typeof replicated>[1] },
-): Promise<void> {
+  {
+    burst,
+    runs,
+    options = {},
+    perReplica,
+  }: {
+    burst: number;
+    runs: number;
+    options?: Parameters<typeof replicated>[1];
+    perReplica?: Parameters<typeof replicated>[3];
+  },
+): Promise<QuotaBurst> {
   await installCrds('elasticquotas.scheduling.sigs.k8s.io');
-  const { replicas, workload } = await replicated(t, options);
+  const { replicas, workload } = await replicated(t, options, 2, perReplica);
   const P = 'quota.scheduling.koordinator.sh';
   const warmUp = `warm-${workload}`;
   const quotas = Array.from({ length: runs }, (_, run) => `q${run}-${workload}`);
@@ -148,6 +190,7 @@ async function burstExactly(
   };
   await waitFor('one leader', async () => (await leaders()).length === 1);
   const leaderIndex = (await leaders())[0]!;
+  const leader = replicas.members[leaderIndex]!;
   const follower = replicas.members.find((_, index) => index !== leaderIndex)!;
   const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
   const podIn = (quota: string): V1Pod => ({
@@ -173,20 +216,29 @@ async function burstExactly(
     }
     return answered > 0;
   });
+  const burstInto = async (quota: string): Promise<number> => {
+    const results = await Promise.allSettled(
+      Array.from({ length: burst }, () =>
+        core.createNamespacedPod({ namespace: workload, body: podIn(quota) }),
+      ),
+    );
+    return results.filter((result) => result.status === 'fulfilled').length;
+  };
+  return { replicas, leaderIndex, leader, follower, quotas, metric, leaders, burstInto, forwards };
+}
+
+async function burstExactly(
+  t: TestContext,
+  { burst, runs, options = {} }: { burst: number; runs: number; options?: Parameters<typeof replicated>[1] },
+): Promise<void> {
+  const { quotas, leaderIndex, burstInto, forwards } = await quotaBurst(t, { burst, runs, options });
   const before = {
     answered: await forwards('answered'),
     failed: await forwards('failed'),
     busy: await forwards('busy'),
   };
   const admittedPerRun: number[] = [];
-  for (const quota of quotas) {
-    const results = await Promise.allSettled(
-      Array.from({ length: burst }, () =>
-        core.createNamespacedPod({ namespace: workload, body: podIn(quota) }),
-      ),
-    );
-    admittedPerRun.push(results.filter((result) => result.status === 'fulfilled').length);
-  }
+  for (const quota of quotas) admittedPerRun.push(await burstInto(quota));
   const answered = (await forwards('answered')) - before.answered;
   const failed = (await forwards('failed')) - before.failed;
   const busy = (await forwards('busy')) - before.busy;
@@ -201,6 +253,80 @@ async function burstExactly(
   assert.ok(answered > 0, 'the follower handed no admission to the leader');
   assert.equal(failed, 0);
   assert.equal(busy, 0);
+}
+
+/** Each replica talks to the API server through a proxy of its own, which the test can freeze. */
+async function proxiedReplicas(
+  t: TestContext,
+): Promise<{ proxies: TcpProxy[]; perReplica: (n: number) => Partial<StartOptions> }> {
+  await clusterKubeConfig();
+  const dir = await mkdtemp(join(tmpdir(), 'replicas-proxied-'));
+  const { target } = await kubeconfigThrough(kubeconfigPath, dir, 0);
+  const proxies: TcpProxy[] = [];
+  const kubeconfigs: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const proxy = await TcpProxy.start(target);
+    proxies.push(proxy);
+    kubeconfigs.push((await kubeconfigThrough(kubeconfigPath, dir, proxy.port)).path);
+  }
+  t.after(async () => {
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { proxies, perReplica: (n) => ({ env: { KUBECONFIG: kubeconfigs[n]! } }) };
+}
+
+/** Lease timings (the chart's defaults): the follower's view of the lease lapses after this long. */
+const LEASE_DURATION_MS = 15_000;
+
+/**
+ * Two replicas, and a burst while one of them cannot reach the API server though the API server
+ * still calls it (a saturated or partitioned control plane): first the follower (its view of the
+ * lease lapses), then the leader (its renewals stall, the follower takes the lease over).
+ */
+async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
+  const { proxies, perReplica } = await proxiedReplicas(t);
+  const setup = await quotaBurst(t, { burst: LOST_BURST, runs: 2, perReplica });
+  const { replicas, leaderIndex, follower, leader, quotas, metric, leaders, burstInto } = setup;
+  const followerIndex = replicas.members.indexOf(follower);
+  const room = LOST_BURST / 2;
+  const alone = async (replica: OperatorProcess): Promise<number> =>
+    metric(replica.metricsPort, 'admission_quota_decided_without_leader_total');
+
+  // 1. The follower's API server stops answering it for longer than a lease duration.
+  proxies[followerIndex]!.hold();
+  await sleep(LEASE_DURATION_MS + 2000);
+  const aloneBefore1 = await alone(follower);
+  const admitted1 = await burstInto(quotas[0]!);
+  const alone1 = (await alone(follower)) - aloneBefore1;
+  proxies[followerIndex]!.release();
+  t.diagnostic(
+    `follower cut off from the API server for ${LEASE_DURATION_MS + 2000} ms: ${admitted1} of ${LOST_BURST} admitted into room for ${room}; ` +
+      `the follower decided ${alone1} alone`,
+  );
+
+  // 2. The leader's API server stops answering it: its renewals stall, the follower takes over.
+  await waitFor('the follower to be back in touch', async () => (await leaders()).length === 1, {
+    timeoutMs: 30_000,
+  });
+  proxies[leaderIndex]!.hold();
+  const frozenAt = Date.now();
+  await waitFor(
+    'the follower to take the lease over',
+    async () => (await metric(follower.metricsPort, 'admission_leader')) === 1,
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+  const tookOverAfter = Date.now() - frozenAt;
+  const aloneBefore2 = (await alone(leader)) + (await alone(follower));
+  const admitted2 = await burstInto(quotas[1]!);
+  const alone2 = (await alone(leader)) + (await alone(follower)) - aloneBefore2;
+  proxies[leaderIndex]!.release();
+  t.diagnostic(
+    `leader cut off from the API server, the follower took the lease after ${tookOverAfter} ms: ` +
+      `${admitted2} of ${LOST_BURST} admitted into room for ${room}; ${alone2} decided by a replica neither leading nor knowing a leader`,
+  );
+  assert.equal(admitted1, room, 'follower cut off');
+  assert.equal(admitted2, room, 'leader cut off, the lease taken over');
 }
 
 describe('several replicas behind one address', () => {
@@ -364,6 +490,10 @@ describe('several replicas behind one address', () => {
 
   it(`admits exactly ${BURST / 2} of ${BURST} concurrent 500m pods into a ${BURST / 4}-CPU quota with two replicas, in each of ${BURST_RUNS} runs`, async (t) => {
     await burstExactly(t, { burst: BURST, runs: BURST_RUNS });
+  });
+
+  it(`admits exactly ${LOST_BURST / 2} of ${LOST_BURST} while a replica's API server stops answering it, follower then leader (the lease in doubt)`, async (t) => {
+    await burstWithLeaseInDoubt(t);
   });
 
   it(`admits exactly ${NETWORK_BURST / 2} of ${NETWORK_BURST} with caller verification off but the network trusted (managed clusters' mode)`, async (t) => {
