@@ -92,6 +92,10 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
   /** The Lease as last seen, and when (monotonic) it was seen to change. */
   private observed: StoredLease | undefined;
   private observedAt = 0;
+  /** The holder this replica took the lease from, while it leads: who must hand quota decisions over. */
+  private predecessor: { address: string; term: number } | undefined;
+  /** Counts this replica's acquisitions, so each term's handover is told from the last one's. */
+  private terms = 0;
   private timer: unknown;
   private deadlineTimer: unknown;
   private running: Promise<void> | undefined;
@@ -118,16 +122,33 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
   }
 
   /**
-   * The leader's admission server address, when another replica leads, advertises one, and its
-   * lease has not expired as this replica observed it (so a dead leader is not called for long).
+   * Another replica's admission server address, when the last read of the lease names it as the
+   * holder (or the last to release it) and this replica does not lead; however long ago that read was. A leader that answers
+   * is a leader: a follower whose own reads of the lease fail or lag (its API server saturated)
+   * keeps handing quota admissions to the holder it knows, and one that is gone or stuck simply
+   * fails to answer (bounded, quota-forwarder.ts). Judging the holder dead by the age of the read
+   * made such a follower decide alone beside a live leader. A holder whose renewals stall is
+   * replaced through the lease (tryAcquireOrRenew), and then the new leader is read here.
    */
   leaderAddress(): string | undefined {
     const seen = this.observed;
     if (!seen || this.isLeader()) return undefined;
-    const { holderIdentity, servingAddress, leaseDurationSeconds } = seen.record;
-    if (!holderIdentity || holderIdentity === this.options.identity || !servingAddress) return undefined;
-    const durationMs = (leaseDurationSeconds ?? this.options.timings.leaseDurationMs / 1000) * 1000;
-    return this.clock.monotonic() - this.observedAt < durationMs ? servingAddress : undefined;
+    const { holderIdentity, servingAddress } = seen.record;
+    // An empty holder with an address: released by a replica still serving its drain, the ledger
+    // until a successor takes over and asks it to hand over.
+    if (holderIdentity === this.options.identity || !servingAddress) return undefined;
+    return servingAddress === this.options.advertise ? undefined : servingAddress;
+  }
+
+  /**
+   * While this replica leads: the admission server address of the replica it took the lease from
+   * (one that did not release it, or released it while still serving its drain), and which term
+   * of this replica's that is. That replica may still be deciding quota alone until it reads the
+   * lease, which it may not manage (its API server is why it lost): the new leader asks it to
+   * hand over first (quota-authority.ts).
+   */
+  takenOverFrom(): { address: string; term: number } | undefined {
+    return this.isLeader() ? this.predecessor : undefined;
   }
 
   /** Starts trying at once, then every retry period. */
@@ -206,6 +227,8 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
         if (isConflict(error)) return false;
         throw error;
       }
+      this.terms += 1;
+      this.predecessor = undefined;
       this.observe({ record, resourceVersion: '' });
       return true;
     }
@@ -229,6 +252,13 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
     } catch (error) {
       if (isConflict(error) || isNotFound(error)) return false;
       throw error;
+    }
+    if (!mine) {
+      this.terms += 1;
+      const from = held.servingAddress;
+      // A restarted pod may come back on the address it had: it has nobody to ask but itself.
+      this.predecessor =
+        from && from !== this.options.advertise ? { address: from, term: this.terms } : undefined;
     }
     this.observe({ record: next, resourceVersion: '' });
     return true;
@@ -265,6 +295,8 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
           acquireTime: now,
           renewTime: now,
           leaseTransitions: current.record.leaseTransitions ?? 0,
+          // Still serving through its drain: the successor asks it to hand quota decisions over.
+          ...(this.options.advertise ? { servingAddress: this.options.advertise } : {}),
         },
         current.resourceVersion,
       );

@@ -129,7 +129,7 @@ describe('leader election', () => {
     await b.stop();
   });
 
-  it("publishes the leader's serving address, which others see while its lease is fresh", async () => {
+  it("publishes the leader's serving address, which others keep naming until they take over", async () => {
     const clock = new FakeClock();
     const store = new FakeLeaseStore();
     const withAddress = (identity: string): LeaderElector =>
@@ -151,20 +151,96 @@ describe('leader election', () => {
     assert.equal(store.lease?.record.servingAddress, 'a.example:9443');
     assert.equal(b.leaderAddress(), 'a.example:9443');
     assert.equal(a.leaderAddress(), undefined, 'the leader never forwards to itself');
-    // a dies without releasing: b stops naming it once the lease has gone unrenewed for a lease
-    // duration on b's clock, and names itself nowhere once it leads.
+    assert.equal(a.takenOverFrom(), undefined, 'a created the lease: nobody to take over from');
+    // a stops renewing without releasing: b keeps naming it (a leader that answers is a leader)
+    // right up to taking the lease over, and then names the replica it took it from.
     const lastRenewed = store.lease;
     assert.ok(lastRenewed);
     await a.stop();
     store.lease = { record: { ...lastRenewed.record }, resourceVersion: '1000' };
-    await clock.advance(2000);
-    assert.equal(b.leaderAddress(), 'a.example:9443');
-    await clock.advance(15_000);
+    for (let step = 0; step < 40 && !b.isLeader(); step++) {
+      assert.equal(b.leaderAddress(), 'a.example:9443');
+      await clock.advance(500);
+    }
     assert.equal(b.isLeader(), true);
     assert.equal(b.leaderAddress(), undefined);
+    assert.deepEqual(b.takenOverFrom(), { address: 'a.example:9443', term: 1 });
     assert.equal(store.lease?.record.servingAddress, 'b.example:9443');
     await b.stop();
-    assert.equal(store.lease?.record.servingAddress, undefined, 'a released lease advertises nothing');
+    assert.equal(store.lease?.record.holderIdentity, '');
+    assert.equal(
+      store.lease?.record.servingAddress,
+      'b.example:9443',
+      'a released lease names who is still serving its drain',
+    );
+    assert.equal(b.takenOverFrom(), undefined, 'only while leading');
+  });
+
+  it('keeps naming the leader while its own reads of the lease fail, however long', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = new LeaderElector({
+      identity: 'a',
+      api: store.api(),
+      timings: TIMINGS,
+      logger,
+      clock,
+      advertise: 'a.example:9443',
+    });
+    let bCutOff = false;
+    const shared = store.api();
+    const cut = (): Promise<never> => Promise.reject(new Error('the API server does not answer'));
+    const b = new LeaderElector({
+      identity: 'b',
+      api: {
+        get: () => (bCutOff ? cut() : shared.get()),
+        create: (record) => (bCutOff ? cut() : shared.create(record)),
+        update: (record, version) => (bCutOff ? cut() : shared.update(record, version)),
+      },
+      timings: TIMINGS,
+      logger,
+      clock,
+      advertise: 'b.example:9443',
+    });
+    a.start();
+    await clock.advance(0);
+    b.start();
+    await clock.advance(1000);
+    bCutOff = true;
+    await clock.advance(60_000);
+    assert.equal(a.isLeader(), true);
+    assert.equal(b.isLeader(), false);
+    assert.equal(b.leaderAddress(), 'a.example:9443', 'b hands its quota admissions to a');
+    await a.stop();
+    await b.stop();
+  });
+
+  it('names the replica it took over from once per term, and no one when the holder advertised its own address', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const b = new LeaderElector({
+      identity: 'b',
+      api: store.api(),
+      timings: TIMINGS,
+      logger,
+      clock,
+      advertise: 'b.example:9443',
+    });
+    // A lease left by a replica that died on b's address (a pod restarted with the same IP).
+    store.lease = {
+      record: {
+        holderIdentity: 'b-before-restart',
+        leaseDurationSeconds: 15,
+        servingAddress: 'b.example:9443',
+        leaseTransitions: 3,
+      },
+      resourceVersion: '7',
+    };
+    b.start();
+    await clock.advance(17_000);
+    assert.equal(b.isLeader(), true);
+    assert.equal(b.takenOverFrom(), undefined);
+    await b.stop();
   });
 
   it('judges expiry on its own clock, not the renewTime written by a skewed holder', async () => {
