@@ -9,6 +9,7 @@ import { replaceResourcesCounted } from '../webhook/feature-gates.js';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
+import { QuotaAuthority } from '../webhook/server/quota-authority.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { ReservationJournal } from '../webhook/server/reservation-journal.js';
 import { CallerVerifier } from '../webhook/server/caller-verification.js';
@@ -183,8 +184,22 @@ export async function runOperator(
       'every caller reaching the admission port is taken as the API server (--trust-network-callers): only a NetworkPolicy makes that true',
     );
   }
-  const forwarder = new QuotaForwarder({
+  const authority = new QuotaAuthority({
+    leads: isLeader,
     leaderAddress: () => elector.leaderAddress(),
+    takenOverFrom: () => elector.takenOverFrom(),
+    ...(options.advertiseAddress ? { advertise: options.advertiseAddress } : {}),
+  });
+  const forwarder = new QuotaForwarder({
+    target: () => authority.target(),
+    onHandoverEnded: (answered) => {
+      authority.handoverEnded();
+      if (answered) logger.info('the previous leader handed quota decisions over');
+      else
+        logger.warn(
+          'the previous leader did not answer the handover: deciding quota without its latest admissions',
+        );
+    },
     tls: () => {
       const ca = certificates.material?.caBundlePem;
       const own = tls.replicaCertificate();
@@ -219,6 +234,7 @@ export async function runOperator(
         store.reserve(reservation);
       },
       forward: (path, body, uid) => forwarder.forward(path, body, uid),
+      authority,
       journal: new ReservationJournal(),
       callers,
     }),

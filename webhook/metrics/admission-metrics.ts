@@ -75,7 +75,7 @@ export function admissionMetrics(registry: Registry = new Registry()) {
     }),
     quotaDecidedWithoutLeader: new Counter({
       name: 'admission_quota_decided_without_leader_total',
-      help: 'Quota-reserving pod reviews this replica decided from its own ledger while it neither led nor knew a leader to hand them to (no Lease seen yet, its own renewal past the deadline, the leader not seen renewing for a lease duration, or no certificate yet to reach it): with other replicas serving, such reviews are decided in more than one place.',
+      help: 'Quota-reserving pod reviews this replica decided from its own ledger while it neither led nor knew a leader to hand them to (no Lease seen yet, its own renewal past the deadline while no other holder is known, or no certificate yet to reach it): with other replicas serving, such reviews are decided in more than one place.',
       registers,
     }),
     quotaJournalReservations: new Counter({

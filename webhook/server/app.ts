@@ -24,6 +24,8 @@ import type { Caller, CallerVerifier } from './caller-verification.js';
 import { callerGate } from './caller-gate.js';
 import { decodeBatch, FORWARD_BATCH_PATH, JOURNAL_HEADER, MAX_BATCH_BYTES } from './forward-batch.js';
 import { pageJson, type ReservationJournal } from './reservation-journal.js';
+import { HANDOVER_HEADER, type QuotaAuthority } from './quota-authority.js';
+import { splitHostPort } from '../util/host-port.js';
 
 export { MAX_BODY_BYTES } from './read-body.js';
 
@@ -62,6 +64,8 @@ export interface AdmissionAppOptions {
    * when there is nobody to hand it to, else the leader's answer or undefined when that failed.
    */
   forward?: (path: string, body: Buffer, uid: string) => Promise<Buffer | undefined> | undefined;
+  /** Whether this replica is the ledger for forwarded batches, and the handover to a new leader. */
+  authority?: Pick<QuotaAuthority, 'decidesForwarded' | 'handOverTo'>;
   /** Bytes all bodies being read may hold together (default MAX_BUFFERED_BODY_BYTES). */
   bodyBudget?: BodyBudget;
   /** Each webhook's enforcement action, read on every request (it changes at run time); deny when omitted. */
@@ -257,11 +261,18 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
       ctx.set('Allow', 'POST');
       throw new BadReviewError(405, `${ctx.method} is not allowed: forwarded batches are POSTed`);
     }
+    const handoverTo = ctx.get(HANDOVER_HEADER);
+    if (handoverTo !== '' && (handoverTo.length > 300 || !splitHostPort(handoverTo))) {
+      throw new BadReviewError(400, `${HANDOVER_HEADER} must be the new leader's host:port`);
+    }
     const items = decodeBatch(await readBody(ctx.req, ctx.res, MAX_BATCH_BYTES, bodyBudget));
     const webhooks = options.webhooks();
+    // Once the ledger is handed over, nothing is decided here: null lets the sender decide.
+    const decides = options.authority?.decidesForwarded() ?? true;
     // No await in the pass: the batch is decided as if its reviews had come one after another,
     // each reservation made before the next review is judged.
     const answers = items.map(({ path, body }) => {
+      if (!decides) return 'null';
       const entry = webhooks.find((candidate) => candidate.path === path);
       if (!entry) return 'null';
       const started = process.hrtime.bigint();
@@ -277,6 +288,11 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
       return answerHere(entry, request, judgeOf(entry, request, unread)(), caller, started);
     });
     metrics.quotaForwardBatches.observe({ side: 'decided' }, items.length);
+    // Same pass as the decisions and the journal page: the successor gets every admission made here.
+    if (handoverTo !== '' && options.authority) {
+      options.authority.handOverTo(handoverTo);
+      logger.info({ successor: handoverTo }, 'handed quota decisions over to the new leader');
+    }
     const [journalId, position] = ctx.get(JOURNAL_HEADER).split(':');
     const journal = options.journal ? pageJson(options.journal.since(journalId, Number(position))) : 'null';
     ctx.type = 'application/json';

@@ -28,6 +28,7 @@ import {
   MAX_BATCH_REVIEWS,
 } from './forward-batch.js';
 import { readPage, type Reservation } from './reservation-journal.js';
+import { HANDOVER_HEADER, type ForwardTarget } from './quota-authority.js';
 
 /** Marks a review forwarded by another replica: the receiver decides it itself. */
 export const FORWARDED_HEADER = 'x-admission-forwarded';
@@ -58,8 +59,13 @@ export interface LeaderTls {
 }
 
 export interface QuotaForwarderOptions {
-  /** The leader's host:port, or undefined when this replica leads or no leader is known. */
-  leaderAddress: () => string | undefined;
+  /** Where quota admissions go (quota-authority.ts), or undefined when this replica decides them. */
+  target: () => ForwardTarget | undefined;
+  /**
+   * Once per batch that asked for a handover: whether the old holder answered it (its journal
+   * page is then held, through onReservations, before this is called).
+   */
+  onHandoverEnded?: (answered: boolean) => void;
   /** How to verify the leader and prove this replica; undefined until it has both. */
   tls: () => LeaderTls | undefined;
   /** Once per review: how its forward ended. */
@@ -77,6 +83,13 @@ export interface QuotaForwarderOptions {
   /** Reviews that may wait for the leader at once (MAX_QUEUED_REVIEWS). */
   maxInFlight?: number;
   maxBatchesInFlight?: number;
+}
+
+interface Target {
+  host: string;
+  port: number;
+  tls: LeaderTls;
+  handoverTo?: string;
 }
 
 interface Waiting {
@@ -141,11 +154,12 @@ export class QuotaForwarder {
     this.agent = undefined;
   }
 
-  private target(): { host: string; port: number; tls: LeaderTls } | undefined {
-    const address = this.options.leaderAddress();
+  private target(): Target | undefined {
+    const chosen = this.options.target();
     const tls = this.options.tls();
-    const target = address ? splitHostPort(address) : undefined;
-    return target && tls ? { ...target, tls } : undefined;
+    const target = chosen ? splitHostPort(chosen.address) : undefined;
+    if (!target || !tls) return undefined;
+    return chosen?.handoverTo ? { ...target, tls, handoverTo: chosen.handoverTo } : { ...target, tls };
   }
 
   /** Reviews arriving in the same turn of the event loop leave in the same batch. */
@@ -160,7 +174,9 @@ export class QuotaForwarder {
 
   private flush(): void {
     const maxBatches = this.options.maxBatchesInFlight ?? MAX_BATCHES_IN_FLIGHT;
-    while (this.queue.length > 0 && this.batchesInFlight < maxBatches) {
+    // A handover is one batch: what follows is decided here, once the old holder has handed over.
+    const allowed = (): number => (this.target()?.handoverTo ? 1 : maxBatches);
+    while (this.queue.length > 0 && this.batchesInFlight < allowed()) {
       const now = performance.now();
       const batch: Waiting[] = [];
       let bytes = 0;
@@ -185,8 +201,10 @@ export class QuotaForwarder {
       }
       this.batchesInFlight += 1;
       this.options.onBatch?.(batch.length);
+      const handover = target.handoverTo !== undefined;
       this.send(target, batch)
         .then((answers) => {
+          if (handover) this.options.onHandoverEnded?.(true);
           for (const [i, waiting] of batch.entries()) {
             const answer = answers[i];
             waiting.settle(
@@ -196,6 +214,7 @@ export class QuotaForwarder {
           }
         })
         .catch((error: unknown) => {
+          if (handover) this.options.onHandoverEnded?.(false);
           const failure = error instanceof Error ? error : new Error(String(error));
           for (const waiting of batch) waiting.settle(undefined, failure);
         })
@@ -224,10 +243,7 @@ export class QuotaForwarder {
   }
 
   /** The leader's answer to each review of `batch`, in order (undefined: not decided there). */
-  private send(
-    target: { host: string; port: number; tls: LeaderTls },
-    batch: readonly Waiting[],
-  ): Promise<(Buffer | undefined)[]> {
+  private send(target: Target, batch: readonly Waiting[]): Promise<(Buffer | undefined)[]> {
     const { tls } = target;
     const agent = this.agentFor(`${target.host}:${target.port}`, tls);
     const body = encodeBatch(batch);
@@ -252,6 +268,7 @@ export class QuotaForwarder {
             'Content-Type': 'application/octet-stream',
             'Content-Length': body.length,
             [FORWARDED_HEADER]: '1',
+            ...(target.handoverTo ? { [HANDOVER_HEADER]: target.handoverTo } : {}),
             ...(this.journal ? { [JOURNAL_HEADER]: `${this.journal.id}:${this.journal.next}` } : {}),
           },
         },

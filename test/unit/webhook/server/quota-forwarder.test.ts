@@ -24,6 +24,7 @@ import {
 } from '../../../../webhook/server/quota-forwarder.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
 import { ReservationJournal } from '../../../../webhook/server/reservation-journal.js';
+import { QuotaAuthority } from '../../../../webhook/server/quota-authority.js';
 import {
   localServingCertificate,
   testValidatePodEntry,
@@ -33,6 +34,11 @@ import { admissionRequest, reviewBody } from '../../../harness/requests.js';
 import { stateSnapshot } from '../../../harness/state.js';
 
 type Reservation = NonNullable<Decision['reserve']>;
+
+/** Forwards to `address`, when there is one. */
+function targetAt(address: string | undefined): { address: string } | undefined {
+  return address ? { address } : undefined;
+}
 
 /** /validate-pod allowing every pod with a reservation, and a warning naming who decided. */
 function reservingEntry(who: string): WebhookEntry {
@@ -63,6 +69,7 @@ async function startReplica(
   trust: Trust,
   forwarder?: (results: ForwardResult[]) => QuotaForwarder,
   serving: LocalCertificate = trust.own,
+  authority?: QuotaAuthority,
 ): Promise<Replica> {
   const reserved: Reservation[] = [];
   const forwards: ForwardResult[] = [];
@@ -78,6 +85,7 @@ async function startReplica(
     logger: pino({ level: 'silent' }),
     reserve: (reservation) => reserved.push(reservation),
     ...(quotaForwarder ? { forward: quotaForwarder.forward.bind(quotaForwarder) } : {}),
+    ...(authority ? { authority } : {}),
     callers: new CallerVerifier({
       policy: { subjectNames: [WEBHOOK_CLIENT_NAME], tokenUsers: [] },
       replicaCas: () => [ownCa],
@@ -203,7 +211,7 @@ describe('quota forwarding to the leader', () => {
   ): Promise<Replica> => {
     const replica = await startReplica('the follower', trust, (results) => {
       return new QuotaForwarder({
-        leaderAddress: address,
+        target: () => targetAt(address()),
         tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
         onResult: (result) => results.push(result),
         ...extra,
@@ -300,7 +308,7 @@ describe('quota forwarding to the leader', () => {
     const busy: string[] = [];
     const forwarder = (address: string | undefined, maxInFlight?: number): QuotaForwarder =>
       new QuotaForwarder({
-        leaderAddress: () => address,
+        target: () => targetAt(address),
         tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
         onNoTarget: () => (noTarget += 1),
         onResult: (result) => busy.push(result),
@@ -377,7 +385,7 @@ describe('quota forwarding to the leader', () => {
     const batches: number[] = [];
     const replica = await startReplica('the follower', trust, (results) => {
       return new QuotaForwarder({
-        leaderAddress: () => `127.0.0.1:${leader.port}`,
+        target: () => ({ address: `127.0.0.1:${leader.port}` }),
         tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
         onResult: (result) => results.push(result),
         onBatch: (reviews) => batches.push(reviews),
@@ -462,7 +470,7 @@ describe('quota forwarding to the leader', () => {
     const held: string[] = [];
     const replica = await startReplica('the follower', trust, (results) => {
       return new QuotaForwarder({
-        leaderAddress: () => `127.0.0.1:${leader.port}`,
+        target: () => ({ address: `127.0.0.1:${leader.port}` }),
         tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
         onResult: (result) => results.push(result),
         onReservations: (reservations) => held.push(...reservations.map((entry) => entry.key)),
@@ -486,5 +494,117 @@ describe('quota forwarding to the leader', () => {
     const answer = await review(replica, trust, 'pod-8');
     assert.deepEqual(answer.response.warnings, ['decided by the follower']);
     assert.deepEqual(replica.forwards, ['busy']);
+  });
+  it('hands the ledger over: the new leader asks the old holder, holds its admissions, then decides; the old holder forwards', async () => {
+    /** What each replica's elector would say: the old holder's renewals stalled, the other took the lease. */
+    const oldView = { address: '', leads: false };
+    const newView = { address: '', leads: false, tookOver: false };
+    const oldAuthority = new QuotaAuthority({
+      leads: () => oldView.leads,
+      leaderAddress: () => undefined,
+      takenOverFrom: () => undefined,
+      get advertise() {
+        return oldView.address;
+      },
+    });
+    const newAuthority = new QuotaAuthority({
+      leads: () => newView.leads,
+      leaderAddress: () => (newView.leads ? undefined : oldView.address),
+      takenOverFrom: () =>
+        newView.leads && newView.tookOver ? { address: oldView.address, term: 1 } : undefined,
+      get advertise() {
+        return newView.address;
+      },
+    });
+    const handovers: boolean[] = [];
+    const held: string[] = [];
+    const tls = () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient });
+    const old = await startReplica(
+      'the old leader',
+      trust,
+      (results) =>
+        new QuotaForwarder({ target: () => oldAuthority.target(), tls, onResult: (r) => results.push(r) }),
+      trust.own,
+      oldAuthority,
+    );
+    opened.push(old);
+    oldView.address = `127.0.0.1:${old.port}`;
+    const fresh = await startReplica(
+      'the new leader',
+      trust,
+      (results) =>
+        new QuotaForwarder({
+          target: () => newAuthority.target(),
+          tls,
+          onResult: (r) => results.push(r),
+          onReservations: (reservations) => held.push(...reservations.map((entry) => entry.key)),
+          onHandoverEnded: (answered) => {
+            handovers.push(answered);
+            newAuthority.handoverEnded();
+          },
+        }),
+      trust.own,
+      newAuthority,
+    );
+    opened.push(fresh);
+    newView.address = `127.0.0.1:${fresh.port}`;
+    // As a follower, it hands its admissions over and opens its copy of the journal.
+    assert.deepEqual((await review(fresh, trust, 'before-1')).response.warnings, [
+      'decided by the old leader',
+    ]);
+    // The old holder admits one directly, then the follower takes the lease over.
+    assert.deepEqual((await review(old, trust, 'direct-1')).response.warnings, ['decided by the old leader']);
+    newView.leads = true;
+    newView.tookOver = true;
+    assert.deepEqual((await review(fresh, trust, 'handover-1')).response.warnings, [
+      'decided by the old leader',
+    ]);
+    assert.deepEqual(handovers, [true]);
+    assert.ok(held.includes('default/direct-1'), `held: ${held.join(', ')}`);
+    // From now on the new leader decides, and the old holder hands its admissions to it.
+    assert.deepEqual((await review(fresh, trust, 'after-1')).response.warnings, [
+      'decided by the new leader',
+    ]);
+    assert.deepEqual((await review(old, trust, 'after-2')).response.warnings, ['decided by the new leader']);
+    assert.deepEqual(
+      fresh.reserved.map((reservation) => reservation.key),
+      ['default/before-1', 'default/handover-1', 'default/after-1', 'default/after-2'],
+    );
+    // A replica still forwarding to the old holder gets no decision from it: it decides itself.
+    const stale = await follower(() => oldView.address);
+    assert.deepEqual((await review(stale, trust, 'stale-1')).response.warnings, ['decided by the follower']);
+    assert.deepEqual(stale.forwards, ['failed']);
+  });
+
+  it('decides alone when the old holder does not answer the handover, and asks only once', async () => {
+    const handovers: boolean[] = [];
+    const sources = {
+      leads: () => true,
+      leaderAddress: () => undefined,
+      takenOverFrom: () => ({ address: `127.0.0.1:${hangingPort}`, term: 1 }),
+      advertise: '127.0.0.1:1',
+    };
+    const authority = new QuotaAuthority(sources);
+    const replica = await startReplica('the new leader', trust, (results) => {
+      return new QuotaForwarder({
+        target: () => authority.target(),
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onResult: (result) => results.push(result),
+        onHandoverEnded: (answered) => {
+          handovers.push(answered);
+          authority.handoverEnded();
+        },
+        timeoutMs: 300,
+      });
+    });
+    opened.push(replica);
+    assert.deepEqual((await review(replica, trust, 'lost-1')).response.warnings, [
+      'decided by the new leader',
+    ]);
+    assert.deepEqual((await review(replica, trust, 'lost-2')).response.warnings, [
+      'decided by the new leader',
+    ]);
+    assert.deepEqual(handovers, [false]);
+    assert.deepEqual(replica.forwards, ['failed']);
   });
 });
