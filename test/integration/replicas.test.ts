@@ -287,7 +287,7 @@ const LEASE_DURATION_MS = 15_000;
 async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
   const { proxies, perReplica } = await proxiedReplicas(t);
   const setup = await quotaBurst(t, { burst: LOST_BURST, runs: 2, perReplica });
-  const { replicas, leaderIndex, follower, leader, quotas, metric, leaders, burstInto } = setup;
+  const { replicas, leaderIndex, follower, leader, quotas, metric, burstInto } = setup;
   const followerIndex = replicas.members.indexOf(follower);
   const room = LOST_BURST / 2;
   const alone = async (replica: OperatorProcess): Promise<number> =>
@@ -305,10 +305,8 @@ async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
       `the follower decided ${alone1} alone`,
   );
 
-  // 2. The leader's API server stops answering it: its renewals stall, the follower takes over.
-  await waitFor('the follower to be back in touch', async () => (await leaders()).length === 1, {
-    timeoutMs: 30_000,
-  });
+  // 2. The leader's API server stops answering it: its renewals stall, the follower takes over
+  // (once its own calls get through again, on new connections).
   proxies[leaderIndex]!.hold();
   const frozenAt = Date.now();
   await waitFor(
@@ -323,7 +321,8 @@ async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
   proxies[leaderIndex]!.release();
   t.diagnostic(
     `leader cut off from the API server, the follower took the lease after ${tookOverAfter} ms: ` +
-      `${admitted2} of ${LOST_BURST} admitted into room for ${room}; ${alone2} decided by a replica neither leading nor knowing a leader`,
+      `${admitted2} of ${LOST_BURST} admitted into room for ${room}; ${alone2} decided by a replica neither leading nor knowing a leader; ` +
+      `handovers logged by the old leader: ${logsMatching(leader, /handed quota decisions over/).length}`,
   );
   assert.equal(admitted1, room, 'follower cut off');
   assert.equal(admitted2, room, 'leader cut off, the lease taken over');
