@@ -9,7 +9,9 @@
  * off, nothing reserves; network: verification off but --trust-network-callers, the managed
  * clusters' mode), --shapes=clients,replicaset (N client-side creates at once; or a ReplicaSet of
  * N, the controller's own shape), --kill-leader=1 (one more burst per mode in which the leader is
- * killed with -9 once half the creates have ended), --client=admin|tenant (who sends the
+ * killed with -9 once half the creates have ended), --cut-leader=1 (one more burst per mode once the
+ * leader's connections to the API server are held, the API server still calling its webhook, and
+ * another replica has taken the lease over: leadership in doubt), --client=admin|tenant (who sends the
  * client-side creates: the admin, whom flow control exempts, so that all of them reach the
  * webhooks at once, by default; or a ServiceAccount of the namespace, as a tenant's controller,
  * queued by flow control and retrying its 429s as client-go does).
@@ -19,7 +21,9 @@
  * admission latency as the API server measures it (its histogram: the bucket's upper bound), and
  * the replicas' forward outcomes (answered, failed, busy, batches sent).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'node:https';
@@ -42,6 +46,8 @@ import {
   type OperatorProcess,
 } from '../harness/operator.js';
 import { Replicas } from '../harness/replicas.js';
+import { kubeconfigThrough, TcpProxy } from '../harness/tcp-proxy.js';
+import { kubeconfigPath } from '../../scripts/cluster/layout.js';
 import { inform, percentile } from './report.js';
 
 const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
@@ -58,6 +64,7 @@ export interface QuotaBurstSettings {
   modes: BurstMode[];
   shapes: BurstShape[];
   killLeader: boolean;
+  cutLeader: boolean;
   client: 'tenant' | 'admin';
 }
 
@@ -88,6 +95,7 @@ export function quotaBurstSettings(flags: ReadonlyMap<string, string>, rounds: n
     modes: list('modes', ['verified', 'unverified', 'network'] as const, ['verified', 'unverified']),
     shapes: list('shapes', ['clients', 'replicaset'] as const, ['clients', 'replicaset']),
     killLeader: read('kill-leader') === '1',
+    cutLeader: read('cut-leader') === '1',
     client: read('client') === 'tenant' ? 'tenant' : 'admin',
   };
 }
@@ -414,10 +422,17 @@ interface Setup {
   apps: AppsV1Api;
   workload: string;
   namespace: string;
+  /** Each replica's own way to the API server, in the order started, when set up to be cut off. */
+  proxies: TcpProxy[];
   finish: () => Promise<void>;
 }
 
-async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: string): Promise<Setup> {
+async function setUp(
+  settings: QuotaBurstSettings,
+  mode: BurstMode,
+  suffix: string,
+  proxied = false,
+): Promise<Setup> {
   const afters: (() => Promise<unknown> | undefined)[] = [];
   const t = { after: (fn: () => Promise<unknown> | undefined) => afters.push(fn) } as unknown as TestContext;
   const kubeConfig = await clusterKubeConfig();
@@ -428,16 +443,31 @@ async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: stri
   for (const name of [namespace, workload]) await core.createNamespace({ body: { metadata: { name } } });
   const balancer = new TcpBalancer();
   await balancer.listen();
-  const replicas = new Replicas(balancer, (start) => startOperator(t, start), {
-    namespace,
-    verifyCallers: mode === 'verified',
-    // Decisions logged at info, as the chart runs it (tests log at debug); the last flag wins.
-    args: ['--log-level=info', ...(mode === 'network' ? ['--trust-network-callers=true'] : [])],
-  });
+  const proxies: TcpProxy[] = [];
+  const dir = proxied ? await mkdtemp(join(tmpdir(), 'quota-burst-')) : undefined;
+  const startProxied = async (): Promise<Record<string, string>> => {
+    if (!dir) return {};
+    const { target } = await kubeconfigThrough(kubeconfigPath, dir, 0);
+    const proxy = await TcpProxy.start(target);
+    proxies.push(proxy);
+    return { KUBECONFIG: (await kubeconfigThrough(kubeconfigPath, dir, proxy.port)).path };
+  };
+  const replicas = new Replicas(
+    balancer,
+    async (start) => startOperator(t, { ...start, env: await startProxied() }),
+    {
+      namespace,
+      verifyCallers: mode === 'verified',
+      // Decisions logged at info, as the chart runs it (tests log at debug); the last flag wins.
+      args: ['--log-level=info', ...(mode === 'network' ? ['--trust-network-callers=true'] : [])],
+    },
+  );
   const finish = async (): Promise<void> => {
     await Promise.all(replicas.members.map((replica) => replica.stop('SIGKILL')));
     await deleteConfigurations();
     await balancer.close();
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+    if (dir) await rm(dir, { recursive: true, force: true });
     for (const after of afters) await after();
     for (const name of [workload, namespace]) await core.deleteNamespace({ name }).catch(() => undefined);
   };
@@ -474,7 +504,7 @@ async function setUp(settings: QuotaBurstSettings, mode: BurstMode, suffix: stri
       settings.client === 'tenant'
         ? await tenantClient(kubeConfig, workload, namespace)
         : await podCreator(kubeConfig);
-    return { balancer, replicas, core, client, apps, workload, namespace, finish };
+    return { balancer, replicas, core, client, apps, workload, namespace, proxies, finish };
   } catch (error) {
     await finish();
     throw error;
@@ -610,6 +640,31 @@ async function killHalfway(
     }
     await sleep(20);
   }
+}
+
+/**
+ * Holds the leader's connections to the API server (its renewals stall; the API server still calls
+ * its webhook) until another replica leads; how long that took.
+ */
+async function cutLeaderOff(setup: Setup): Promise<number> {
+  const leader = await leaderOf(setup.replicas);
+  const proxy = setup.proxies[setup.replicas.members.indexOf(leader)];
+  if (!proxy) throw new Error('the replicas were not set up behind proxies');
+  proxy.hold();
+  const heldAt = performance.now();
+  await waitFor(
+    'another replica to take the lease',
+    async () => {
+      for (const replica of setup.replicas.members) {
+        if (replica === leader) continue;
+        const text = (await httpGet(replica.metricsPort, '/metrics')).body;
+        if (sampleSum(text, 'admission_leader') === 1) return true;
+      }
+      return false;
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
+  return performance.now() - heldAt;
 }
 
 /** A create retried on 429 after the Retry-After the API server names, as client-go retries it. */
@@ -853,6 +908,25 @@ export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<voi
         );
       } finally {
         await killSetup.finish();
+      }
+    }
+    for (let round = 0; settings.cutLeader && round < settings.rounds; round++) {
+      const cutSetup = await setUp(settings, mode, `${suffix}c${round}`, true);
+      try {
+        const quota = `cut-${round}-${suffix}`;
+        // Known to every replica first: the one cut off sees nothing new from then on.
+        await applyQuota(cutSetup.workload, quota, settings.room);
+        await knownQuota(cutSetup.replicas, quota);
+        const tookOver = await cutLeaderOff(cutSetup);
+        const result = await burstOnce(cutSetup, settings, 'clients', quota, false);
+        show(
+          `quota burst, ${mode}, the leader cut off from the API server (lease taken over after ${(tookOver / 1000).toFixed(1)} s), round ${round + 1}`,
+          result,
+          settings,
+          [],
+        );
+      } finally {
+        await cutSetup.finish();
       }
     }
   }

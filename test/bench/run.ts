@@ -21,7 +21,7 @@
  *   quota-burst replicas behind one address, a burst of concurrent 500m creates into a quota with
  *            room for a part of it (client-side creates and a ReplicaSet), callers verified (ledger
  *            and leader) and not (watched usage only): admitted, refused by reason, latencies,
- *            forward outcomes; --burst, --room, --replicas, --modes, --shapes, --kill-leader=1
+ *            forward outcomes; --burst, --room, --replicas, --modes, --shapes, --kill-leader=1, --cut-leader=1
  *            (quota-burst.ts)
  *   narrowing the narrowed configurations: their bytes at 10,000 namespaces and 1,000 profiles;
  *            on the local control plane, how soon they follow a new profile against a watch's
