@@ -24,7 +24,7 @@ import {
 } from '../../../../webhook/server/quota-forwarder.js';
 import type { WebhookEntry } from '../../../../webhook/table.js';
 import { ReservationJournal } from '../../../../webhook/server/reservation-journal.js';
-import { QuotaAuthority } from '../../../../webhook/server/quota-authority.js';
+import { HANDOVER_HEADER, QuotaAuthority } from '../../../../webhook/server/quota-authority.js';
 import {
   localServingCertificate,
   testValidatePodEntry,
@@ -448,6 +448,8 @@ describe('quota forwarding to the leader', () => {
       [trust.apiServer.apiServer, {}, 403],
       [trust.apiServer.apiServer, { [FORWARDED_HEADER]: '1' }, 403],
       [null, { [FORWARDED_HEADER]: '1' }, 403],
+      // A handover from anyone but a replica is no handover.
+      [trust.apiServer.apiServer, { [FORWARDED_HEADER]: '1', [HANDOVER_HEADER]: '127.0.0.1:1' }, 403],
     ] as const) {
       const { status, text } = await send(client, headers);
       assert.equal(status, expected, text);
@@ -463,6 +465,13 @@ describe('quota forwarding to the leader', () => {
       (JSON.parse(replicaCall.text) as { answers: Answer[] }).answers[0]?.response.uid,
       'batch-forged',
     );
+    assert.equal(leader.reserved.length, before + 1);
+    const malformed = await send(
+      { cert: replicaClient.certificatePem, key: replicaClient.privateKeyPem },
+      { [FORWARDED_HEADER]: '1', [HANDOVER_HEADER]: 'not an address' },
+    );
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.text, /x-admission-handover must be the new leader's host:port/);
     assert.equal(leader.reserved.length, before + 1);
   });
 
