@@ -192,6 +192,13 @@ export async function runOperator(
   });
   const forwarder = new QuotaForwarder({
     target: () => authority.target(),
+    onSuccessor: (from, to) => {
+      if (authority.redirected(from, to))
+        logger.info(
+          { from, to },
+          'the leader this replica last read handed quota decisions over: forwarding to its successor',
+        );
+    },
     onHandoverEnded: (answered) => {
       authority.handoverEnded();
       if (answered) logger.info('the previous leader handed quota decisions over');

@@ -65,7 +65,7 @@ export interface AdmissionAppOptions {
    */
   forward?: (path: string, body: Buffer, uid: string) => Promise<Buffer | undefined> | undefined;
   /** Whether this replica is the ledger for forwarded batches, and the handover to a new leader. */
-  authority?: Pick<QuotaAuthority, 'decidesForwarded' | 'handOverTo'>;
+  authority?: Pick<QuotaAuthority, 'decidesForwarded' | 'handOverTo' | 'successorAddress'>;
   /** Bytes all bodies being read may hold together (default MAX_BUFFERED_BODY_BYTES). */
   bodyBudget?: BodyBudget;
   /** Each webhook's enforcement action, read on every request (it changes at run time); deny when omitted. */
@@ -267,8 +267,10 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     }
     const items = decodeBatch(await readBody(ctx.req, ctx.res, MAX_BATCH_BYTES, bodyBudget));
     const webhooks = options.webhooks();
-    // Once the ledger is handed over, nothing is decided here: null lets the sender decide.
+    // Once the ledger is handed over, nothing is decided here: null, with the successor named, sends
+    // the sender there (or, with none known, lets it decide).
     const decides = options.authority?.decidesForwarded() ?? true;
+    const successor = decides ? undefined : options.authority?.successorAddress();
     // No await in the pass: the batch is decided as if its reviews had come one after another,
     // each reservation made before the next review is judged.
     const answers = items.map(({ path, body }) => {
@@ -296,7 +298,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): Koa {
     const [journalId, position] = ctx.get(JOURNAL_HEADER).split(':');
     const journal = options.journal ? pageJson(options.journal.since(journalId, Number(position))) : 'null';
     ctx.type = 'application/json';
-    ctx.body = `{"answers":[${answers.join(',')}],"journal":${journal}}`;
+    ctx.body =
+      `{"answers":[${answers.join(',')}],"journal":${journal}` +
+      (successor ? `,"successor":${JSON.stringify(successor)}}` : '}');
   });
 
   app.use(async (ctx) => {

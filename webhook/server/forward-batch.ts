@@ -4,7 +4,9 @@
  * under the same bounds as a review the API server sends (app.ts), and never parses a review to
  * find where the next one starts. The leader answers a JSON object: `answers`, one per review, in
  * order (null for one it did not decide), and `journal`, the reservations it made that the follower
- * has not seen yet (reservation-journal.ts), from the position the follower sends in JOURNAL_HEADER.
+ * has not seen yet (reservation-journal.ts), from the position the follower sends in JOURNAL_HEADER,
+ * and, from a replica that handed the ledger over and decided none of them, `successor`: the new
+ * holder's address, where the follower sends those reviews once more (quota-authority.ts).
  */
 import { BadReviewError } from '../admission/review.js';
 import { MAX_BODY_BYTES } from './read-body.js';

@@ -48,6 +48,11 @@ export class QuotaAuthority {
   private successor: string | undefined;
   /** The last term whose handover ended (answered or not): it is asked once. */
   private settledTerm: number | undefined;
+  /**
+   * The successor a holder this replica forwarded to named (its batch answered undecided): where
+   * this replica's admissions go while its own read of the lease still names that holder.
+   */
+  private redirect: { from: string; to: string } | undefined;
 
   constructor(private readonly sources: QuotaAuthoritySources) {}
 
@@ -55,6 +60,7 @@ export class QuotaAuthority {
   target(): ForwardTarget | undefined {
     if (this.sources.leads()) {
       this.successor = undefined;
+      this.redirect = undefined;
       const from = this.sources.takenOverFrom();
       if (from && from.term !== this.settledTerm && this.sources.advertise) {
         return { address: from.address, handoverTo: this.sources.advertise };
@@ -62,7 +68,7 @@ export class QuotaAuthority {
       return undefined;
     }
     const leader = this.sources.leaderAddress();
-    if (leader) return { address: leader };
+    if (leader) return { address: this.redirect?.from === leader ? this.redirect.to : leader };
     return this.successor ? { address: this.successor } : undefined;
   }
 
@@ -78,6 +84,24 @@ export class QuotaAuthority {
    */
   handOverTo(address: string): void {
     if (address !== this.sources.advertise) this.successor = address;
+  }
+
+  /** The old holder's side: the replica it handed the ledger to, which a batch's sender is told of. */
+  successorAddress(): string | undefined {
+    return this.successor;
+  }
+
+  /**
+   * A follower's side: `from`, which its last read of the lease names, answered that `to` took the
+   * ledger over. With three or more replicas the others read the new holder a retry period later
+   * than the new holder took it; until then their admissions go to `to` instead of being decided here.
+   * Whether this is news.
+   */
+  redirected(from: string, to: string): boolean {
+    if (to === this.sources.advertise || (this.redirect?.from === from && this.redirect.to === to))
+      return false;
+    this.redirect = { from, to };
+    return true;
   }
 
   /**

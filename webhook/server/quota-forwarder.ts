@@ -66,6 +66,11 @@ export interface QuotaForwarderOptions {
    * page is then held, through onReservations, before this is called).
    */
   onHandoverEnded?: (answered: boolean) => void;
+  /**
+   * The replica at `from` decided none of a batch and named `to` as the holder it handed the
+   * ledger to: the batch's reviews go to target() once more, which should now name `to`.
+   */
+  onSuccessor?: (from: string, to: string) => void;
   /** How to verify the leader and prove this replica; undefined until it has both. */
   tls: () => LeaderTls | undefined;
   /** Once per review: how its forward ended. */
@@ -97,6 +102,8 @@ interface Waiting {
   body: Buffer;
   uid: string;
   deadline: number;
+  /** Sent once more, to the successor a former holder named: never a second time. */
+  redirected?: boolean;
   settle: (answer: Buffer | undefined, error?: Error) => void;
 }
 
@@ -202,16 +209,27 @@ export class QuotaForwarder {
       this.batchesInFlight += 1;
       this.options.onBatch?.(batch.length);
       const handover = target.handoverTo !== undefined;
+      const address = `${target.host}:${target.port}`;
       this.send(target, batch)
-        .then((answers) => {
+        .then(({ answers, successor }) => {
           if (handover) this.options.onHandoverEnded?.(true);
+          const redirect = successor !== undefined && successor !== address;
+          if (redirect) this.options.onSuccessor?.(address, successor);
+          const again: Waiting[] = [];
           for (const [i, waiting] of batch.entries()) {
             const answer = answers[i];
+            if (!answer && redirect && !waiting.redirected) {
+              waiting.redirected = true;
+              again.push(waiting);
+              continue;
+            }
             waiting.settle(
               answer,
               answer ? undefined : new Error('the leader could not decide this review of the batch'),
             );
           }
+          // Ahead of what queued since: they are the oldest, and their deadlines still hold.
+          this.queue.unshift(...again);
         })
         .catch((error: unknown) => {
           if (handover) this.options.onHandoverEnded?.(false);
@@ -242,8 +260,14 @@ export class QuotaForwarder {
     return agent;
   }
 
-  /** The leader's answer to each review of `batch`, in order (undefined: not decided there). */
-  private send(target: Target, batch: readonly Waiting[]): Promise<(Buffer | undefined)[]> {
+  /**
+   * The leader's answer to each review of `batch`, in order (undefined: not decided there), and
+   * the successor it names when it handed the ledger over.
+   */
+  private send(
+    target: Target,
+    batch: readonly Waiting[],
+  ): Promise<{ answers: (Buffer | undefined)[]; successor?: string }> {
     const { tls } = target;
     const agent = this.agentFor(`${target.host}:${target.port}`, tls);
     const body = encodeBatch(batch);
@@ -289,7 +313,7 @@ export class QuotaForwarder {
               return;
             }
             try {
-              const { answers, journal } = answersOf(
+              const { answers, journal, successor } = answersOf(
                 Buffer.concat(chunks),
                 batch.map((waiting) => waiting.uid),
               );
@@ -297,7 +321,7 @@ export class QuotaForwarder {
                 this.journal = { id: journal.id, next: journal.next };
                 if (journal.reservations.length > 0) this.options.onReservations?.(journal.reservations);
               }
-              resolvePromise(answers);
+              resolvePromise(successor ? { answers, successor } : { answers });
             } catch (error) {
               reject(error instanceof Error ? error : new Error(String(error)));
             }
@@ -325,14 +349,18 @@ export class QuotaForwarder {
 function answersOf(
   answer: Buffer,
   uids: readonly string[],
-): { answers: (Buffer | undefined)[]; journal: ReturnType<typeof readPage> } {
+): { answers: (Buffer | undefined)[]; journal: ReturnType<typeof readPage>; successor?: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(answer.toString('utf8'));
   } catch {
     throw new Error('the leader answered something that is not JSON');
   }
-  const { answers, journal } = (parsed ?? {}) as { answers?: unknown; journal?: unknown };
+  const { answers, journal, successor } = (parsed ?? {}) as {
+    answers?: unknown;
+    journal?: unknown;
+    successor?: unknown;
+  };
   if (!Array.isArray(answers) || answers.length !== uids.length) {
     throw new Error(`the leader did not answer the ${uids.length} reviews of the batch`);
   }
@@ -344,5 +372,9 @@ function answersOf(
         : undefined;
     }),
     journal: readPage(journal),
+    // Only a host:port is followed: anything else, the follower decides as before.
+    ...(typeof successor === 'string' && successor.length <= 300 && splitHostPort(successor)
+      ? { successor }
+      : {}),
   };
 }

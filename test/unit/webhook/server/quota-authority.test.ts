@@ -54,6 +54,27 @@ describe('quota authority', () => {
     assert.equal(old.decidesForwarded(), true);
   });
 
+  it("a follower told of the old holder's successor forwards there until its own read names another holder", () => {
+    const view: View = { leads: false, leaderAddress: 'old:9443' };
+    const follower = authority(view);
+    assert.equal(follower.redirected('old:9443', 'new:9443'), true);
+    assert.equal(follower.redirected('old:9443', 'new:9443'), false, 'the same news twice is not news');
+    assert.deepEqual(follower.target(), { address: 'new:9443' });
+    // Its read caught up, or names a third holder: the read wins over the hint.
+    view.leaderAddress = 'third:9443';
+    assert.deepEqual(follower.target(), { address: 'third:9443' });
+    // It leads itself: the hint is dropped.
+    view.leads = true;
+    view.leaderAddress = undefined;
+    assert.equal(follower.target(), undefined);
+    view.leads = false;
+    view.leaderAddress = 'old:9443';
+    assert.deepEqual(follower.target(), { address: 'old:9443' });
+    // Never redirected to itself.
+    assert.equal(follower.redirected('old:9443', 'self:9443'), false);
+    assert.deepEqual(follower.target(), { address: 'old:9443' });
+  });
+
   it('never hands over to itself', () => {
     const old = authority({ leads: false }, 'a:9443');
     old.handOverTo('a:9443');

@@ -579,10 +579,41 @@ describe('quota forwarding to the leader', () => {
       fresh.reserved.map((reservation) => reservation.key),
       ['default/before-1', 'default/handover-1', 'default/after-1', 'default/after-2'],
     );
-    // A replica still forwarding to the old holder gets no decision from it: it decides itself.
-    const stale = await follower(() => oldView.address);
-    assert.deepEqual((await review(stale, trust, 'stale-1')).response.warnings, ['decided by the follower']);
-    assert.deepEqual(stale.forwards, ['failed']);
+    // A third replica whose read of the lease still names the old holder: the old holder decides
+    // nothing of its batch and names its successor, where the batch goes once more.
+    const staleAuthority = new QuotaAuthority({
+      leads: () => false,
+      leaderAddress: () => oldView.address,
+      takenOverFrom: () => undefined,
+      advertise: '127.0.0.1:1',
+    });
+    const stale = await startReplica('a third replica', trust, (results) => {
+      return new QuotaForwarder({
+        target: () => staleAuthority.target(),
+        tls,
+        onResult: (result) => results.push(result),
+        onSuccessor: (from, to) => staleAuthority.redirected(from, to),
+      });
+    });
+    opened.push(stale);
+    assert.deepEqual((await review(stale, trust, 'stale-1')).response.warnings, [
+      'decided by the new leader',
+    ]);
+    assert.deepEqual((await review(stale, trust, 'stale-2')).response.warnings, [
+      'decided by the new leader',
+    ]);
+    assert.deepEqual(stale.forwards, ['answered', 'answered']);
+    assert.deepEqual(staleAuthority.target(), { address: newView.address });
+    assert.deepEqual(fresh.reserved.map((reservation) => reservation.key).slice(-2), [
+      'default/stale-1',
+      'default/stale-2',
+    ]);
+    // Without a way to follow the successor, it is sent once more to the same place, then decided here.
+    const unfollowing = await follower(() => oldView.address);
+    assert.deepEqual((await review(unfollowing, trust, 'stale-3')).response.warnings, [
+      'decided by the follower',
+    ]);
+    assert.deepEqual(unfollowing.forwards, ['failed']);
   });
 
   it('decides alone when the old holder does not answer the handover, and asks only once', async () => {
