@@ -49,6 +49,13 @@ import { Replicas } from '../harness/replicas.js';
 import { kubeconfigThrough, TcpProxy } from '../harness/tcp-proxy.js';
 import { kubeconfigPath } from '../../scripts/cluster/layout.js';
 import { inform, percentile } from './report.js';
+import {
+  NOOP_LABEL,
+  NOOP_WEBHOOK_NAMES,
+  startNoopReference,
+  type CallType,
+  type NoopReference,
+} from './noop-webhook-reference.js';
 
 const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
 const REQUEST_MILLICPU = 500;
@@ -190,7 +197,10 @@ const CONTROL_PLANE = ['kube-apiserver', 'etcd', 'kube-controller-manager'] as c
  * process's, each replica's and this process's (the client's creates and the balancer). Where the
  * burst's time goes on a 2-core machine is what these split.
  */
-async function cpuSeconds(replicas: readonly OperatorProcess[]): Promise<Map<string, number>> {
+async function cpuSeconds(
+  replicas: readonly OperatorProcess[],
+  others: ReadonlyMap<string, readonly number[]> = new Map(),
+): Promise<Map<string, number>> {
   const seconds = new Map<string, number>();
   const ticks = 100; // USER_HZ: /proc's unit on every Linux architecture Node runs on
   const stat = await readFile('/proc/stat', 'utf8').catch(() => '');
@@ -223,7 +233,12 @@ async function cpuSeconds(replicas: readonly OperatorProcess[]): Promise<Map<str
     const usage = replica.child.pid === undefined ? undefined : await processTime(replica.child.pid);
     total += usage?.seconds ?? 0;
   }
-  seconds.set('replicas', total);
+  if (replicas.length > 0) seconds.set('replicas', total);
+  for (const [name, pids] of others) {
+    let sum = 0;
+    for (const pid of pids) sum += (await processTime(pid))?.seconds ?? 0;
+    seconds.set(name, sum);
+  }
   const own = process.cpuUsage();
   seconds.set('bench', (own.user + own.system) / 1e6);
   return seconds;
@@ -264,19 +279,59 @@ async function apiServerMetrics(): Promise<string> {
   });
 }
 
-/** The API server's histogram of the pod webhooks' admission latency: bucket bound -> cumulative count. */
-async function webhookLatency(): Promise<Map<number, number>> {
+/** The operator's pod webhooks, by the names the API server's metrics label them with. */
+const OUR_POD_WEBHOOKS = /^(mutate|validate)-pod\./;
+
+/**
+ * The API server's histogram of pod-create admission latency for the webhooks `names` matches:
+ * bucket bound -> cumulative count.
+ */
+async function webhookLatency(names: RegExp = OUR_POD_WEBHOOKS): Promise<Map<number, number>> {
   const stdout = await apiServerMetrics();
   const buckets = new Map<number, number>();
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('apiserver_admission_webhook_admission_duration_seconds_bucket{')) continue;
-    if (!/name="(mutate|validate)-pod\./.test(line) || !line.includes('operation="CREATE"')) continue;
+    const name = /name="([^"]+)"/.exec(line)?.[1];
+    if (!name || !names.test(name) || !line.includes('operation="CREATE"')) continue;
     const match = /le="([^"]+)"\} (\S+)$/.exec(line);
     if (!match) continue;
     const bound = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]);
     buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
   }
   return buckets;
+}
+
+/** Pod-create webhook calls so far by webhook name, with their type (admit or validating). */
+async function webhookCalls(names: RegExp): Promise<Map<string, { type: CallType; calls: number }>> {
+  const calls = new Map<string, { type: CallType; calls: number }>();
+  for (const line of (await apiServerMetrics()).split('\n')) {
+    if (!line.startsWith('apiserver_admission_webhook_admission_duration_seconds_count{')) continue;
+    const name = /name="([^"]+)"/.exec(line)?.[1];
+    const type = /type="([^"]+)"/.exec(line)?.[1];
+    if (!name || !names.test(name) || !line.includes('operation="CREATE"')) continue;
+    if (type !== 'admit' && type !== 'validating') continue;
+    const seen = calls.get(name) ?? { type, calls: 0 };
+    seen.calls += Number(/\} (\S+)$/.exec(line)?.[1] ?? 0);
+    calls.set(name, seen);
+  }
+  return calls;
+}
+
+/**
+ * The calls one burst pod meets from the operator's webhooks at create, measured (20 creates into
+ * the warm-up quota): what the no-op reference registers as many of.
+ */
+async function callsPerCreate(setup: Setup, warmUp: string): Promise<CallType[]> {
+  const creates = 20;
+  const before = await webhookCalls(OUR_POD_WEBHOOKS);
+  await Promise.all(Array.from({ length: creates }, () => setup.client(setup.workload, podIn(warmUp))));
+  const after = await webhookCalls(OUR_POD_WEBHOOKS);
+  const types: CallType[] = [];
+  for (const [name, { type, calls }] of after) {
+    const each = Math.round((calls - (before.get(name)?.calls ?? 0)) / creates);
+    for (let i = 0; i < each; i++) types.push(type);
+  }
+  return types;
 }
 
 /** The upper bound (ms) of the bucket holding the p-th percentile of the calls between two reads. */
@@ -424,6 +479,8 @@ interface Setup {
   namespace: string;
   /** Each replica's own way to the API server, in the order started, when set up to be cut off. */
   proxies: TcpProxy[];
+  /** A quota with room for everything, which every replica knows. */
+  warmUp: string;
   finish: () => Promise<void>;
 }
 
@@ -504,7 +561,7 @@ async function setUp(
       settings.client === 'tenant'
         ? await tenantClient(kubeConfig, workload, namespace)
         : await podCreator(kubeConfig);
-    return { balancer, replicas, core, client, apps, workload, namespace, proxies, finish };
+    return { balancer, replicas, core, client, apps, workload, namespace, proxies, warmUp, finish };
   } catch (error) {
     await finish();
     throw error;
@@ -530,9 +587,9 @@ async function leaderOf(replicas: Replicas): Promise<OperatorProcess> {
   });
 }
 
-function podIn(quota: string): V1Pod {
+function podIn(quota: string, labels: Record<string, string> = {}): V1Pod {
   return {
-    metadata: { generateName: `${quota}-`, labels: { [QUOTA_LABEL]: quota } },
+    metadata: { generateName: `${quota}-`, labels: { [QUOTA_LABEL]: quota, ...labels } },
     spec: {
       containers: [
         {
@@ -588,6 +645,7 @@ async function clientBurst(
   quota: string,
   kill: boolean,
   namespace = setup.workload,
+  labels: Record<string, string> = {},
 ) {
   const { client } = setup;
   const workload = namespace;
@@ -601,7 +659,7 @@ async function clientBurst(
     Array.from({ length: settings.burst }, async () => {
       const started = performance.now();
       try {
-        await createRetrying(client, workload, podIn(quota));
+        await createRetrying(client, workload, podIn(quota, labels));
         admitted += 1;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -813,7 +871,68 @@ function totalConnections(balancer: TcpBalancer): number {
   return Object.values(balancer.stats().connections).reduce((sum, count) => sum + count, 0);
 }
 
-function show(label: string, result: BurstResult, settings: QuotaBurstSettings, reference: number[]): void {
+/** A burst of the no-op reference: the same creates, met by webhooks that do nothing. */
+interface NoopResult {
+  createMs: number[];
+  refused: number;
+  webhookP50: number;
+  webhookP99: number;
+  seconds: number;
+  connections: number;
+  cpu: Map<string, number>;
+}
+
+async function noopBurst(
+  setup: Setup,
+  settings: QuotaBurstSettings,
+  noop: NoopReference,
+): Promise<NoopResult> {
+  const latencyBefore = await webhookLatency(NOOP_WEBHOOK_NAMES);
+  const servers = new Map([['no-op servers', noop.pids()]]);
+  const cpuBefore = await cpuSeconds([], servers);
+  const connectionsBefore = noop.connections();
+  const started = performance.now();
+  const { createMs, refused } = await clientBurst(setup, settings, 'noop-reference', false, setup.namespace, {
+    [NOOP_LABEL]: 'true',
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpuSeconds([], servers);
+  const latencyAfter = await webhookLatency(NOOP_WEBHOOK_NAMES);
+  return {
+    createMs: createMs.sort((a, b) => a - b),
+    refused: [...refused.values()].reduce((sum, count) => sum + count, 0),
+    webhookP50: bucketPercentile(latencyBefore, latencyAfter, 50),
+    webhookP99: bucketPercentile(latencyBefore, latencyAfter, 99),
+    seconds,
+    connections: noop.connections() - connectionsBefore,
+    cpu: new Map([...cpuAfter].map(([name, value]) => [name, value - (cpuBefore.get(name) ?? 0)])),
+  };
+}
+
+function showNoop(label: string, result: NoopResult, reference: number[]): void {
+  const ratio = (p: number): string =>
+    reference.length > 0
+      ? ` (${(percentile(result.createMs, p) / percentile(reference, p)).toFixed(2)} ×)`
+      : '';
+  console.log(
+    `info  ${label}: create p50 ${percentile(result.createMs, 50).toFixed(0)} ms${ratio(50)}, ` +
+      `p99 ${percentile(result.createMs, 99).toFixed(0)} ms${ratio(99)} against no webhook; ` +
+      `webhook p50 ≤ ${result.webhookP50} ms, p99 ≤ ${result.webhookP99} ms (API server's buckets); ` +
+      `${result.refused} refused; ${result.seconds.toFixed(1)} s; ${result.connections} new connections`,
+  );
+  console.log(
+    `      CPU-seconds in the burst's ${result.seconds.toFixed(1)} s: ` +
+      [...result.cpu].map(([name, value]) => `${name} ${value.toFixed(1)}`).join(', '),
+  );
+}
+
+function show(
+  label: string,
+  result: BurstResult,
+  settings: QuotaBurstSettings,
+  reference: number[],
+  noop?: NoopResult,
+): void {
   const refused = [...result.refused].map(([reason, count]) => `${reason} ${count}`).join(', ') || 'none';
   const { forwards } = result;
   const create =
@@ -827,7 +946,12 @@ function show(label: string, result: BurstResult, settings: QuotaBurstSettings, 
       : '';
   console.log(
     `info  ${label}: admitted ${result.admitted} (room ${settings.room}); refused: ${refused}; ` +
-      `${create}webhook p50 ≤ ${result.webhookP50} ms, p99 ≤ ${result.webhookP99} ms (API server's buckets); ` +
+      `${create}webhook p50 ≤ ${result.webhookP50} ms, p99 ≤ ${result.webhookP99} ms (API server's buckets` +
+      (noop
+        ? `; the no-op reference's just before: p50 ≤ ${noop.webhookP50} ms, p99 ≤ ${noop.webhookP99} ms, create ` +
+          `p50 ${percentile(noop.createMs, 50).toFixed(0)} ms, p99 ${percentile(noop.createMs, 99).toFixed(0)} ms`
+        : '') +
+      '); ' +
       `forwards answered ${forwards.answered}, failed ${forwards.failed}, busy ${forwards.busy}, ` +
       `decided without a leader ${forwards.alone}, ` +
       `${forwards.batches} batches (mean ${(forwards.batched / Math.max(1, forwards.batches)).toFixed(1)}); ${result.seconds.toFixed(1)} s; ` +
@@ -857,6 +981,37 @@ async function referenceBurst(setup: Setup, settings: QuotaBurstSettings): Promi
   return createMs.sort((a, b) => a - b);
 }
 
+/**
+ * Starts the no-op reference for this setup: as many servers as replicas, as many calls of each
+ * type as a burst pod meets from the operator, in effect once the API server calls it.
+ */
+async function noopReference(setup: Setup): Promise<NoopReference> {
+  const calls = await callsPerCreate(setup, setup.warmUp);
+  console.log(
+    `info  a burst pod meets ${calls.length} calls of the operator's webhooks at create ` +
+      `(${calls.join(', ')}); the no-op reference registers as many, of the same types`,
+  );
+  const noop = await startNoopReference(setup.replicas.members.length, calls, setup.namespace);
+  try {
+    await waitFor(
+      'the API server to call the no-op reference',
+      async () => {
+        const before = await webhookCalls(NOOP_WEBHOOK_NAMES);
+        await setup.client(setup.namespace, podIn('noop-reference', { [NOOP_LABEL]: 'true' }));
+        const after = await webhookCalls(NOOP_WEBHOOK_NAMES);
+        const total = (calls: typeof after): number =>
+          [...calls.values()].reduce((sum, entry) => sum + entry.calls, 0);
+        return total(after) - total(before) >= calls.length;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+  } catch (error) {
+    await noop.close();
+    throw error;
+  }
+  return noop;
+}
+
 export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<void> {
   await installCrds('elasticquotas.scheduling.sigs.k8s.io');
   console.log(
@@ -868,6 +1023,7 @@ export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<voi
     const suffix = `${mode[0] ?? 'm'}${Date.now().toString(36)}`;
     const setup = await setUp(settings, mode, suffix);
     let referenceMs: number[] = [];
+    let noop: NoopReference | undefined;
     try {
       if (settings.shapes.includes('clients')) {
         const reference = await referenceBurst(setup, settings);
@@ -876,23 +1032,45 @@ export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<voi
             `${percentile(reference, 50).toFixed(0)} ms, p99 ${percentile(reference, 99).toFixed(0)} ms`,
         );
         referenceMs = reference;
+        noop = await noopReference(setup);
       }
       for (const shape of settings.shapes) {
         const admitted: number[] = [];
+        const ours: number[] = [];
+        const noops: number[] = [];
         const rounds = shape === 'clients' ? settings.rounds : 1;
         for (let round = 0; round < rounds; round++) {
           const quota = `${shape}-${round}-${suffix}`;
+          // Just before each client-side round: the machine's weather moves between rounds.
+          const noopResult = shape === 'clients' && noop ? await noopBurst(setup, settings, noop) : undefined;
+          if (noopResult) showNoop(`no-op reference, round ${round + 1}`, noopResult, referenceMs);
           const result = await burstOnce(setup, settings, shape, quota, false);
-          show(`quota burst, ${mode}, ${shape}, round ${round + 1}`, result, settings, referenceMs);
+          show(
+            `quota burst, ${mode}, ${shape}, round ${round + 1}`,
+            result,
+            settings,
+            referenceMs,
+            noopResult,
+          );
           admitted.push(result.admitted);
+          if (noopResult) {
+            ours.push(result.webhookP99);
+            noops.push(noopResult.webhookP99);
+          }
         }
         inform(
           `quota burst ${settings.burst}→${settings.room}, ${settings.replicas} replicas, ${mode}, ${shape}: worst of ${rounds}`,
           Math.max(...admitted),
           'pods',
         );
+        if (ours.length > 0)
+          console.log(
+            `info  webhook p99 bucket bounds, ours against the no-op reference's of the same round: ` +
+              ours.map((bound, i) => `${bound} / ${noops[i] ?? '?'} ms`).join(', '),
+          );
       }
     } finally {
+      await noop?.close();
       await setup.finish();
     }
     // A fresh set of replicas for each: the killed leader's successor has its own history.

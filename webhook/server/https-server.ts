@@ -41,7 +41,7 @@ function secureContextOptions(tls: ServingTls): {
 }
 
 /** The API server keeps idle HTTP/1.1 connections for 90 s; closing first would break requests in flight. */
-const KEEP_ALIVE_TIMEOUT_MS = 100_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 100_000;
 /**
  * The API server never waits more than 30 s for a webhook, so a request (headers and body) that
  * takes longer has nobody waiting for it: Node's default would hold it for 300 s.
