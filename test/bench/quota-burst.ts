@@ -14,7 +14,8 @@
  * another replica has taken the lease over: leadership in doubt), --client=admin|tenant (who sends the
  * client-side creates: the admin, whom flow control exempts, so that all of them reach the
  * webhooks at once, by default; or a ServiceAccount of the namespace, as a tenant's controller,
- * queued by flow control and retrying its 429s as client-go does).
+ * queued by flow control and retrying its 429s as client-go does), --probe-timeout-ms=N (how long the
+ * balancer's readiness probe waits: the chart's 5 s by default; 1000 is the kubelet's default).
  *
  * Each burst reports: admitted, refused by reason (exceeded quota, a webhook that could not be
  * called, anything else), the p50/p99 of the client's create latency and of the pod webhooks'
@@ -36,7 +37,7 @@ import {
   RbacAuthorizationV1Api,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { TcpBalancer } from '../harness/balancer.js';
+import { PROBE_TIMEOUT_MS, TcpBalancer } from '../harness/balancer.js';
 import { clusterKubeConfig, installCrds, kubectl, waitFor } from '../harness/cluster.js';
 import {
   deleteConfigurations,
@@ -73,6 +74,8 @@ export interface QuotaBurstSettings {
   killLeader: boolean;
   cutLeader: boolean;
   client: 'tenant' | 'admin';
+  /** How long the balancer's readiness probe waits (the chart's timeoutSeconds; the kubelet's default is 1 s). */
+  probeTimeoutMs: number;
 }
 
 /** The settings from the bench's flags, else QUOTA_BURST_* variables, else the defaults. */
@@ -104,6 +107,7 @@ export function quotaBurstSettings(flags: ReadonlyMap<string, string>, rounds: n
     killLeader: read('kill-leader') === '1',
     cutLeader: read('cut-leader') === '1',
     client: read('client') === 'tenant' ? 'tenant' : 'admin',
+    probeTimeoutMs: count('probe-timeout-ms', PROBE_TIMEOUT_MS),
   };
 }
 
@@ -498,7 +502,7 @@ async function setUp(
   const namespace = `bench-burst-op-${suffix}`;
   const workload = `bench-burst-${suffix}`;
   for (const name of [namespace, workload]) await core.createNamespace({ body: { metadata: { name } } });
-  const balancer = new TcpBalancer();
+  const balancer = new TcpBalancer({ probeTimeoutMs: settings.probeTimeoutMs });
   await balancer.listen();
   const proxies: TcpProxy[] = [];
   const dir = proxied ? await mkdtemp(join(tmpdir(), 'quota-burst-')) : undefined;
@@ -520,7 +524,11 @@ async function setUp(
     },
   );
   const finish = async (): Promise<void> => {
-    await Promise.all(replicas.members.map((replica) => replica.stop('SIGKILL')));
+    await Promise.all(
+      replicas.members.map((replica) =>
+        replica.stop('SIGKILL'),
+      ),
+    );
     await deleteConfigurations();
     await balancer.close();
     await Promise.all(proxies.map((proxy) => proxy.close()));
@@ -633,6 +641,10 @@ interface BurstResult {
   benchLoopP99: number;
   /** New connections to the replicas during the burst: each a TLS handshake. */
   connections: number;
+  /** The balancer's connections that found no ready replica (or were refused), and readiness lost. */
+  balancer: { failed: number; turnedUnready: number };
+  /** How long each kubelet-like readiness probe of a replica took during the burst (ms), sorted. */
+  probesMs: number[];
   /** CPU-seconds used during the burst: the machine's and its processes' (see cpuSeconds). */
   cpu: Map<string, number>;
   /** The machine's listen-queue overflows and drops during the burst (any listener). */
@@ -738,6 +750,47 @@ async function createRetrying(create: PodCreator, namespace: string, body: V1Pod
   }
 }
 
+/**
+ * The kubelet's readiness probe of each replica, every 250 ms during a burst: a new TLS connection
+ * each time (the kubelet keeps none), one probe at a time per replica; the time each took to be
+ * answered, capped at 5 s. The chart's probe fails a replica whose answer takes over its timeoutSeconds.
+ */
+function probeDuring(replicas: readonly OperatorProcess[]): { stop: () => Promise<number[]> } {
+  let stopped = false;
+  const took: number[] = [];
+  const probeOnce = (port: number): Promise<void> =>
+    new Promise((resolvePromise) => {
+      const started = performance.now();
+      const done = (): void => {
+        took.push(performance.now() - started);
+        resolvePromise();
+      };
+      const req = request(
+        { host: '127.0.0.1', port, path: '/readyz', agent: false, rejectUnauthorized: false, timeout: 5000 },
+        (res) => {
+          res.resume();
+          res.on('end', done);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', done);
+      req.end();
+    });
+  const loops = replicas.map(async (replica) => {
+    while (!stopped) {
+      await probeOnce(replica.port);
+      await sleep(250);
+    }
+  });
+  return {
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+      return took.sort((a, b) => a - b);
+    },
+  };
+}
+
 /** kube-controller-manager's default --kube-api-qps, which the local control plane keeps. */
 const CONTROLLER_QPS = 20;
 
@@ -802,20 +855,24 @@ async function burstOnce(
   const forwardsBefore = await forwardCounts(setup.replicas.members);
   const latencyBefore = await webhookLatency();
   const connectionsBefore = totalConnections(setup.balancer);
+  const balancerBefore = setup.balancer.stats();
   const listenBefore = await listenOverflows();
   const logsBefore = setup.replicas.members.map((replica) => replica.logs.length);
   const cpuBefore = await cpuSeconds(setup.replicas.members);
   // The balancer runs in this process: its delay is the harness's, not the operator's.
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const probes = probeDuring(setup.replicas.members);
   const started = performance.now();
   const { admitted, refused, createMs } =
     shape === 'clients'
       ? await clientBurst(setup, settings, quota, kill)
       : await replicaSetBurst(setup, settings, quota);
   const seconds = (performance.now() - started) / 1000;
+  const probesMs = await probes.stop();
   loop.disable();
   const connections = totalConnections(setup.balancer) - connectionsBefore;
+  const balancerAfter = setup.balancer.stats();
   const listenAfter = await listenOverflows();
   const cpuAfter = await cpuSeconds(setup.replicas.members);
   leadershipChanges(setup.replicas.members, logsBefore);
@@ -838,6 +895,11 @@ async function burstOnce(
     seconds,
     benchLoopP99,
     connections,
+    probesMs,
+    balancer: {
+      failed: balancerAfter.failedConnections - balancerBefore.failedConnections,
+      turnedUnready: balancerAfter.turnedUnready - balancerBefore.turnedUnready,
+    },
     cpu: new Map([...cpuAfter].map(([name, value]) => [name, value - (cpuBefore.get(name) ?? 0)])),
     listen:
       listenBefore && listenAfter
@@ -964,7 +1026,10 @@ function show(
         ? `replicas' CPU ${forwards.cpu.toFixed(1)} s, their handlers ≤ 100 ms for ${forwards.fast} of ${forwards.reviews} reviews; `
         : "the survivors' counters only (the leader's died with it); ") +
       `the replicas' event loop delay max ${forwards.loopMaxMs.toFixed(0)} ms, ${forwards.dropped} connections dropped at their cap; ` +
-      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms; ${result.connections} new connections to the replicas; ` +
+      `the balancer's event loop delay p99 ${result.benchLoopP99.toFixed(0)} ms; ${result.connections} new connections to the replicas, ` +
+      `${result.balancer.failed} failed at the balancer, a replica turned unready ${result.balancer.turnedUnready} times (readiness probe); ` +
+      `readiness probes (a new TLS connection each, every 250 ms) answered in p50 ${percentile(result.probesMs, 50).toFixed(0)} ms, ` +
+      `max ${(result.probesMs.at(-1) ?? 0).toFixed(0)} ms, ${result.probesMs.filter((ms) => ms > 1000).length} of ${result.probesMs.length} over 1 s; ` +
       (result.listen
         ? `listen queue overflows ${result.listen.overflows}, SYNs dropped ${result.listen.drops} (the machine's)`
         : 'listen queue overflows unknown here'),

@@ -15,6 +15,12 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { request } from 'node:https';
 
+/**
+ * How long a readiness probe waits for its answer: the chart's `timeoutSeconds` (helm-template.test.ts
+ * checks the two agree). In a burst the probe's handshake queues behind the API server's.
+ */
+export const PROBE_TIMEOUT_MS = 5000;
+
 export interface BalancerOptions {
   /** Where the balancer listens; 127.0.0.1 and a free port by default. */
   host?: string;
@@ -34,6 +40,8 @@ interface BackendState {
   connections: number;
   /** Connections piped to it right now. */
   open: number;
+  /** A probe of it is waiting for its answer: like the kubelet's, the next one waits for it. */
+  probing: boolean;
 }
 
 export interface BalancerStats {
@@ -43,6 +51,8 @@ export interface BalancerStats {
   open: Record<number, number>;
   /** Connections that found no ready backend, or whose backend refused them. */
   failedConnections: number;
+  /** Times a member's readiness, as the proxies see it, went from ready to not ready. */
+  turnedUnready: number;
 }
 
 /** One readiness probe: true when /readyz answers 200 within the time-out. */
@@ -72,6 +82,7 @@ function probeReady(host: string, port: number, timeoutMs: number): Promise<bool
 }
 
 export class TcpBalancer {
+  private turnedUnready = 0;
   private readonly backends = new Map<number, BackendState>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sockets = new Set<Socket>();
@@ -90,7 +101,7 @@ export class TcpBalancer {
     this.host = options.host ?? '127.0.0.1';
     this.readinessPeriodMs = options.readinessPeriodMs ?? 1000;
     this.propagationMs = options.propagationMs ?? 1000;
-    this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+    this.probeTimeoutMs = options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
   }
 
   /** The delay a failing replica can still receive new connections for, when its probe fails fast. */
@@ -121,7 +132,7 @@ export class TcpBalancer {
 
   /** Adds a replica; like a new pod, it gets connections only once a probe has seen it ready. */
   add(port: number): void {
-    this.backends.set(port, { port, ready: false, member: true, connections: 0, open: 0 });
+    this.backends.set(port, { port, ready: false, member: true, connections: 0, open: 0, probing: false });
   }
 
   /** Removes a replica (its pod object is gone): no new connections from now on. */
@@ -143,6 +154,7 @@ export class TcpBalancer {
       connections: Object.fromEntries([...this.backends.values()].map((b) => [b.port, b.connections])),
       open: Object.fromEntries([...this.backends.values()].map((b) => [b.port, b.open])),
       failedConnections: this.failed,
+      turnedUnready: this.turnedUnready,
     };
   }
 
@@ -163,9 +175,14 @@ export class TcpBalancer {
 
   private probeAll(): void {
     for (const backend of this.backends.values()) {
+      // A late answer must not overwrite a newer one (a drain's 503 with the 200 of before it).
+      if (backend.probing) continue;
+      backend.probing = true;
       void probeReady(this.host, backend.port, this.probeTimeoutMs).then((ready) => {
+        backend.probing = false;
         const timer = setTimeout(() => {
           this.timers.delete(timer);
+          if (backend.member && backend.ready && !ready) this.turnedUnready += 1;
           if (backend.member) backend.ready = ready;
         }, this.propagationMs);
         this.timers.add(timer);

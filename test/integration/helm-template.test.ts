@@ -17,6 +17,7 @@ import { FEATURE_GATE_DEFAULTS } from '../../webhook/feature-gates.js';
 import { webhookShortNames } from '../../webhook/table.js';
 import { ensureBinaries } from '../../scripts/cluster/binaries.js';
 import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
+import { PROBE_TIMEOUT_MS } from '../harness/balancer.js';
 
 const execFileAsync = promisify(execFile);
 const chart = join(repoRoot, 'charts', 'admission-operator');
@@ -35,7 +36,13 @@ interface Rendered {
       spec?: Record<string, unknown> & {
         serviceAccountName?: string;
         priorityClassName?: string;
-        containers?: { image?: string; args?: string[]; env?: { name: string; value?: string }[] }[];
+        containers?: {
+          image?: string;
+          args?: string[];
+          env?: { name: string; value?: string }[];
+          readinessProbe?: { timeoutSeconds?: number; failureThreshold?: number };
+          livenessProbe?: { timeoutSeconds?: number };
+        }[];
       };
     };
     ports?: { name: string; port: number }[];
@@ -103,6 +110,15 @@ describe('the chart, rendered', () => {
         );
       }
     }
+  });
+
+  it('waits 5 s for a probe (a burst queues its handshake), as the multi-replica harness models it, and fails readiness on one 503', async () => {
+    const deployment = (await render()).find((object) => object.kind === 'Deployment');
+    const container = deployment?.spec?.template?.spec?.containers?.[0];
+    assert.ok(container, 'a Deployment with a container is rendered');
+    assert.equal(container.readinessProbe?.timeoutSeconds, PROBE_TIMEOUT_MS / 1000);
+    assert.equal(container.livenessProbe?.timeoutSeconds, PROBE_TIMEOUT_MS / 1000);
+    assert.equal(container.readinessProbe?.failureThreshold, 1, 'a draining replica leaves at its first 503');
   });
 
   it('renders no PodDisruptionBudget for one replica (it would block every drain), and one keeping a replica for two', async () => {
