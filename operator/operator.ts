@@ -9,7 +9,7 @@ import { replaceResourcesCounted } from '../webhook/feature-gates.js';
 import type { Logger } from 'pino';
 import { OPERATOR_CONFIG_NAME, watchedConfigMaps } from '../webhook/names.js';
 import { createAdmissionApp } from '../webhook/server/app.js';
-import { QuotaAuthority } from '../webhook/server/quota-authority.js';
+import { LEASE_IN_DOUBT_WAIT_MS, QuotaAuthority } from '../webhook/server/quota-authority.js';
 import { QuotaForwarder } from '../webhook/server/quota-forwarder.js';
 import { ReservationJournal } from '../webhook/server/reservation-journal.js';
 import { CallerVerifier } from '../webhook/server/caller-verification.js';
@@ -188,10 +188,12 @@ export async function runOperator(
     leads: isLeader,
     leaderAddress: () => elector.leaderAddress(),
     takenOverFrom: () => elector.takenOverFrom(),
+    leaseInDoubt: () => elector.leaseInDoubt(LEASE_IN_DOUBT_WAIT_MS),
     ...(options.advertiseAddress ? { advertise: options.advertiseAddress } : {}),
   });
   const forwarder = new QuotaForwarder({
     target: () => authority.target(),
+    beforeDecidingAlone: () => authority.beforeDecidingAlone(),
     onSuccessor: (from, to) => {
       if (authority.redirected(from, to))
         logger.info(

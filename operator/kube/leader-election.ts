@@ -89,6 +89,11 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
   private leading = false;
   /** Monotonic time of the last successful acquire or renew. */
   private lastRenewedAt = 0;
+  /**
+   * When that attempt began: no other replica can have seen the lease unrenewed for a whole lease
+   * duration before this plus the duration (the write it made is later than this).
+   */
+  private renewStartedAt = 0;
   /** The Lease as last seen, and when (monotonic) it was seen to change. */
   private observed: StoredLease | undefined;
   private observedAt = 0;
@@ -151,6 +156,34 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
     return this.isLeader() ? this.predecessor : undefined;
   }
 
+  /**
+   * While this replica is the ledger only by its own last read of the lease (it held the lease and
+   * could not renew it, and has seen no other holder), once nearly a lease duration has passed
+   * since its last renewal began: another replica may hold the lease now, unseen. That is the case
+   * of a holder that was stopped (SIGSTOP, a paused VM) past the takeover and resumed, whose
+   * successor's handover found it stopped. Then this reads the lease at once (or joins the read in
+   * flight) and returns a promise that settles when that read has ended, or after `boundMs`: what
+   * the caller decides next reads the holder it names. Undefined when there is no doubt.
+   */
+  leaseInDoubt(boundMs: number): Promise<void> | undefined {
+    if (this.stopped || this.isLeader() || this.lastRenewedAt === 0) return undefined;
+    if (this.observed?.record.holderIdentity !== this.options.identity) return undefined;
+    const { leaseDurationMs, retryPeriodMs } = this.options.timings;
+    if (this.clock.monotonic() - this.renewStartedAt < leaseDurationMs - retryPeriodMs) return undefined;
+    if (!this.running) {
+      if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+      this.tick();
+    }
+    const read = this.running ?? Promise.resolve();
+    return new Promise((resolvePromise) => {
+      const timer = this.clock.setTimeout(resolvePromise, boundMs);
+      void read.finally(() => {
+        this.clock.clearTimeout(timer);
+        resolvePromise();
+      });
+    });
+  }
+
   /** Starts trying at once, then every retry period. */
   start(): void {
     this.tick();
@@ -169,6 +202,7 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
   }
 
   private async attempt(): Promise<void> {
+    const started = this.clock.monotonic();
     let renewed = false;
     try {
       renewed = await this.tryAcquireOrRenew();
@@ -178,6 +212,7 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
     if (this.stopped) return;
     if (renewed) {
       this.lastRenewedAt = this.clock.monotonic();
+      this.renewStartedAt = started;
       this.armDeadline();
       if (!this.leading) this.transition(true, 'acquired the lease');
     } else if (this.leading && !this.isLeader()) {

@@ -22,6 +22,12 @@
  *   the new leader's last journal page, as after a kill -9.
  */
 
+/**
+ * How long a review waits for a fresh read of the lease before a holder in doubt decides it alone:
+ * with the forward's 4 s after it, within the webhooks' 10 s.
+ */
+export const LEASE_IN_DOUBT_WAIT_MS = 2000;
+
 /** Announces, on a forwarded batch, that the sender leads now and takes the ledger over. */
 export const HANDOVER_HEADER = 'x-admission-handover';
 
@@ -41,6 +47,12 @@ export interface QuotaAuthoritySources {
   takenOverFrom: () => { address: string; term: number } | undefined;
   /** This replica's own admission address; without one, no successor could be told where it is. */
   advertise?: string;
+  /**
+   * While this replica is the ledger only by a read of the lease nearly a lease duration old: a
+   * promise that settles once a fresh read has ended (bounded), after which target() names the
+   * holder that read shows (LeaderElector.leaseInDoubt).
+   */
+  leaseInDoubt?: () => Promise<void> | undefined;
 }
 
 export class QuotaAuthority {
@@ -70,6 +82,16 @@ export class QuotaAuthority {
     const leader = this.sources.leaderAddress();
     if (leader) return { address: this.redirect?.from === leader ? this.redirect.to : leader };
     return this.successor ? { address: this.successor } : undefined;
+  }
+
+  /**
+   * Before this replica decides an admission itself as the ledger without leading: a wait for a
+   * fresh read of the lease when its own is nearly a lease duration old (it may have been stopped
+   * past a takeover), so that a successor it has not seen yet is asked instead. Undefined: decide.
+   */
+  beforeDecidingAlone(): Promise<void> | undefined {
+    if (this.sources.leads() || this.target() !== undefined) return undefined;
+    return this.sources.leaseInDoubt?.();
   }
 
   /** The new leader's side: the old holder answered the handover, or could not be reached. */

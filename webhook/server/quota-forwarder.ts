@@ -80,6 +80,11 @@ export interface QuotaForwarderOptions {
   /** Once per review not forwarded because no leader is known (or no TLS to reach it): decided locally. */
   onNoTarget?: () => void;
   /**
+   * When there is nobody to forward to, a wait before deciding locally (quota-authority.ts,
+   * beforeDecidingAlone): after it, the target is asked again, once.
+   */
+  beforeDecidingAlone?: () => Promise<void> | undefined;
+  /**
    * The leader's reservations this replica has not seen yet, with each batch answer: to hold on
    * the leader's behalf, so that deciding alone later it still counts them (reservation-journal.ts).
    */
@@ -125,6 +130,17 @@ export class QuotaForwarder {
    * promise of undefined when the forward failed (decide locally, again: the state moved).
    */
   forward(path: string, body: Buffer, uid: string): Promise<Buffer | undefined> | undefined {
+    if (!this.target()) {
+      const doubt = this.options.beforeDecidingAlone?.();
+      if (doubt) return doubt.then(() => this.enqueue(path, body, uid));
+      this.options.onNoTarget?.();
+      return undefined;
+    }
+    return this.enqueue(path, body, uid);
+  }
+
+  /** Queues the review for the next batch to the target; undefined: decide locally (nobody, or too busy). */
+  private enqueue(path: string, body: Buffer, uid: string): Promise<Buffer | undefined> | undefined {
     if (!this.target()) {
       this.options.onNoTarget?.();
       return undefined;

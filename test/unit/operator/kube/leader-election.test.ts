@@ -19,6 +19,8 @@ class FakeLeaseStore {
   private version = 0;
   /** While set, every call fails (an unreachable API server). */
   down = false;
+  /** While set, every read hangs (an API server that holds the connection). */
+  hang = false;
   writes = 0;
 
   conflict(): Error {
@@ -28,6 +30,7 @@ class FakeLeaseStore {
   api(): LeaseApi {
     return {
       get: () => {
+        if (this.hang) return new Promise<never>(() => undefined);
         if (this.down) return Promise.reject(new Error('connection refused'));
         return Promise.resolve(this.lease && { ...this.lease, record: { ...this.lease.record } });
       },
@@ -241,6 +244,78 @@ describe('leader election', () => {
     assert.equal(b.isLeader(), true);
     assert.equal(b.takenOverFrom(), undefined);
     await b.stop();
+  });
+
+  it('a holder stopped past a takeover reads the lease before it decides alone, and names the new holder', async () => {
+    const store = new FakeLeaseStore();
+    // One clock each: a is stopped (its clock and timers frozen) while b's time runs.
+    const clockA = new FakeClock();
+    const clockB = new FakeClock();
+    const at = (identity: string, clock: FakeClock): LeaderElector =>
+      new LeaderElector({
+        identity,
+        api: store.api(),
+        timings: TIMINGS,
+        logger,
+        clock,
+        advertise: `${identity}.example:9443`,
+      });
+    const a = at('a', clockA);
+    const b = at('b', clockB);
+    a.start();
+    await clockA.advance(0);
+    b.start();
+    await clockB.advance(0);
+    assert.equal(a.isLeader(), true);
+    assert.equal(a.leaseInDoubt(2000), undefined, 'a leader is in no doubt');
+    // Past its renew deadline but within the lease duration: nobody else can hold the lease yet.
+    (clockA as unknown as { ms: number }).ms += 11_000;
+    assert.equal(a.isLeader(), false);
+    assert.equal(a.leaseInDoubt(2000), undefined);
+    // Stopped: b sees no renewal for a lease duration and takes over; its handover finds a stopped.
+    await clockB.advance(18_000);
+    assert.equal(b.isLeader(), true);
+    // Resumed, no timer fired yet: a has seen no other holder, so it would decide alone.
+    (clockA as unknown as { ms: number }).ms += 9_000;
+    assert.equal(a.leaderAddress(), undefined);
+    const doubt = a.leaseInDoubt(2000);
+    assert.ok(doubt, 'a lease duration since its last renewal began: another may hold the lease');
+    await clockA.advance(0);
+    await doubt;
+    assert.equal(a.leaderAddress(), 'b.example:9443', 'the fresh read names the new holder');
+    assert.equal(a.leaseInDoubt(2000), undefined, 'and then there is no doubt');
+    await a.stop();
+    await b.stop();
+  });
+
+  it('waits for a read of the lease in doubt until it ends, failed or not, or for the bound when it hangs', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore();
+    const a = elector('a', store, clock);
+    a.start();
+    await clock.advance(0);
+    store.down = true;
+    // Its reads fail: past the lease duration it is the ledger by its own last read only.
+    await clock.advance(14_000);
+    assert.equal(a.isLeader(), false);
+    let settled = false;
+    const failing = a.leaseInDoubt(2000);
+    assert.ok(failing);
+    void failing.then(() => (settled = true));
+    await clock.advance(0);
+    assert.equal(settled, true, 'a failed read ends the wait at once');
+    // A read that hangs (its API server holds the connection): the bound ends the wait.
+    store.down = false;
+    store.hang = true;
+    await clock.advance(2000);
+    settled = false;
+    const hanging = a.leaseInDoubt(2000);
+    assert.ok(hanging);
+    void hanging.then(() => (settled = true));
+    await clock.advance(1999);
+    assert.equal(settled, false);
+    await clock.advance(1);
+    assert.equal(settled, true, 'the bound ends the wait');
   });
 
   it('judges expiry on its own clock, not the renewTime written by a skewed holder', async () => {

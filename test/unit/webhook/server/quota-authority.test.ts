@@ -75,6 +75,28 @@ describe('quota authority', () => {
     assert.deepEqual(follower.target(), { address: 'old:9443' });
   });
 
+  it('waits for a fresh read of the lease in doubt only where it would decide alone without leading', () => {
+    const doubt = Promise.resolve();
+    const view: View = { leads: false };
+    const sources: QuotaAuthoritySources = {
+      leads: () => view.leads,
+      leaderAddress: () => view.leaderAddress,
+      takenOverFrom: () => undefined,
+      advertise: 'self:9443',
+      leaseInDoubt: () => doubt,
+    };
+    const holder = new QuotaAuthority(sources);
+    assert.equal(holder.beforeDecidingAlone(), doubt, 'the ledger by its own read only');
+    view.leaderAddress = 'other:9443';
+    assert.equal(holder.beforeDecidingAlone(), undefined, 'it forwards: nothing to wait for');
+    view.leaderAddress = undefined;
+    view.leads = true;
+    assert.equal(holder.beforeDecidingAlone(), undefined, 'a leader decides');
+    view.leads = false;
+    holder.handOverTo('next:9443');
+    assert.equal(holder.beforeDecidingAlone(), undefined, 'handed over: it forwards to its successor');
+  });
+
   it('never hands over to itself', () => {
     const old = authority({ leads: false }, 'a:9443');
     old.handOverTo('a:9443');

@@ -498,6 +498,52 @@ describe('quota forwarding to the leader', () => {
     );
   });
 
+  it('waits, where it would decide alone, for the lease read in doubt, then hands the review to the holder it names', async () => {
+    let holder: string | undefined;
+    let waits = 0;
+    const alone: number[] = [];
+    const replica = await startReplica('the resumed holder', trust, (results) => {
+      return new QuotaForwarder({
+        target: () => targetAt(holder),
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onResult: (result) => results.push(result),
+        onNoTarget: () => alone.push(1),
+        // The fresh read names the leader that took over while this replica was stopped.
+        beforeDecidingAlone: () => {
+          waits += 1;
+          return new Promise((resolvePromise) =>
+            setTimeout(() => {
+              holder = `127.0.0.1:${leader.port}`;
+              resolvePromise();
+            }, 20),
+          );
+        },
+      });
+    });
+    opened.push(replica);
+    assert.deepEqual((await review(replica, trust, 'resumed-1')).response.warnings, [
+      'decided by the leader',
+    ]);
+    assert.equal(waits, 1);
+    assert.deepEqual(replica.forwards, ['answered']);
+    assert.equal(alone.length, 0, 'nothing decided alone');
+    // A read that names nobody else: decided here after the one wait, counted as decided alone.
+    holder = undefined;
+    const lone = await startReplica('the lone holder', trust, (results) => {
+      return new QuotaForwarder({
+        target: () => undefined,
+        tls: () => ({ ca: cert.ca, verifyName: 'localhost', ...replicaClient }),
+        onResult: (result) => results.push(result),
+        onNoTarget: () => alone.push(1),
+        beforeDecidingAlone: () => Promise.resolve(),
+      });
+    });
+    opened.push(lone);
+    assert.deepEqual((await review(lone, trust, 'lone-1')).response.warnings, ['decided by the lone holder']);
+    assert.equal(alone.length, 1);
+    assert.deepEqual(lone.forwards, []);
+  });
+
   it('decides itself when too many forwards are in flight', async () => {
     const replica = await follower(() => `127.0.0.1:${leader.port}`, { maxInFlight: 0 });
     const answer = await review(replica, trust, 'pod-8');
