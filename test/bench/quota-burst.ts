@@ -11,7 +11,10 @@
  * N, the controller's own shape), --kill-leader=1 (one more burst per mode in which the leader is
  * killed with -9 once half the creates have ended), --cut-leader=1 (one more burst per mode once the
  * leader's connections to the API server are held, the API server still calling its webhook, and
- * another replica has taken the lease over: leadership in doubt), --client=admin|tenant (who sends the
+ * another replica has taken the lease over: leadership in doubt), --stop-leader=1 (one more burst per mode
+ * once the leader is stopped with SIGSTOP and another replica has taken the lease over; the old
+ * leader is resumed 1 s into the burst, the API server's calls held on its connections waiting for
+ * it: a holder that has not seen the takeover), --client=admin|tenant (who sends the
  * client-side creates: the admin, whom flow control exempts, so that all of them reach the
  * webhooks at once, by default; or a ServiceAccount of the namespace, as a tenant's controller,
  * queued by flow control and retrying its 429s as client-go does), --probe-timeout-ms=N (how long the
@@ -73,6 +76,7 @@ export interface QuotaBurstSettings {
   shapes: BurstShape[];
   killLeader: boolean;
   cutLeader: boolean;
+  stopLeader: boolean;
   client: 'tenant' | 'admin';
   /** How long the balancer's readiness probe waits (the chart's timeoutSeconds; the kubelet's default is 1 s). */
   probeTimeoutMs: number;
@@ -106,6 +110,7 @@ export function quotaBurstSettings(flags: ReadonlyMap<string, string>, rounds: n
     shapes: list('shapes', ['clients', 'replicaset'] as const, ['clients', 'replicaset']),
     killLeader: read('kill-leader') === '1',
     cutLeader: read('cut-leader') === '1',
+    stopLeader: read('stop-leader') === '1',
     client: read('client') === 'tenant' ? 'tenant' : 'admin',
     probeTimeoutMs: count('probe-timeout-ms', PROBE_TIMEOUT_MS),
   };
@@ -162,6 +167,7 @@ async function forwardCounts(replicas: readonly OperatorProcess[]): Promise<Forw
   };
   for (const replica of replicas) {
     if (replica.child.exitCode !== null || replica.child.signalCode !== null) continue;
+    if (stoppedReplicas.has(replica)) continue;
     const text = await httpGet(replica.metricsPort, '/metrics')
       .then((answer) => answer.body)
       .catch(() => '');
@@ -616,6 +622,7 @@ async function applyQuota(namespace: string, name: string, pods: number): Promis
 /** Every live replica must know the quota before the burst (a pod naming an unknown quota is refused). */
 async function knownQuota(replicas: Replicas, quota: string): Promise<void> {
   for (const replica of replicas.members) {
+    if (stoppedReplicas.has(replica)) continue;
     await waitFor(`replica ${replica.port} to know quota ${quota}`, async () => {
       const view = JSON.parse((await httpGet(replica.metricsPort, '/elasticQuota')).body) as {
         quotas: Record<string, unknown>;
@@ -733,6 +740,30 @@ async function cutLeaderOff(setup: Setup): Promise<number> {
   return performance.now() - heldAt;
 }
 
+/** Replicas stopped with SIGSTOP: their metrics port answers nothing until they are resumed. */
+const stoppedReplicas = new WeakSet<OperatorProcess>();
+
+/** Stops the leader with SIGSTOP until another replica leads; the stopped one, and how long that took. */
+async function stopLeader(setup: Setup): Promise<{ stopped: OperatorProcess; tookOverMs: number }> {
+  const leader = await leaderOf(setup.replicas);
+  leader.child.kill('SIGSTOP');
+  stoppedReplicas.add(leader);
+  const stoppedAt = performance.now();
+  await waitFor(
+    'another replica to take the lease',
+    async () => {
+      for (const replica of setup.replicas.members) {
+        if (replica === leader) continue;
+        const text = (await httpGet(replica.metricsPort, '/metrics')).body;
+        if (sampleSum(text, 'admission_leader') === 1) return true;
+      }
+      return false;
+    },
+    { timeoutMs: 90_000, intervalMs: 250 },
+  );
+  return { stopped: leader, tookOverMs: performance.now() - stoppedAt };
+}
+
 /** A create retried on 429 after the Retry-After the API server names, as client-go retries it. */
 async function createRetrying(create: PodCreator, namespace: string, body: V1Pod): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -846,6 +877,8 @@ async function burstOnce(
   shape: BurstShape,
   quota: string,
   kill: boolean,
+  /** Run beside the burst (resuming a stopped replica, say). */
+  alongside?: () => Promise<void>,
 ): Promise<BurstResult> {
   await applyQuota(setup.workload, quota, settings.room);
   await knownQuota(setup.replicas, quota);
@@ -861,10 +894,12 @@ async function burstOnce(
   loop.enable();
   const probes = probeDuring(setup.replicas.members);
   const started = performance.now();
+  const beside = alongside?.();
   const { admitted, refused, createMs } =
     shape === 'clients'
       ? await clientBurst(setup, settings, quota, kill)
       : await replicaSetBurst(setup, settings, quota);
+  await beside;
   const seconds = (performance.now() - started) / 1000;
   const probesMs = await probes.stop();
   loop.disable();
@@ -1153,6 +1188,28 @@ export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<voi
         );
       } finally {
         await killSetup.finish();
+      }
+    }
+    for (let round = 0; settings.stopLeader && round < settings.rounds; round++) {
+      const stopSetup = await setUp(settings, mode, `${suffix}s${round}`);
+      try {
+        const quota = `stop-${round}-${suffix}`;
+        await applyQuota(stopSetup.workload, quota, settings.room);
+        await knownQuota(stopSetup.replicas, quota);
+        const { stopped, tookOverMs } = await stopLeader(stopSetup);
+        const result = await burstOnce(stopSetup, settings, 'clients', quota, false, async () => {
+          await sleep(1000);
+          stopped.child.kill('SIGCONT');
+          stoppedReplicas.delete(stopped);
+        });
+        show(
+          `quota burst, ${mode}, the leader stopped (SIGSTOP) until the lease was taken over after ${(tookOverMs / 1000).toFixed(1)} s, resumed 1 s into the burst, round ${round + 1}`,
+          result,
+          settings,
+          [],
+        );
+      } finally {
+        await stopSetup.finish();
       }
     }
     for (let round = 0; settings.cutLeader && round < settings.rounds; round++) {
