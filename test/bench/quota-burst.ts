@@ -13,7 +13,7 @@
  * leader's connections to the API server are held, the API server still calling its webhook, and
  * another replica has taken the lease over: leadership in doubt), --stop-leader=1 (one more burst per mode
  * once the leader is stopped with SIGSTOP and another replica has taken the lease over; the old
- * leader is resumed 1 s into the burst, the API server's calls held on its connections waiting for
+ * leader is resumed 5 s into the burst, the API server's calls held on its connections waiting for
  * it: a holder that has not seen the takeover), --client=admin|tenant (who sends the
  * client-side creates: the admin, whom flow control exempts, so that all of them reach the
  * webhooks at once, by default; or a ServiceAccount of the namespace, as a tenant's controller,
@@ -740,6 +740,9 @@ async function cutLeaderOff(setup: Setup): Promise<number> {
   return performance.now() - heldAt;
 }
 
+/** When the stopped leader is resumed into the burst (--stop-leader). */
+const RESUME_AFTER_MS = 5000;
+
 /** Replicas stopped with SIGSTOP: their metrics port answers nothing until they are resumed. */
 const stoppedReplicas = new WeakSet<OperatorProcess>();
 
@@ -1198,12 +1201,14 @@ export async function benchQuotaBurst(settings: QuotaBurstSettings): Promise<voi
         await knownQuota(stopSetup.replicas, quota);
         const { stopped, tookOverMs } = await stopLeader(stopSetup);
         const result = await burstOnce(stopSetup, settings, 'clients', quota, false, async () => {
-          await sleep(1000);
+          // After the new leader's handover to it has timed out (the forward's 4 s), before the
+          // API server gives up the calls held on its connections (the webhooks' 10 s).
+          await sleep(RESUME_AFTER_MS);
           stopped.child.kill('SIGCONT');
           stoppedReplicas.delete(stopped);
         });
         show(
-          `quota burst, ${mode}, the leader stopped (SIGSTOP) until the lease was taken over after ${(tookOverMs / 1000).toFixed(1)} s, resumed 1 s into the burst, round ${round + 1}`,
+          `quota burst, ${mode}, the leader stopped (SIGSTOP) until the lease was taken over after ${(tookOverMs / 1000).toFixed(1)} s, resumed ${RESUME_AFTER_MS / 1000} s into the burst, round ${round + 1}`,
           result,
           settings,
           [],
