@@ -26,6 +26,11 @@ export const LEASE_NAME = 'admission-operator';
 const SERVING_ADDRESS_ANNOTATION = 'admission-operator/serving-address';
 /** Every write carries one field manager, whichever replica makes it. */
 export const FIELD_MANAGER = 'admission-operator';
+/**
+ * Reads of the lease that reviews in doubt may start, at most one a second: in a burst against an
+ * API server that refuses, every review would otherwise start its own.
+ */
+const DOUBT_READ_SPACING_MS = 1000;
 
 export interface LeaseTimings {
   /** How long a lease is valid after its last renewal, as candidates see it. */
@@ -94,6 +99,8 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
    * duration before this plus the duration (the write it made is later than this).
    */
   private renewStartedAt = 0;
+  /** When the last acquire-or-renew attempt began (monotonic). */
+  private attemptStartedAt = 0;
   /** The Lease as last seen, and when (monotonic) it was seen to change. */
   private observed: StoredLease | undefined;
   private observedAt = 0;
@@ -171,6 +178,8 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
     const { leaseDurationMs, retryPeriodMs } = this.options.timings;
     if (this.clock.monotonic() - this.renewStartedAt < leaseDurationMs - retryPeriodMs) return undefined;
     if (!this.running) {
+      // Read a moment ago and still in doubt (refused, or naming nobody else): decide.
+      if (this.clock.monotonic() - this.attemptStartedAt < DOUBT_READ_SPACING_MS) return undefined;
       if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       this.tick();
     }
@@ -203,6 +212,7 @@ export class LeaderElector extends EventEmitter<{ started: []; stopped: [] }> {
 
   private async attempt(): Promise<void> {
     const started = this.clock.monotonic();
+    this.attemptStartedAt = started;
     let renewed = false;
     try {
       renewed = await this.tryAcquireOrRenew();

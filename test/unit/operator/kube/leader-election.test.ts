@@ -21,6 +21,7 @@ class FakeLeaseStore {
   down = false;
   /** While set, every read hangs (an API server that holds the connection). */
   hang = false;
+  reads = 0;
   writes = 0;
 
   conflict(): Error {
@@ -30,6 +31,7 @@ class FakeLeaseStore {
   api(): LeaseApi {
     return {
       get: () => {
+        this.reads++;
         if (this.hang) return new Promise<never>(() => undefined);
         if (this.down) return Promise.reject(new Error('connection refused'));
         return Promise.resolve(this.lease && { ...this.lease, record: { ...this.lease.record } });
@@ -295,8 +297,9 @@ describe('leader election', () => {
     a.start();
     await clock.advance(0);
     store.down = true;
-    // Its reads fail: past the lease duration it is the ledger by its own last read only.
-    await clock.advance(14_000);
+    // Its reads fail (every retry period): past the lease duration it is the ledger by its own last
+    // read only, and its last attempt began a second ago.
+    await clock.advance(15_000);
     assert.equal(a.isLeader(), false);
     let settled = false;
     const failing = a.leaseInDoubt(2000);
@@ -304,6 +307,12 @@ describe('leader election', () => {
     void failing.then(() => (settled = true));
     await clock.advance(0);
     assert.equal(settled, true, 'a failed read ends the wait at once');
+    // Reviews right after: no read of their own (a burst would start one each), they decide.
+    const reads = store.reads;
+    assert.equal(a.leaseInDoubt(2000), undefined);
+    assert.equal(a.leaseInDoubt(2000), undefined);
+    await clock.advance(0);
+    assert.equal(store.reads, reads, 'no more than one read a second');
     // A read that hangs (its API server holds the connection): the bound ends the wait.
     store.down = false;
     store.hang = true;
