@@ -715,16 +715,8 @@ async function killHalfway(
   }
 }
 
-/**
- * Holds the leader's connections to the API server (its renewals stall; the API server still calls
- * its webhook) until another replica leads; how long that took.
- */
-async function cutLeaderOff(setup: Setup): Promise<number> {
-  const leader = await leaderOf(setup.replicas);
-  const proxy = setup.proxies[setup.replicas.members.indexOf(leader)];
-  if (!proxy) throw new Error('the replicas were not set up behind proxies');
-  proxy.hold();
-  const heldAt = performance.now();
+/** Until a replica other than `leader` holds the lease. */
+async function anotherLeads(setup: Setup, leader: OperatorProcess): Promise<void> {
   await waitFor(
     'another replica to take the lease',
     async () => {
@@ -737,6 +729,19 @@ async function cutLeaderOff(setup: Setup): Promise<number> {
     },
     { timeoutMs: 90_000, intervalMs: 250 },
   );
+}
+
+/**
+ * Holds the leader's connections to the API server (its renewals stall; the API server still calls
+ * its webhook) until another replica leads; how long that took.
+ */
+async function cutLeaderOff(setup: Setup): Promise<number> {
+  const leader = await leaderOf(setup.replicas);
+  const proxy = setup.proxies[setup.replicas.members.indexOf(leader)];
+  if (!proxy) throw new Error('the replicas were not set up behind proxies');
+  proxy.hold();
+  const heldAt = performance.now();
+  await anotherLeads(setup, leader);
   return performance.now() - heldAt;
 }
 
@@ -752,18 +757,7 @@ async function stopLeader(setup: Setup): Promise<{ stopped: OperatorProcess; too
   leader.child.kill('SIGSTOP');
   stoppedReplicas.add(leader);
   const stoppedAt = performance.now();
-  await waitFor(
-    'another replica to take the lease',
-    async () => {
-      for (const replica of setup.replicas.members) {
-        if (replica === leader) continue;
-        const text = (await httpGet(replica.metricsPort, '/metrics')).body;
-        if (sampleSum(text, 'admission_leader') === 1) return true;
-      }
-      return false;
-    },
-    { timeoutMs: 90_000, intervalMs: 250 },
-  );
+  await anotherLeads(setup, leader);
   return { stopped: leader, tookOverMs: performance.now() - stoppedAt };
 }
 
