@@ -71,6 +71,18 @@ function elector(
   });
 }
 
+/** A candidate that advertises `<identity>.example:9443` as its admission address. */
+function advertising(identity: string, store: FakeLeaseStore, clock: FakeClock): LeaderElector {
+  return new LeaderElector({
+    identity,
+    api: store.api(),
+    timings: TIMINGS,
+    logger,
+    clock,
+    advertise: `${identity}.example:9443`,
+  });
+}
+
 describe('leader election', () => {
   it('creates the missing Lease and leads at once', async () => {
     const clock = new FakeClock();
@@ -137,17 +149,8 @@ describe('leader election', () => {
   it("publishes the leader's serving address, which others keep naming until they take over", async () => {
     const clock = new FakeClock();
     const store = new FakeLeaseStore();
-    const withAddress = (identity: string): LeaderElector =>
-      new LeaderElector({
-        identity,
-        api: store.api(),
-        timings: TIMINGS,
-        logger,
-        clock,
-        advertise: `${identity}.example:9443`,
-      });
-    const a = withAddress('a');
-    const b = withAddress('b');
+    const a = advertising('a', store, clock);
+    const b = advertising('b', store, clock);
     assert.equal(b.leaderAddress(), undefined, 'nothing observed yet');
     a.start();
     await clock.advance(0);
@@ -253,17 +256,8 @@ describe('leader election', () => {
     // One clock each: a is stopped (its clock and timers frozen) while b's time runs.
     const clockA = new FakeClock();
     const clockB = new FakeClock();
-    const at = (identity: string, clock: FakeClock): LeaderElector =>
-      new LeaderElector({
-        identity,
-        api: store.api(),
-        timings: TIMINGS,
-        logger,
-        clock,
-        advertise: `${identity}.example:9443`,
-      });
-    const a = at('a', clockA);
-    const b = at('b', clockB);
+    const a = advertising('a', store, clockA);
+    const b = advertising('b', store, clockB);
     a.start();
     await clockA.advance(0);
     b.start();
