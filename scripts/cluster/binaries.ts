@@ -1,18 +1,13 @@
 /**
- * Builds the upstream binaries from their Go modules, once per pinned version.
- *
- * A group of binaries is built into a temporary folder and renamed into place, so an
- * interrupted build never leaves a half-written binary that a later run would trust. The
- * Kubernetes groups are built from the chosen release's module (kubernetes-module.ts) and keyed by
- * a digest of it, so a changed go.mod for the same release rebuilds them.
+ * Builds the upstream binaries from their Go modules, once per pinned version (scripts/go-build.ts
+ * says how every Go program here is built). The Kubernetes groups are built from the chosen
+ * release's module (kubernetes-module.ts) and keyed by a digest of it, so a changed go.mod for the
+ * same release rebuilds them.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { ensureGoBinaries, type GoBinaries } from '../go-build.js';
 import {
   binaries,
-  cacheDir,
   controlPlaneBinDir,
   containerdVersion,
   cniPluginsVersion,
@@ -30,18 +25,10 @@ import {
 } from './layout.js';
 import { prepareKubernetesModule, type PreparedModule } from './kubernetes-module.js';
 
-interface BinaryGroup {
-  name: string;
-  /** The module's folder; absent for the Kubernetes groups, built from the release's prepared module. */
+/** A group built from a module of ours (moduleDir), or from the release's prepared Kubernetes module. */
+interface BinaryGroup extends GoBinaries {
   moduleDir?: string;
-  binDir: string;
-  packages: string[];
-  outputs: string[];
-  ldflags: string[];
-  env?: Record<string, string>;
 }
-
-const COMPLETE_STAMP = '.complete';
 
 /** The version stamps kube-apiserver reports at /version and kubectl at `version --client`. */
 function kubernetesVersionLdflags(): string[] {
@@ -92,7 +79,7 @@ const groups: BinaryGroup[] = [
     ldflags: kubernetesVersionLdflags(),
   },
   {
-    name: 'helm',
+    name: `helm ${helmVersion}`,
     moduleDir: helmModuleDir,
     binDir: helmBinDir,
     packages: ['helm.sh/helm/v3/cmd/helm'],
@@ -104,8 +91,9 @@ const groups: BinaryGroup[] = [
 /**
  * The node: only `cluster:up --node` builds it. kubelet, kube-scheduler and kube-proxy come from
  * the control plane's module (one Kubernetes version); containerd, the CNI plugins and the pause
- * program from a module of their own, whose dependency versions never meet Kubernetes'. Both
- * are static (CGO_ENABLED=0), as Kubernetes' and containerd's own releases of them are.
+ * program from a module of their own, whose dependency versions never meet Kubernetes'. Built
+ * apart from the control plane, so the integration suite never waits for them; static like every
+ * build here, they reuse what the control plane's build compiled.
  */
 const nodeGroups: BinaryGroup[] = [
   {
@@ -118,7 +106,6 @@ const nodeGroups: BinaryGroup[] = [
     ],
     outputs: [binaries.kubelet, binaries.kubeScheduler, binaries.kubeProxy],
     ldflags: kubernetesVersionLdflags(),
-    env: { CGO_ENABLED: '0' },
   },
   {
     name: `node runtime (containerd ${containerdVersion}, CNI plugins ${cniPluginsVersion}, pause)`,
@@ -137,72 +124,20 @@ const nodeGroups: BinaryGroup[] = [
     outputs: [binaries.containerd, binaries.containerdShim, binaries.ctr, binaries.pause].concat(
       ['bridge', 'host-local', 'loopback', 'portmap'].map((plugin) => join(nodeRuntimeBinDir, plugin)),
     ),
-    ldflags: [],
-    env: { CGO_ENABLED: '0' },
   },
 ];
 
 /** Only the alert-rule tests need promtool, so starting the cluster does not build it. */
-const promtool: BinaryGroup = {
+const promtool = {
   name: `promtool ${prometheusVersion}`,
   moduleDir: promtoolModuleDir,
   binDir: promtoolBinDir,
   packages: ['github.com/prometheus/prometheus/cmd/promtool'],
   outputs: [binaries.promtool],
-  ldflags: [],
-};
-
-/** Built, and (for a Kubernetes group) from the module whose digest is `digest`. */
-function isBuilt(group: BinaryGroup, digest?: string): boolean {
-  const stamp = join(group.binDir, COMPLETE_STAMP);
-  if (!existsSync(stamp) || !group.outputs.every((output) => existsSync(output))) return false;
-  return digest === undefined || readFileSync(stamp, 'utf8').includes(digest);
-}
-
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      stdio: 'inherit',
-      env: { ...process.env, GOFLAGS: '-mod=mod', ...env },
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code === 0) resolvePromise();
-      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`));
-    });
-  });
-}
-
-async function build(
-  group: BinaryGroup,
-  moduleDir: string,
-  log: (line: string) => void,
-  digest?: string,
-): Promise<void> {
-  const started = Date.now();
-  log(`building ${group.name} from Go modules (a cold build takes many minutes on 2 cores)...`);
-  await mkdir(dirname(group.binDir), { recursive: true });
-  const staging = await mkdtemp(join(cacheDir, 'bin', '.build-'));
-  try {
-    const ldflags = ['-s', '-w', ...group.ldflags].join(' ');
-    await run(
-      'go',
-      ['build', `-ldflags=${ldflags}`, '-o', `${staging}/`, ...group.packages],
-      moduleDir,
-      group.env,
-    );
-    await writeFile(
-      join(staging, COMPLETE_STAMP),
-      `${new Date().toISOString()}${digest ? ` ${digest}` : ''}\n`,
-    );
-    await rm(group.binDir, { recursive: true, force: true });
-    await rename(staging, group.binDir);
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-  log(`built ${group.name} in ${Math.round((Date.now() - started) / 1000)} s`);
-}
+  // Every service-discovery plugin (each cloud's SDK, client-go): half of Prometheus' dependencies,
+  // and nothing `promtool check rules` or `test rules` uses.
+  tags: ['remove_all_sd'],
+} satisfies BinaryGroup;
 
 /**
  * Builds whatever binaries are missing (the node's too when `node` is set); a second call with
@@ -214,17 +149,19 @@ export async function ensureBinaries(
 ): Promise<void> {
   let kubernetes: PreparedModule | undefined;
   for (const group of node ? [...groups, ...nodeGroups] : groups) {
-    if (group.moduleDir !== undefined) {
-      if (!isBuilt(group)) await build(group, group.moduleDir, log);
+    const { moduleDir } = group;
+    if (moduleDir !== undefined) {
+      await ensureGoBinaries(group, () => Promise.resolve({ dir: moduleDir }), log);
       continue;
     }
     kubernetes ??= await prepareKubernetesModule(kubernetesVersion, log);
-    if (!isBuilt(group, kubernetes.digest)) await build(group, kubernetes.dir, log, kubernetes.digest);
+    const { dir, digest } = kubernetes;
+    await ensureGoBinaries({ ...group, key: digest }, () => Promise.resolve({ dir }), log);
   }
 }
 
 /** Builds promtool unless this version is already built; resolves with its path. */
 export async function ensurePromtool(log: (line: string) => void): Promise<string> {
-  if (!isBuilt(promtool)) await build(promtool, promtoolModuleDir, log);
+  await ensureGoBinaries(promtool, () => Promise.resolve({ dir: promtool.moduleDir }), log);
   return binaries.promtool;
 }

@@ -11,7 +11,7 @@ import '../runtime/require-node.js';
 import { takeKubernetesOption } from './kubernetes-versions.js';
 
 const USAGE =
-  'usage: tsx scripts/cluster/cli.ts up|down|status|build [--node] [--kubernetes=1.30.14] | versions | module <version>';
+  'usage: tsx scripts/cluster/cli.ts up|down|status|build [--node] [--kubernetes=1.30.14] | build --promtool | versions | module <version>';
 
 let args: string[];
 try {

@@ -65,11 +65,20 @@ async function go(args: string[], cwd: string): Promise<string> {
   }
 }
 
+/**
+ * Copies `from` to `to` unless `to` already holds the same bytes: a build running in the folder
+ * (another process's, which this one waits for) must never see a file rewritten under it.
+ */
+async function copyIfChanged(from: string, to: string): Promise<void> {
+  const content = await readFile(from);
+  const current = await readFile(to).catch(() => undefined);
+  if (current?.equals(content)) return;
+  await mkdir(dirname(to), { recursive: true });
+  await writeFile(to, content);
+}
+
 async function copySources(dir: string): Promise<void> {
-  for (const file of SOURCES) {
-    await mkdir(dirname(join(dir, file)), { recursive: true });
-    await copyFile(join(kubernetesModulesDir, file), join(dir, file));
-  }
+  for (const file of SOURCES) await copyIfChanged(join(kubernetesModulesDir, file), join(dir, file));
 }
 
 /** Kubernetes' own go.mod at `version`, from the module cache (downloaded through the Go module proxy). */
@@ -159,7 +168,7 @@ export async function prepareKubernetesModule(
   const tested = existsSync(join(committed, 'go.mod'));
   await mkdir(dir, { recursive: true });
   if (tested) {
-    for (const file of MODULE_FILES) await copyFile(join(committed, file), join(dir, file));
+    for (const file of MODULE_FILES) await copyIfChanged(join(committed, file), join(dir, file));
   } else if (!MODULE_FILES.every((file) => existsSync(join(dir, file)))) {
     log(
       `Kubernetes ${version} is not one of the tested releases (scripts/cluster/kubernetes/): building it anyway`,

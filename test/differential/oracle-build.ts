@@ -11,12 +11,12 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../scripts/cluster/layout.js';
+import { ensureGoBinaries } from '../../scripts/go-build.js';
 
 export const KOORDINATOR_MODULE = 'github.com/koordinator-sh/koordinator';
 /**
@@ -32,7 +32,6 @@ const HARNESS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'oracle');
 /** Where the harness goes inside the module copy. */
 const HARNESS_PACKAGE = 'cmd/admission-operator-oracle';
 const BINARY = 'koordinator-oracle';
-const COMPLETE_STAMP = '.complete';
 
 interface Output {
   stdout: string;
@@ -98,39 +97,25 @@ export async function ensureOracle(
   if (given) return given;
   const binDir = join(cacheDir, 'bin', await oracleKey(version));
   const binary = join(binDir, BINARY);
-  if (existsSync(join(binDir, COMPLETE_STAMP)) && existsSync(binary)) return binary;
-
-  const started = Date.now();
-  log(
-    `building Koordinator ${version}'s webhooks (the differential oracle) from its Go module ` +
-      '(a cold build takes many minutes on 2 cores)...',
+  await ensureGoBinaries(
+    {
+      name: `Koordinator ${version} oracle`,
+      binDir,
+      packages: [`./${HARNESS_PACKAGE}`],
+      outputs: [binary],
+    },
+    async () => {
+      // The module cache is read-only: the copy must take the harness, go.sum updates (-mod=mod)
+      // and, at the end, its own removal.
+      const source = await mkdtemp(join(tmpdir(), 'koordinator-oracle-src-'));
+      await cp(await moduleDir(version), source, { recursive: true });
+      await run('chmod', ['-R', 'u+w', source], source, true);
+      const target = join(source, HARNESS_PACKAGE);
+      await mkdir(target, { recursive: true });
+      for (const name of await harnessFiles()) await cp(join(HARNESS_DIR, name), join(target, name));
+      return { dir: source, cleanup: () => rm(source, { recursive: true, force: true }) };
+    },
+    log,
   );
-  await mkdir(join(cacheDir, 'bin'), { recursive: true });
-  const source = await mkdtemp(join(tmpdir(), 'koordinator-oracle-src-'));
-  const staging = await mkdtemp(join(cacheDir, 'bin', '.build-'));
-  try {
-    await cp(await moduleDir(version), source, { recursive: true });
-    // The module cache is read-only: the copy must take the harness, go.sum updates (-mod=mod)
-    // and, at the end, its own removal.
-    await run('chmod', ['-R', 'u+w', source], source, true);
-    const target = join(source, HARNESS_PACKAGE);
-    await mkdir(target, { recursive: true });
-    for (const name of await harnessFiles()) await cp(join(HARNESS_DIR, name), join(target, name));
-    // -trimpath: the copy lives in a new folder each time; without it every Koordinator package
-    // would miss Go's build cache on every rebuild.
-    await run(
-      'go',
-      ['build', '-trimpath', '-ldflags=-s -w', '-o', join(staging, BINARY), `./${HARNESS_PACKAGE}`],
-      source,
-      true,
-    );
-    await writeFile(join(staging, COMPLETE_STAMP), `${new Date().toISOString()}\n`);
-    await rm(binDir, { recursive: true, force: true });
-    await rename(staging, binDir);
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-    await rm(source, { recursive: true, force: true });
-  }
-  log(`built the oracle in ${Math.round((Date.now() - started) / 1000)} s`);
   return binary;
 }
