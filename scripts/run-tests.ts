@@ -18,6 +18,7 @@ import './runtime/require-node.js';
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { recordTiming } from './ci/timings.js';
 import { takeKubernetesOption } from './cluster/kubernetes-versions.js';
 
 let args: string[];
@@ -83,8 +84,16 @@ async function main(suite: string | undefined): Promise<number> {
 
   log(`Kubernetes ${kubernetesVersion}`);
   let startedNow = false;
+  const clusterStarted = Date.now();
   try {
     ({ startedNow } = await startCluster(log, { node: suite === 'e2e' }));
+    // Apart from the suite's own time: the first start waits for builds (.ci/run's table shows them).
+    await recordTiming(
+      'suite',
+      `cluster up (Kubernetes ${kubernetesVersion}${suite === 'e2e' ? ', with its node' : ''})`,
+      Math.round((Date.now() - clusterStarted) / 1000),
+      0,
+    );
   } catch (error) {
     console.error(
       `\n${suite.toUpperCase()} TESTS FAILED: the local ${suite === 'e2e' ? 'cluster with its node' : 'control plane'} did not start.\n${(error as Error).message}\n${await logTails()}`,
@@ -110,4 +119,12 @@ async function main(suite: string | undefined): Promise<number> {
   }
 }
 
-process.exitCode = await main(args[0]);
+const started = Date.now();
+const code = await main(args[0]);
+// The whole suite, its cluster's start included.
+const label =
+  args[0] === 'unit'
+    ? 'unit'
+    : `${args[0] ?? ''} (Kubernetes ${kubernetesVersion}${args.length > 1 ? `, ${args.length - 1} files` : ''})`;
+await recordTiming('suite', label, Math.round((Date.now() - started) / 1000), code);
+process.exitCode = code;

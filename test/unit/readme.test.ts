@@ -68,7 +68,10 @@ describe('README', () => {
 
   it('has CI run the commands of the blocks it claims', () => {
     const ciScript = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8');
-    const ciLines = ciScript.split('\n').map((line) => line.trim());
+    // A step of .ci/run is `phase '<name>' <command>`: the command is what follows the name.
+    const ciLines = ciScript
+      .split('\n')
+      .map((line) => line.trim().replace(/^phase\s+('[^']*'|"[^"]*")\s+/, ''));
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };

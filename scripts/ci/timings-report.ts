@@ -1,0 +1,111 @@
+/**
+ * .ci/run's closing table: every phase, the suites inside it and every Go build, in wall seconds,
+ * and the cold estimate checked against the budget (docs/development.md, "CI time").
+ *
+ *   tsx scripts/ci/timings-report.ts <timings file> <total seconds>
+ *
+ * A run on a machine with warm caches reuses builds that a new machine must run. The cold estimate
+ * adds, for each build this run reused, the seconds it took on a cold machine of this shape
+ * (cold-build-seconds.json) as if it ran in the foreground: an upper bound, since .ci/run builds in
+ * the background while suites wait on the API server. Over the budget, the table says so.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The cold budget: .ci/run's limit is 90 minutes, and growth must show long before it. */
+export const COLD_BUDGET_SECONDS = 45 * 60;
+
+export interface Row {
+  kind: string;
+  name: string;
+  seconds?: number;
+  code?: number;
+}
+
+export function parseTimings(text: string): Row[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [kind = '', name = '', seconds, code] = line.split('\t');
+      return {
+        kind,
+        name,
+        ...(seconds === undefined ? {} : { seconds: Number(seconds) }),
+        ...(code === undefined ? {} : { code: Number(code) }),
+      };
+    });
+}
+
+const pad = (text: string, width: number): string => text.padEnd(width);
+const num = (value: number | undefined): string => (value === undefined ? '' : String(value)).padStart(6);
+
+/** The table's lines and whether the cold estimate is over the budget. */
+export function report(
+  rows: Row[],
+  totalSeconds: number,
+  coldReference: Record<string, number>,
+): { lines: string[]; over: boolean } {
+  const lines = ['CI timings (wall seconds; background builds overlap the phases)', ''];
+  // A phase's line is written when it ends: the suites before it, after the previous phase, are its.
+  let suites: Row[] = [];
+  for (const row of rows) {
+    if (row.kind === 'suite') suites.push(row);
+    if (row.kind !== 'phase') continue;
+    lines.push(`${pad(row.name, 58)}${num(row.seconds)}${row.code ? `  exit ${row.code}` : ''}`);
+    for (const suite of suites)
+      lines.push(`  ${pad(suite.name, 56)}${num(suite.seconds)}${suite.code ? `  exit ${suite.code}` : ''}`);
+    suites = [];
+  }
+  lines.push('', 'Go builds');
+  let reusedCold = 0;
+  const unknown: string[] = [];
+  const measured: Record<string, number> = {};
+  for (const row of rows) {
+    const reference = coldReference[row.name];
+    const cold = reference === undefined ? 'no cold reference' : `cold ${reference}`;
+    if (row.kind === 'built') {
+      measured[row.name] = row.seconds ?? 0;
+      lines.push(`  ${pad(row.name, 56)}${num(row.seconds)}  built (${cold})`);
+    } else if (row.kind === 'reused') {
+      lines.push(`  ${pad(row.name, 56)}${num(undefined)}  reused (${cold})`);
+      if (reference === undefined) unknown.push(row.name);
+      else reusedCold += reference;
+    }
+  }
+  const estimate = totalSeconds + reusedCold;
+  const over = estimate > COLD_BUDGET_SECONDS;
+  lines.push(
+    '',
+    `total ${totalSeconds} s (${(totalSeconds / 60).toFixed(1)} min); cold estimate at most ${estimate} s ` +
+      `(${(estimate / 60).toFixed(1)} min: + ${reusedCold} s for the builds reused) of the ${COLD_BUDGET_SECONDS / 60}-minute budget`,
+  );
+  if (unknown.length > 0)
+    lines.push(`no cold reference for ${unknown.join(', ')}: the estimate leaves them out`);
+  if (Object.keys(measured).length > 0)
+    lines.push(`this run's build seconds (cold-build-seconds.json's form): ${JSON.stringify(measured)}`);
+  if (over)
+    lines.push(
+      `WARNING: the cold estimate passes ${COLD_BUDGET_SECONDS / 60} minutes: find the growth in the table above`,
+    );
+  return { lines, over };
+}
+
+function main(): void {
+  const [file, total] = process.argv.slice(2);
+  if (!file || !total) {
+    console.error('usage: tsx scripts/ci/timings-report.ts <timings file> <total seconds>');
+    process.exitCode = 2;
+    return;
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const reference = JSON.parse(readFileSync(join(here, 'cold-build-seconds.json'), 'utf8')) as Record<
+    string,
+    number
+  >;
+  const { lines } = report(parseTimings(readFileSync(file, 'utf8')), Number(total), reference);
+  console.log(lines.join('\n'));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();
