@@ -9,6 +9,7 @@ import { randomInt } from 'node:crypto';
 import type { V1LabelSelector, V1LabelSelectorRequirement, V1MatchCondition } from '@kubernetes/client-node';
 import { parseFeatureGates, type FeatureGate, type FeatureGates } from './feature-gates.js';
 import { NAMESPACE_NAME_LABEL } from './names.js';
+import { own } from './util/own.js';
 import type { Operation } from './admission/types.js';
 import type { Reach } from './narrowing/reach.js';
 import type { ReachState, Rule } from './state.js';
@@ -206,7 +207,7 @@ function bothSelect(a: V1LabelSelector, b: V1LabelSelector): V1LabelSelector {
   const matchExpressions = [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])];
   // A key both set to different values can match nothing: kept as two requirements that say so.
   for (const [key, value] of Object.entries(b.matchLabels ?? {})) {
-    const other = a.matchLabels?.[key];
+    const other = own(a.matchLabels, key);
     if (other !== undefined && other !== value)
       matchExpressions.push({ key, operator: 'In', values: [other] });
   }

@@ -19,6 +19,7 @@ import type { JsonObject, KubeObject } from '../../webhook/admission/types.js';
 import { formatQuantity, parseQuantity } from '../../webhook/util/quantity.js';
 import type { StateSnapshot } from '../../webhook/state.js';
 import { MAX_MESSAGE_CHARS, truncate } from '../../webhook/util/bounded-text.js';
+import { own } from '../../webhook/util/own.js';
 import type { ChainContext } from '../../webhook/chain/chain-context.js';
 import { runChain, type Verdict } from '../../webhook/chain/run-chain.js';
 import type { StateStore } from '../store/state-store.js';
@@ -239,7 +240,7 @@ function quotaOverUse(store: StateStore, name: string): string | undefined {
   const used = store.quotaUsed(name);
   const over: string[] = [];
   for (const [resource, amount] of used) {
-    const written = quota.max[resource];
+    const written = own(quota.max, resource);
     if (written === undefined) continue;
     let max: bigint;
     try {

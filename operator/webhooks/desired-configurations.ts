@@ -11,6 +11,7 @@ import type {
   V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
 import type { WebhookEntry } from '../../webhook/table.js';
+import { own } from '../../webhook/util/own.js';
 
 export const CONFIGURATION_NAME = 'admission-operator';
 const MANAGED_LABELS = { 'app.kubernetes.io/managed-by': 'admission-operator' } as const;
@@ -111,7 +112,7 @@ export function findDrift(desired: unknown, actual: unknown, path = ''): string 
     if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return path || '.';
     const actualRecord = actual as Record<string, unknown>;
     for (const [key, value] of Object.entries(desired)) {
-      const drift = findDrift(value, actualRecord[key], path ? `${path}.${key}` : key);
+      const drift = findDrift(value, own(actualRecord, key), path ? `${path}.${key}` : key);
       if (drift) return drift;
     }
     return undefined;

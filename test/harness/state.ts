@@ -2,6 +2,7 @@
 import { profileCandidates } from '../../operator/store/indexes.js';
 import { DEFAULT_TIER_MAPPING, type TierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
 import type { QuotaView } from '../../webhook/rules/koordinator/quota/quota-view.js';
+import { own } from '../../webhook/util/own.js';
 import type {
   ColocationProfileView,
   ConfigMapView,
@@ -60,11 +61,12 @@ export function stateSnapshot(fixture: StateFixture = {}): ReachState {
     elasticQuota: (name) => quotas.get(name),
     elasticQuotas: () => quotas.values(),
     quotaChildren: (name) => children.get(name) ?? [],
-    quotaPods: (quota) => fixture.quotaPods?.[quota] ?? [],
-    quotaLabelledPods: (quota) => fixture.quotaLabelledPods?.[quota] ?? fixture.quotaPods?.[quota] ?? [],
-    quotaUsed: (quota) => new Map(Object.entries(fixture.quotaUsed?.[quota] ?? {})),
+    quotaPods: (quota) => own(fixture.quotaPods, quota) ?? [],
+    quotaLabelledPods: (quota) =>
+      own(fixture.quotaLabelledPods, quota) ?? own(fixture.quotaPods, quota) ?? [],
+    quotaUsed: (quota) => new Map(Object.entries(own(fixture.quotaUsed, quota) ?? {})),
     podQuotaUsage: (podKey) => {
-      const usage = fixture.podUsage?.[podKey];
+      const usage = own(fixture.podUsage, podKey);
       return usage && { quota: usage.quota, requests: new Map(Object.entries(usage.requests)) };
     },
     quotaBoundTo: (namespace) => boundTo.get(namespace),

@@ -10,6 +10,7 @@
  * one list, a fifth the bytes of 8,000 operations); and a list whose length changed is replaced
  * whole, so no index ever shifts under a later operation.
  */
+import { own } from '../util/own.js';
 import type { JsonObject, JsonValue } from './types.js';
 
 export type PatchOperation =
@@ -28,14 +29,14 @@ const pointerSegment = (key: string): string =>
 function diffMaps(original: JsonObject, mutated: JsonObject, path: string, out: PatchOperation[]): number {
   let changed = 0;
   for (const key of Object.keys(original)) {
-    if (mutated[key] !== undefined) continue;
+    if (own(mutated, key) !== undefined) continue;
     out.push({ op: 'remove', path: `${path}/${pointerSegment(key)}` });
     changed += 1;
   }
   for (const [key, value] of Object.entries(mutated)) {
     // A rule may leave a key set to undefined: JSON has no such value, so the key is absent.
     if ((value as JsonValue | undefined) === undefined) continue;
-    const before = original[key];
+    const before = own(original, key);
     const at = `${path}/${pointerSegment(key)}`;
     if (before === undefined) {
       out.push({ op: 'add', path: at, value });

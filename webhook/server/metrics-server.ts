@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { own } from '../util/own.js';
 
 export interface MetricsServerOptions {
   /** The process's one registry: the admission server's and the operator's metrics. */
@@ -38,7 +39,7 @@ export class MetricsServer {
     const { registry, debug, logger } = this.options;
     const server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const view = debug?.[path];
+      const view = own(debug, path);
       if (req.method !== 'GET' || (path !== '/metrics' && !view)) {
         res.writeHead(req.method === 'GET' ? 404 : 405, { 'Content-Type': 'text/plain' }).end();
         return;

@@ -1,6 +1,7 @@
 /** Narrowing helpers for reading objects under review, which arrive as untyped JSON. */
 import { pruneDeepJson } from '../admission/json-depth.js';
 import type { JsonObject, JsonValue } from '../admission/types.js';
+import { putOwn } from './own.js';
 import { failure, success, type Result } from './result.js';
 
 /** How deep JSON written into an annotation or a ConfigMap key may nest: far above any real value. */
@@ -40,7 +41,7 @@ export function asArray(value: JsonValue | undefined): JsonValue[] {
 export function stringsOf(value: JsonValue | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(asObject(value) ?? {}))
-    if (typeof item === 'string') out[key] = item;
+    if (typeof item === 'string') putOwn(out, key, item);
   return out;
 }
 

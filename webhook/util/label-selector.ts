@@ -7,6 +7,7 @@
 import type { JsonValue } from '../admission/types.js';
 import { asArray, asObject } from './json.js';
 import { failure, success, type Result } from './result.js';
+import { own } from './own.js';
 
 export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 
@@ -65,7 +66,7 @@ export function parseLabelSelector(value: JsonValue | undefined, path: string): 
 
 export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
   return selector.requirements.every(({ key, operator, values }) => {
-    const value = Object.hasOwn(labels, key) ? labels[key] : undefined;
+    const value = own(labels, key);
     switch (operator) {
       case 'In':
         return value !== undefined && values.includes(value);

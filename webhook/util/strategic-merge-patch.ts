@@ -15,6 +15,7 @@
  *   apimachinery would replace the field with the deletion list.
  */
 import type { JsonObject, JsonValue } from '../admission/types.js';
+import { own, putOwn } from './own.js';
 
 /**
  * How one field is patched, as its Go tag says: `merge` with a `key` for a list of objects
@@ -179,7 +180,7 @@ function mergeMap(source: JsonObject, patch: JsonObject, at: Cursor, path: strin
     const directive = patch[DIRECTIVE];
     if (directive === 'replace') {
       const rest: JsonObject = {};
-      for (const [key, value] of Object.entries(patch)) if (key !== DIRECTIVE) setOwn(rest, key, value);
+      for (const [key, value] of Object.entries(patch)) if (key !== DIRECTIVE) putOwn(rest, key, value);
       return mergeMap({}, rest, at, path);
     }
     if (directive === 'delete') return {};
@@ -209,9 +210,9 @@ function mergeMap(source: JsonObject, patch: JsonObject, at: Cursor, path: strin
       continue;
     }
     const fieldAt = childOf(at, key);
-    const current = Object.hasOwn(original, key) ? original[key] : undefined;
+    const current = own(original, key);
     const p = fieldPath(path, key);
-    setOwn(
+    putOwn(
       original,
       key,
       current === undefined ? materialize(value, fieldAt, p) : mergeValue(current, value, fieldAt, p),
@@ -427,10 +428,10 @@ function deleteFromPrimitiveList(
   const strategy = strategyOf(childOf(at, field));
   if (strategy?.strategy !== 'merge' || strategy.key !== undefined)
     throw new StrategicMergePatchError(p, `"${field}" is not a list merged as a set of primitives`);
-  const current = Object.hasOwn(original, field) ? original[field] : undefined;
+  const current = own(original, field);
   // Nothing to delete from; apimachinery would store the deletion list as the field instead.
   if (!Array.isArray(current)) return;
-  setOwn(
+  putOwn(
     original,
     field,
     current.filter((item) => !value.some((gone) => sameValue(gone, item))),
@@ -458,8 +459,8 @@ function applySetElementOrder(
     if (key !== undefined) keyOf(item, key, `${p}[${i}]`);
   });
 
-  const currentList = Object.hasOwn(original, field) ? original[field] : undefined;
-  const patchList = Object.hasOwn(patch, field) ? patch[field] : undefined;
+  const currentList = own(original, field);
+  const patchList = own(patch, field);
   if (currentList !== undefined && !Array.isArray(currentList))
     throw new StrategicMergePatchError(fp, `the existing value is not a list for ${directiveKey} to order`);
   if (patchList !== undefined && !Array.isArray(patchList))
@@ -483,7 +484,7 @@ function applySetElementOrder(
     const wanted = id(item);
     return order.some((other) => sameValue(id(other), wanted));
   };
-  setOwn(
+  putOwn(
     original,
     field,
     normalizeOrder(
@@ -521,7 +522,7 @@ function checkPatchAgainstOrder(
 }
 
 function keyOf(item: JsonValue, key: string, path: string): JsonValue {
-  const value = isObject(item) && Object.hasOwn(item, key) ? item[key] : undefined;
+  const value = isObject(item) ? own(item, key) : undefined;
   if (value === undefined) throw new StrategicMergePatchError(path, `an item lacks the merge key "${key}"`);
   return value;
 }
@@ -533,11 +534,6 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 /** A shallow copy; spreading defines own data properties, so `__proto__` stays an ordinary key. */
 function copyOf(source: JsonObject): JsonObject {
   return { ...source };
-}
-
-/** Defined as data, so a key such as `__proto__` stays an ordinary key. */
-function setOwn(target: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {

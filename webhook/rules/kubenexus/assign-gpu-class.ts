@@ -14,6 +14,7 @@ import { success, type Result } from '../../util/result.js';
 import type { FieldError } from '../shared/field-errors.js';
 import type { TierMapping } from './tier-mapping.js';
 import { asObject, asArray } from '../../util/json.js';
+import { own } from '../../util/own.js';
 import { podContainers } from '../shared/pod-containers.js';
 
 export type SkipReason =
@@ -30,7 +31,7 @@ function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): Result<b
     for (const kind of ['requests', 'limits']) {
       const amounts = asObject(resources?.[kind]);
       for (const name of gpuResources) {
-        const value = amounts?.[name];
+        const value = own(amounts, name);
         if (value === undefined) continue;
         const amount = quantityAt(value, path.child('resources', kind).key(name));
         if (!amount.ok) return amount;
@@ -44,7 +45,7 @@ function requestsGpu(pod: KubeObject, gpuResources: readonly string[]): Result<b
 /** True when the pod already constrains `key` through its nodeSelector or any node-affinity term. */
 function constrainsNodeLabel(pod: KubeObject, key: string): boolean {
   const spec = asObject(pod.spec);
-  if (asObject(spec?.nodeSelector)?.[key] !== undefined) return true;
+  if (own(asObject(spec?.nodeSelector), key) !== undefined) return true;
   const nodeAffinity = asObject(asObject(spec?.affinity)?.nodeAffinity);
   const required = asArray(
     asObject(nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution)?.nodeSelectorTerms,
@@ -64,7 +65,7 @@ function classesFor(
   podLabels: JsonObject | undefined,
 ): readonly string[] | undefined {
   const folded = tier.toLowerCase();
-  const workloadType = podLabels?.[mapping.workloadTypeLabel];
+  const workloadType = own(podLabels, mapping.workloadTypeLabel);
   if (typeof workloadType === 'string') {
     const override = mapping.workloadOverrides.get(folded)?.get(workloadType);
     if (override) return override;
@@ -125,7 +126,7 @@ export const assignGpuClass: Rule = (request, state) => {
       `GPU class not set: namespace ${namespaceName} is not known to admission-operator yet; no tier applied`,
     );
   }
-  const tier = namespace.labels[mapping.namespaceLabelKey];
+  const tier = own(namespace.labels, mapping.namespaceLabelKey);
   if (tier === undefined || tier === '') {
     return skip(
       'no-tier',

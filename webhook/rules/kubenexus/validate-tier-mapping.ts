@@ -9,6 +9,7 @@ import type { Rule } from '../../state.js';
 import { decisionOf, headed, INVALID, findings, PASSED, type Findings } from '../shared/findings.js';
 import { atField, FieldPath } from '../shared/field-errors.js';
 import { readTierMapping } from './tier-mapping.js';
+import { putOwn } from '../../util/own.js';
 
 const DATA = FieldPath.of('data');
 
@@ -20,7 +21,7 @@ function checkTierMapping(data: JsonValue | undefined): Findings {
   const strings: Record<string, string> = {};
   for (const [key, value] of Object.entries(data ?? {})) {
     if (typeof value !== 'string') return findings([atField(DATA.key(key), 'must be a string')]);
-    strings[key] = value;
+    putOwn(strings, key, value);
   }
   const read = readTierMapping(strings);
   return read.ok ? PASSED : findings(read.error);

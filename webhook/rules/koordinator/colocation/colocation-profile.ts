@@ -15,6 +15,7 @@
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import type { ColocationProfileView, StateSnapshot } from '../../../state.js';
 import { asObject, stringsOf } from '../../../util/json.js';
+import { own, putOwn } from '../../../util/own.js';
 import {
   parseLabelSelector,
   selectorMatches,
@@ -167,11 +168,11 @@ class CopyOnWriteMap {
   /** Own keys only: a key such as `constructor` names no label, not Object.prototype's function. */
   get(key: string): JsonValue | undefined {
     const map = this.copy ?? this.source;
-    return Object.hasOwn(map, key) ? map[key] : undefined;
+    return own(map, key);
   }
   set(key: string, value: JsonValue): void {
     this.copy ??= { ...this.source };
-    this.copy[key] = value;
+    putOwn(this.copy, key, value);
   }
   /** The written copy, when it was written and holds anything. */
   written(): Record<string, JsonValue> | undefined {

@@ -12,6 +12,7 @@ import { quantityAt } from '../../shared/quantity-at.js';
 import { failure, success, type Result } from '../../../util/result.js';
 import { FieldPath, type FieldError } from '../../shared/field-errors.js';
 import { asArray, asObject, readJsonText } from '../../../util/json.js';
+import { putOwn } from '../../../util/own.js';
 import type { StepSkip } from '../../shared/step-skip.js';
 
 export const EXTENDED_RESOURCE_SPEC_ANNOTATION = 'node.koordinator.sh/extended-resource-spec';
@@ -78,7 +79,7 @@ function desiredSpec(pod: KubeObject): Result<{ containers?: ContainerSpecs }, F
     if (errors[0]) return failure(errors[0]);
     const name = asObject(container)?.name;
     if ((limits || requests) && typeof name === 'string') {
-      containers[name] = { ...(limits ? { limits } : {}), ...(requests ? { requests } : {}) };
+      putOwn(containers, name, { ...(limits ? { limits } : {}), ...(requests ? { requests } : {}) });
     }
   }
   return success(Object.keys(containers).length > 0 ? { containers } : {});

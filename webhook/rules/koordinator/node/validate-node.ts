@@ -10,6 +10,7 @@ import type { AdmissionRequest, KubeObject } from '../../../admission/types.js';
 import { SLO_CONFIG_NAME } from '../../../names.js';
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { asObject, labelsOf, readJsonText } from '../../../util/json.js';
+import { own } from '../../../util/own.js';
 import { sloConfigStrategyConflicts } from '../slo-config/node-strategy-conflicts.js';
 import {
   decisionOf,
@@ -83,7 +84,7 @@ function strategyConflict(
     const before = labelsOf(request.oldObject);
     const same =
       Object.keys(before).length === Object.keys(labels).length &&
-      Object.entries(labels).every(([key, value]) => before[key] === value);
+      Object.entries(labels).every(([key, value]) => own(before, key) === value);
     if (same) return PASSED;
   }
   const name = typeof node.metadata.name === 'string' ? node.metadata.name : (request.name ?? '');

@@ -11,6 +11,7 @@ import { allow, mutate } from '../../../admission/decisions.js';
 import type { Decision, JsonValue } from '../../../admission/types.js';
 import type { Rule } from '../../../state.js';
 import { stringsOf, readJsonText } from '../../../util/json.js';
+import { own, putOwn } from '../../../util/own.js';
 import { canonicalQuantity } from '../../../util/quantity.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { quotaView } from './quota-view.js';
@@ -77,10 +78,10 @@ export const defaultElasticQuota: Rule = (request, state) => {
     const weight = stringsOf(parsed);
     // Aligned with max: every max key present (defaulting to max), no key max lacks.
     const aligned: Record<string, string> = {};
-    for (const [key, value] of Object.entries(quota.max)) aligned[key] = weight[key] ?? value;
+    for (const [key, value] of Object.entries(quota.max)) putOwn(aligned, key, own(weight, key) ?? value);
     const changed =
       Object.keys(aligned).length !== Object.keys(weight).length ||
-      Object.entries(aligned).some(([key, value]) => weight[key] !== value);
+      Object.entries(aligned).some(([key, value]) => own(weight, key) !== value);
     if (changed) annotations[QUOTA_ANNOTATIONS.sharedWeight] = resourceListJson(aligned);
   }
 

@@ -16,6 +16,7 @@ import { atField, FieldPath, type FieldError } from '../../shared/field-errors.j
 import { findings, PASSED, type Findings } from '../../shared/findings.js';
 import type { StateSnapshot } from '../../../state.js';
 import { labelsOf } from '../../../util/json.js';
+import { own } from '../../../util/own.js';
 import {
   canonicalQuantity,
   goQuantityString,
@@ -190,7 +191,7 @@ export function exceededQuota(
       return amount && goQuantityString(amount.nanos, amount.format);
     };
     const limitOf = (key: string): string | undefined => {
-      const text = limitText[key];
+      const text = own(limitText, key);
       return text === undefined ? undefined : canonicalQuantity(writtenAs(text));
     };
     return refused(

@@ -118,7 +118,7 @@ function podLevelInto<V>(
   for (const [key, value] of Object.entries(asObject(resources.limits) ?? {})) {
     // Hugepages are not overcommitted: their pod-level request defaults to the limit regardless.
     const fromContainers = total.has(key) && !key.startsWith('hugepages-');
-    if (!isPodLevelResource(key) || key in requests || fromContainers) continue;
+    if (!isPodLevelResource(key) || Object.hasOwn(requests, key) || fromContainers) continue;
     const amount = read(value, at('limits', key), bad, arithmetic);
     if (amount !== undefined) total.set(key, amount);
   }

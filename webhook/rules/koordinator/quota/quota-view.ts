@@ -6,6 +6,7 @@
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { asObject, readJsonText } from '../../../util/json.js';
+import { putOwn } from '../../../util/own.js';
 
 export interface QuotaView {
   namespace: string;
@@ -30,7 +31,7 @@ export interface QuotaView {
 function stringMap(value: JsonValue | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(asObject(value) ?? {})) {
-    if (typeof item === 'string' || typeof item === 'number') out[key] = String(item);
+    if (typeof item === 'string' || typeof item === 'number') putOwn(out, key, String(item));
   }
   return out;
 }

@@ -8,6 +8,7 @@
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
 import { asArray, asObject } from '../../../util/json.js';
+import { putOwn } from '../../../util/own.js';
 import { formatQuantity, quantityOf } from '../../../util/quantity.js';
 
 export const REPLACE_RESOURCES_ANNOTATION = 'pod.koordinator.sh/replace-resources';
@@ -41,14 +42,14 @@ function transformList(list: JsonValue | undefined, config: ReplaceConfig): Json
   const result: JsonObject = { ...source };
   for (const name of config.erase) Reflect.deleteProperty(result, name);
   for (const [from, to] of config.replace) {
-    if (to in result || !(from in result)) continue;
+    if (Object.hasOwn(result, to) || !Object.hasOwn(result, from)) continue;
     let value = result[from] as JsonValue;
     if (from === 'cpu') {
       const amount = quantityOf(value);
       // MilliValue rounds up to a whole milli-unit; an unreadable one is left for the counting to name.
       if (amount.ok) value = formatQuantity(((amount.value + 999_999n) / 1_000_000n) * 1_000_000_000n);
     }
-    result[to] = value;
+    putOwn(result, to, value);
     Reflect.deleteProperty(result, from);
   }
   return result;

@@ -16,6 +16,7 @@ import type { Decision, JsonObject, JsonValue } from '../../../admission/types.j
 import type { Rule, StateSnapshot } from '../../../state.js';
 import { MAX_WARNING_CHARS, truncate } from '../../../util/bounded-text.js';
 import { asObject, readJsonText } from '../../../util/json.js';
+import { own } from '../../../util/own.js';
 import { canonicalQuantity, goQuantityString, writtenAs } from '../../../util/quantity.js';
 import { quantityAt } from '../../shared/quantity-at.js';
 import { failure, success, type Result } from '../../../util/result.js';
@@ -123,7 +124,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Finding
     if (upper < value) {
       return refuse(
         MIN.key(key),
-        `resourceKey ${key} of quota ${quota.name} min ${canonicalQuantity(quota.min[key] ?? '')} > max ${canonicalQuantity(quota.max[key] ?? '')}`,
+        `resourceKey ${key} of quota ${quota.name} min ${canonicalQuantity(own(quota.min, key) ?? '')} > max ${canonicalQuantity(own(quota.max, key) ?? '')}`,
       );
     }
   }
@@ -157,7 +158,7 @@ function checkSelf(quota: QuotaView, object: JsonObject): Result<Bounds, Finding
       if (upper < value) {
         return refuse(
           MAX.key(key),
-          `resourceKey ${key} of quota ${quota.name} max ${canonicalQuantity(quota.max[key] ?? '')} < used ${canonicalQuantity(writtenAs(usedList[key]))}`,
+          `resourceKey ${key} of quota ${quota.name} max ${canonicalQuantity(own(quota.max, key) ?? '')} < used ${canonicalQuantity(writtenAs(own(usedList, key)))}`,
         );
       }
     }
@@ -389,7 +390,7 @@ function checkTopology(
 function treeFieldsEqual(a: QuotaView, b: QuotaView, before: JsonObject, after: JsonObject): boolean {
   const same = (x: Readonly<Record<string, string>>, y: Readonly<Record<string, string>>): boolean =>
     Object.keys(x).length === Object.keys(y).length &&
-    Object.entries(x).every(([key, value]) => y[key] === value);
+    Object.entries(x).every(([key, value]) => own(y, key) === value);
   const namespaces = (object: JsonObject): JsonValue | undefined =>
     annotationsOf(object)[QUOTA_ANNOTATIONS.namespaces];
   // Koordinator compares the labels as written (quotaFieldsCopy): `is-parent: "false"` added to a

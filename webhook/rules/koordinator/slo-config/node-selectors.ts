@@ -15,6 +15,7 @@ import {
 import { MAX_SHOWN_VALUE_CHARS, truncate } from '../../../util/bounded-text.js';
 import { list, map, struct } from '../../../util/go-decode/composites.js';
 import { goString } from '../../../util/go-decode/scalars.js';
+import { own } from '../../../util/own.js';
 
 /** A node as strategies see it. (StateSnapshot's NodeView has this shape.) */
 export interface NodeLabels {
@@ -373,9 +374,7 @@ export function strategiesMatching(
   strategies: readonly NodeStrategy[],
   labels: Readonly<Record<string, string>>,
 ): NodeStrategy[] {
-  const { positions } = matchPositions(indexOf(strategies), Object.keys(labels), (key) =>
-    Object.hasOwn(labels, key) ? labels[key] : undefined,
-  );
+  const { positions } = matchPositions(indexOf(strategies), Object.keys(labels), (key) => own(labels, key));
   return positions.flatMap((position) => strategies[position] ?? []);
 }
 
