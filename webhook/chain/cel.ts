@@ -36,40 +36,49 @@ const environment = new Environment()
 const summary = (error: ParseError | EvaluationError | CelTypeError): string =>
   error.summary.charAt(0).toLowerCase() + error.summary.slice(1);
 
+/** A value as bound: JSON, but a map holding the key `constructor` is a Map (see bindable). */
+type Bound =
+  null | boolean | number | string | Bound[] | { [key: string]: Bound } | ReadonlyMap<string, Bound>;
+
 /**
  * `value` with every null field left out. The API server binds an object decoded into its kind's
  * Go type, where a field written as null is an absent one (a manifest's `labels:` with nothing
  * after it); bound as null, has() would be true for it, as CEL's has() is for any present key, and
  * a condition would err where the API server's does not. Subtrees without nulls are shared (no
  * cache by object: a WeakMap entry for each review's fresh objects cost more than the walk).
+ *
+ * The library tells a map from other objects by its `constructor`: a map with a key of that name
+ * (a resource or a label a user named so) would be an unsupported type, so it is bound as a Map,
+ * which the library reads by key alone.
  */
-function dropNullFields(value: CelValue): CelValue {
+function bindable(value: CelValue): Bound {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    let items: CelValue[] | undefined;
+    let items: Bound[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
       const item = value[index] as CelValue;
-      const kept = dropNullFields(item);
+      const kept = bindable(item);
       if (kept === item) continue;
       items ??= value.slice();
       items[index] = kept;
     }
     return items ?? value;
   }
-  let copy: { [key: string]: CelValue } | undefined;
-  for (const key in value) {
+  let copy: { [key: string]: Bound } | undefined;
+  for (const key of Object.keys(value)) {
     const field = value[key] as CelValue;
     if (field === null) {
       copy ??= { ...value };
       Reflect.deleteProperty(copy, key);
       continue;
     }
-    const kept = dropNullFields(field);
+    const kept = bindable(field);
     if (kept === field) continue;
     copy ??= { ...value };
     copy[key] = kept;
   }
-  return copy ?? value;
+  const result = copy ?? value;
+  return Object.hasOwn(result, 'constructor') ? new Map(Object.entries(result)) : result;
 }
 
 /** What the library returns, as JSON: CEL's integers are bigints there. */
@@ -96,8 +105,8 @@ export function compileCel(source: string): CelProgram {
     throw new CelSyntaxError(summary(checked.error), { cause: checked.error });
   return {
     evaluate: (variables) => {
-      const bound: Record<string, CelValue> = {};
-      for (const [name, value] of Object.entries(variables)) bound[name] = dropNullFields(value);
+      const bound: Record<string, Bound> = {};
+      for (const [name, value] of Object.entries(variables)) bound[name] = bindable(value);
       try {
         return fromCel(program(bound));
       } catch (error) {

@@ -11,6 +11,7 @@
 import type { AdmissionRequest, JsonObject, KubeObject } from '../../../webhook/admission/types.js';
 import { asArray, asObject } from '../../../webhook/util/json.js';
 import type { Rng } from '../prng.js';
+import { putOwn } from '../prototype-keys.js';
 import { NAMESPACES, POD_LABELS, type GeneratedState } from './states.js';
 
 const Q = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
@@ -31,6 +32,10 @@ const RESOURCES = [
   'nvidia.com/gpu',
   'amd.com/gpu',
   'huawei.com/npu-core',
+  // Names a plain object answers for: a resource so named is only a resource.
+  'constructor',
+  'valueOf',
+  '__proto__',
 ];
 /** Plain resources, drawn more often: most pods ask for nothing else. */
 const PLAIN = ['cpu', 'memory', 'ephemeral-storage'];
@@ -41,7 +46,7 @@ function resourceList(rng: Rng): JsonObject | undefined {
   if (rng.chance(0.2)) return undefined;
   const list: JsonObject = {};
   for (let i = rng.range(1, 3); i > 0; i--) {
-    list[rng.chance(0.6) ? rng.pick(PLAIN) : rng.pick(RESOURCES)] = rng.pick(QUANTITIES);
+    putOwn(list, rng.chance(0.6) ? rng.pick(PLAIN) : rng.pick(RESOURCES), rng.pick(QUANTITIES));
   }
   return list;
 }
@@ -88,7 +93,7 @@ function podLabels(rng: Rng, state: GeneratedState): Record<string, string> {
   const keys = Object.keys(POD_LABELS);
   for (let i = rng.pick([0, 0, 1, 1, 2, 3]); i > 0; i--) {
     const key = rng.pick(keys);
-    labels[key] = rng.pick(POD_LABELS[key] ?? ['x']);
+    putOwn(labels, key, rng.pick(POD_LABELS[key] ?? ['x']));
   }
   if (rng.chance(0.05)) labels[Q('name')] = rng.pick(['koordinator-default-quota', 'no-such-quota', '']);
   return labels;
@@ -157,7 +162,7 @@ function previous(rng: Rng, state: GeneratedState, current: KubeObject): KubeObj
   for (let i = rng.pick([0, 0, 1, 2]); i > 0; i--) {
     const key = rng.pick([...Object.keys(POD_LABELS), Q('name')]);
     if (rng.chance(0.4)) Reflect.deleteProperty(labels, key);
-    else labels[key] = rng.pick(POD_LABELS[key] ?? ['leaf', 'quota-a']);
+    else putOwn(labels, key, rng.pick(POD_LABELS[key] ?? ['leaf', 'quota-a']));
   }
   if (Object.keys(labels).length > 0) old.metadata.labels = labels;
   else Reflect.deleteProperty(old.metadata, 'labels');

@@ -24,6 +24,7 @@ import { enabledWebhooks, webhookShortNames, type WebhookEntry } from '../../../
 import { stateSnapshot } from '../../harness/state.js';
 import { asObject } from '../../../webhook/util/json.js';
 import type { Rng } from '../prng.js';
+import { putOwn } from '../prototype-keys.js';
 import { fuzzTableContext, KOORDINATOR_NAMESPACE, OPERATOR_NAMESPACE, TIER_LABEL } from '../world.js';
 
 const Q = (key: string): string => `quota.scheduling.koordinator.sh/${key}`;
@@ -41,6 +42,9 @@ export const NAMESPACES = [
   KOORDINATOR_NAMESPACE,
   OPERATOR_NAMESPACE,
   'kube-system',
+  // Names a plain object answers for (Object.prototype's): only names, wherever they are kept.
+  'constructor',
+  'prototype',
   'not-seen-yet',
 ];
 
@@ -50,6 +54,9 @@ export const NAMESPACE_LABELS: Readonly<Record<string, readonly string[]>> = {
   team: ['a', 'b'],
   env: ['prod', 'dev'],
   'koordinator.sh/enable-colocation': ['true'],
+  constructor: ['a'],
+  // Computed: a literal's `__proto__: value` would set the prototype instead.
+  ['__proto__']: ['x'],
 };
 
 /** Pod labels with the values that matter to some rule, and a few that matter to none. */
@@ -65,6 +72,9 @@ export const POD_LABELS: Readonly<Record<string, readonly string[]>> = {
   'pod.koordinator.sh/skip-enhanced-validation': ['true', 'false'],
   'pod.koordinator.sh/mutating-update': ['true'],
   'workload.kubenexus.io/type': ['inference', 'training'],
+  constructor: ['true'],
+  hasOwnProperty: ['false'],
+  ['__proto__']: ['x'],
 };
 
 /** A generated state, as JSON. */
@@ -104,7 +114,7 @@ function labelsFrom(
   const keys = Object.keys(vocabulary);
   for (let i = 0; i < count; i++) {
     const key = rng.pick(keys);
-    labels[key] = rng.pick(vocabulary[key] ?? ['x']);
+    putOwn(labels, key, rng.pick(vocabulary[key] ?? ['x']));
   }
   return labels;
 }
@@ -214,8 +224,17 @@ function quota(rng: Rng, name: string, namespace: string, names: string[]): Json
   if (rng.chance(0.05)) annotations[Q('namespaces')] = 'not json';
   if (rng.chance(0.2)) annotations[Q('admission')] = rng.pick(['{"cpu":"2"}', '{"cpu":"x"}', '{}']);
   const max: Record<string, string> = {};
-  for (const key of ['cpu', 'memory', 'nvidia.com/gpu', 'pods', 'example.com/widgets']) {
-    if (rng.chance(0.4)) max[key] = rng.pick(['1', '4', '8Gi', '100']);
+  for (const key of [
+    'cpu',
+    'memory',
+    'nvidia.com/gpu',
+    'pods',
+    'example.com/widgets',
+    'toString',
+    '__proto__',
+  ]) {
+    if (rng.chance(key.startsWith('_') || key === 'toString' ? 0.05 : 0.4))
+      putOwn(max, key, rng.pick(['1', '4', '8Gi', '100']));
   }
   return {
     apiVersion: 'scheduling.sigs.k8s.io/v1alpha1',
@@ -255,6 +274,8 @@ export function generateState(rng: Rng): GeneratedState {
     'leaf',
     'koordinator-root-quota',
     'koordinator-default-quota',
+    'constructor',
+    'prototype',
   ];
   const quotas: JsonObject[] = [];
   for (const name of quotaNames) {

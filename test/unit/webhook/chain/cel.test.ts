@@ -36,6 +36,22 @@ describe('CEL for match conditions', () => {
     assert.ok(run("false || object.metadata.labels['x'] == 'y'", { object }) instanceof CelError);
   });
 
+  it('reads a map with keys named like Object.prototype members as any other map', () => {
+    const labels = JSON.parse('{"constructor":"a","__proto__":"b","toString":"c"}') as CelValue;
+    const object = {
+      metadata: { labels },
+      spec: { resources: { requests: { constructor: '1', cpu: '2' } } },
+    };
+    assert.equal(run("object.metadata.labels['constructor'] == 'a'", { object }), true);
+    assert.equal(run("object.metadata.labels['__proto__'] == 'b'", { object }), true);
+    assert.equal(
+      run("'toString' in object.metadata.labels && !('valueOf' in object.metadata.labels)", { object }),
+      true,
+    );
+    assert.equal(run("object.spec.resources.requests.cpu == '2'", { object }), true);
+    assert.equal(run('size(object.spec.resources.requests) == 2', { object }), true);
+  });
+
   it('evaluates has(), in, exists, all and ternaries', () => {
     const object: CelValue = {
       metadata: { labels: { a: 'b' } },
