@@ -14,6 +14,7 @@
  */
 import type { JsonObject, JsonValue, KubeObject } from '../../webhook/admission/types.js';
 import type { Rng } from '../fuzz/prng.js';
+import { withDrawnKey } from '../fuzz/prototype-keys.js';
 import { SLO_KEYS, sloKey } from './slo-config.js';
 import {
   APP_VALUES,
@@ -628,6 +629,51 @@ export function generateReview(
   path: KoordinatorPath,
   index: number,
 ): GeneratedReview {
+  const generated = reviewOf(rng, world, path, index);
+  return rng.chance(PROTOTYPE_KEY_SHARE) ? withPrototypeKey(rng, generated) : generated;
+}
+
+/** Share of reviews with a key named like an Object.prototype member in one of their maps. */
+const PROTOTYPE_KEY_SHARE = 0.15;
+
+/**
+ * The maps a user keys, which the API server passes on as written: labels, annotations, resource
+ * lists, node selectors, ConfigMap data (a key elsewhere is a field the API server's decoding
+ * drops), and every map in the JSON a string holds.
+ */
+const USER_KEYED_MAPS: ReadonlySet<string> = new Set([
+  'labels',
+  'annotations',
+  'requests',
+  'limits',
+  'overhead',
+  'max',
+  'min',
+  'used',
+  'allocatable',
+  'capacity',
+  'nodeSelector',
+  'matchLabels',
+  'data',
+]);
+
+/** The review with one of Object.prototype's names (or `__proto__`) as a key in one of its user-keyed maps. */
+function withPrototypeKey(rng: Rng, generated: GeneratedReview): GeneratedReview {
+  const drawn = withDrawnKey(
+    rng,
+    generated.review.request as JsonObject,
+    (site) => site.inText || USER_KEYED_MAPS.has(site.field),
+  );
+  return drawn
+    ? {
+        ...generated,
+        review: { ...generated.review, request: drawn.request },
+        note: `${generated.note}; ${drawn.note}`,
+      }
+    : generated;
+}
+
+function reviewOf(rng: Rng, world: World, path: KoordinatorPath, index: number): GeneratedReview {
   const uid = `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
   switch (path) {
     case '/mutate-pod':

@@ -12,6 +12,7 @@ import type { StateSnapshot } from '../../webhook/state.js';
 import { podRequestsFormatted } from '../../webhook/rules/koordinator/quota/pod-requests.js';
 import { addFormatted, goQuantityString, type FormattedAmount } from '../../webhook/util/quantity.js';
 import type { Rng } from '../fuzz/prng.js';
+import { PROTOTYPE_KEYS, putOwn } from '../fuzz/prototype-keys.js';
 import { sloConfigData } from './slo-config.js';
 import {
   APP_VALUES,
@@ -79,6 +80,8 @@ export function resourceList(rng: Rng, keys: readonly string[]): Record<string, 
 export function quotaKeys(rng: Rng): string[] {
   const keys = ['cpu', 'memory'].filter(() => rng.chance(0.85));
   for (const [name] of RESOURCES.slice(2)) if (rng.chance(0.15)) keys.push(name);
+  // A resource named like an Object.prototype member: to Go's map only a name.
+  if (rng.chance(0.05)) keys.push(rng.pick(PROTOTYPE_KEYS));
   return keys.length > 0 ? keys : ['cpu'];
 }
 
@@ -86,7 +89,7 @@ export function quotaKeys(rng: Rng): string[] {
 export function quotaMin(rng: Rng, max: Record<string, string>): Record<string, string> {
   const min: Record<string, string> = {};
   for (const [key, value] of Object.entries(max)) {
-    if (rng.chance(0.7)) min[key] = rng.chance(0.8) ? value : quantityFor(rng, key);
+    if (rng.chance(0.7)) putOwn(min, key, rng.chance(0.8) ? value : quantityFor(rng, key));
   }
   if (rng.chance(0.1)) min[rng.pick(RESOURCES)[0]] = '1';
   return min;

@@ -4,7 +4,8 @@
  *
  * A case starts from a valid review of one webhook path (seeds.ts) and then either mutates it
  * (wrong types, nulls, huge and tiny numbers and quantities, deep nesting, long strings,
- * duplicate keys, invalid UTF-8, removed fields, many entries), breaks its envelope, or sends it
+ * duplicate keys, invalid UTF-8, removed fields, many entries, keys named like Object.prototype's
+ * members in any map, JSON and YAML in strings included), breaks its envelope, or sends it
  * in a hostile way (oversized, chunked, dribbled, wrong Content-Type, a length declared past the
  * limit, a caller hanging up). JSON that JS objects
  * cannot express (duplicate keys, number literals like 1e50000000, raw bytes) is written as
@@ -12,6 +13,7 @@
  */
 import type { JsonObject, JsonValue } from '../../webhook/admission/types.js';
 import { caseSeed, mulberry32, type Rng } from './prng.js';
+import { PROTOTYPE_KEYS, putOwn, withDrawnKey } from './prototype-keys.js';
 import { seeds, type HotKind, type Seed } from './seeds.js';
 
 /**
@@ -632,6 +634,7 @@ class Mutator {
     const extra = Object.fromEntries(
       Array.from({ length: count }, (_, i) => [`example.com/k${i}`, rng.pick(['1', '1Gi', `v${i}`])]),
     );
+    if (rng.chance(0.3)) putOwn(extra, rng.pick(PROTOTYPE_KEYS), rng.pick(['1', '1Gi', 'v']));
     setAt(object, path, { ...(isContainer(existing) && !Array.isArray(existing) ? existing : {}), ...extra });
     this.notes.push(`object.${showPath(path)}: ${count} more entries`);
   }
@@ -663,7 +666,7 @@ type Built = Omit<FuzzCase, 'seed' | 'index'>;
 
 function mutatedCase(rng: Rng, seed: Seed, uid: string, heavy: boolean): Built {
   const m = new Mutator(rng, heavy);
-  const request = structuredClone(seed.request);
+  let request = structuredClone(seed.request);
   const rounds = rng.chance(0.6) ? 1 : rng.chance(0.6) ? 2 : rng.range(3, 4);
   for (let round = 0; round < rounds; round++) {
     const roll = rng.next();
@@ -671,7 +674,7 @@ function mutatedCase(rng: Rng, seed: Seed, uid: string, heavy: boolean): Built {
       const spot = rng.pick(seed.hot);
       const made = m.hot(spot.kind);
       if (setAt(request, spot.at, made.value)) m.notes.push(`${showPath(spot.at)} = ${made.note}`);
-    } else if (roll < 0.82) {
+    } else if (roll < 0.76) {
       const scope = rng.next();
       const paths =
         scope < 0.7
@@ -682,6 +685,13 @@ function mutatedCase(rng: Rng, seed: Seed, uid: string, heavy: boolean): Built {
                 .filter((key) => key !== 'object' && key !== 'oldObject')
                 .flatMap((key) => [[key], ...allPaths(request[key], [key])]);
       if (paths.length > 0) m.generic(request, rng.pick(paths));
+    } else if (roll < 0.82) {
+      // A key a user chose that a plain object already answers for: in Go only a key.
+      const drawn = withDrawnKey(rng, request);
+      if (drawn) {
+        request = drawn.request;
+        m.notes.push(drawn.note);
+      }
     } else if (roll < 0.92) {
       m.wide(request);
     } else {

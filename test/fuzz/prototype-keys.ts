@@ -6,7 +6,8 @@
  * objects in the review, and objects in the JSON or YAML that users write into strings.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import type { JsonObject, JsonValue } from '../../webhook/admission/types.js';
+import type { JsonObject } from '../../webhook/admission/types.js';
+import type { Rng } from './prng.js';
 
 export const PROTOTYPE_KEYS = [
   '__proto__',
@@ -66,13 +67,31 @@ function copy<T>(value: T): T {
   return out as T;
 }
 
+/** Longer strings are not read for maps: a hostile 1 MiB string is no user's JSON or YAML. */
+const MAX_TEXT_CHARS = 64 * 1024;
+/** Nor deeper values (the walks here recurse): the rules read JSON in strings to 64 levels. */
+const MAX_TEXT_DEPTH = 64;
+
+function nestedAtMost(root: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [value, depth] = top;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= limit) return false;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
 /** What a string holds when it is a JSON object or list, or a YAML map (a ConfigMap's YAML file). */
 function structuredText(text: string): { value: object; write: (value: object) => string } | undefined {
+  if (text.length > MAX_TEXT_CHARS) return undefined;
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null) return { value, write: (v) => JSON.stringify(v) };
+      if (typeof value === 'object' && value !== null && nestedAtMost(value, MAX_TEXT_DEPTH))
+        return { value, write: (v) => JSON.stringify(v) };
     } catch {
       return undefined;
     }
@@ -80,7 +99,7 @@ function structuredText(text: string): { value: object; write: (value: object) =
   if (!text.includes('\n')) return undefined;
   try {
     const value: unknown = parseYaml(text);
-    if (isMap(value)) return { value, write: (v) => stringifyYaml(v) };
+    if (isMap(value) && nestedAtMost(value, MAX_TEXT_DEPTH)) return { value, write: (v) => stringifyYaml(v) };
   } catch {
     // Not YAML: no map inside.
   }
@@ -89,8 +108,12 @@ function structuredText(text: string): { value: object; write: (value: object) =
 
 /** One map of a review a key can be put into. */
 export interface MapSite {
-  /** Where, as `object.spec.max` or `object.metadata.annotations[k] (JSON) spec`. */
+  /** Where, as `object.spec.max` or `object.metadata.annotations.k (text).spec`. */
   where: string;
+  /** The field that holds the map (`max`, `labels`); '' for an item of a list. */
+  field: string;
+  /** Whether the map is in the JSON or YAML a string holds. */
+  inText: boolean;
   /** A copy of the request with `key` put into this map. */
   withKey: (key: string) => JsonObject;
 }
@@ -114,8 +137,11 @@ export function mapSites(request: JsonObject): MapSite[] {
     const root = request[top];
     if (!isMap(root)) continue;
     for (const path of mapPaths(root, [top])) {
+      const last = path[path.length - 1];
       sites.push({
         where: show(path).slice(1),
+        field: typeof last === 'string' ? last : '',
+        inText: false,
         withKey: (key) => {
           const out = copy(request);
           const map = at(out, path) as Record<string, unknown>;
@@ -137,6 +163,8 @@ export function mapSites(request: JsonObject): MapSite[] {
       for (const inner of mapPaths(parsed.value)) {
         sites.push({
           where: `${show(stringPath).slice(1)} (text)${show(inner)}`,
+          field: typeof inner[inner.length - 1] === 'string' ? String(inner[inner.length - 1]) : '',
+          inText: true,
           withKey: (key) => {
             const out = copy(request);
             const value = copy(parsed.value);
@@ -153,15 +181,18 @@ export function mapSites(request: JsonObject): MapSite[] {
   return sites;
 }
 
-/** `value` (JSON) with `key` put into the map at `path`, as an own entry. */
-export function withOwnKey(
-  value: JsonValue,
-  path: readonly Segment[],
-  key: string,
-  item: unknown,
-): JsonValue {
-  const out = copy(value);
-  const map = at(out, path);
-  if (isMap(map)) putOwn(map, key, item);
-  return out;
+/**
+ * `request` with one of PROTOTYPE_KEYS put into one of its maps that `accept` takes, and a note
+ * saying which; undefined when it has no such map.
+ */
+export function withDrawnKey(
+  rng: Rng,
+  request: JsonObject,
+  accept: (site: MapSite) => boolean = () => true,
+): { request: JsonObject; note: string } | undefined {
+  const sites = mapSites(request).filter(accept);
+  if (sites.length === 0) return undefined;
+  const site = rng.pick(sites);
+  const key = rng.pick(PROTOTYPE_KEYS);
+  return { request: site.withKey(key), note: `${site.where}: key ${JSON.stringify(key)}` };
 }

@@ -7,6 +7,7 @@
  */
 import type { JsonObject, JsonValue } from '../../../webhook/admission/types.js';
 import type { Rng } from '../../fuzz/prng.js';
+import { withDrawnKey } from '../../fuzz/prototype-keys.js';
 
 export const KTHENA_PATHS = [
   '/mutate/modelbooster',
@@ -404,8 +405,32 @@ const SPECS: Record<string, (rng: Rng) => JsonObject> = {
   ModelServer: serverSpec,
 };
 
+/** Kthena's maps (Go maps in its types): a key in any other object is a field Go ignores. */
+const KTHENA_MAPS: ReadonlySet<string> = new Set([
+  'roles',
+  'metricSources',
+  'headers',
+  'matchLabels',
+  'prefillLabels',
+  'decodeLabels',
+  'minRoleReplicas',
+  'labels',
+  'annotations',
+  'limits',
+  'requests',
+]);
+/** Share of reviews with a key named like an Object.prototype member in one of those maps. */
+const PROTOTYPE_KEY_SHARE = 0.15;
+
 /** One generated AdmissionReview for `path`. */
 export function generateKthenaReview(rng: Rng, path: KthenaPath, index: number): JsonObject {
+  const review = kthenaReview(rng, path, index);
+  if (!rng.chance(PROTOTYPE_KEY_SHARE)) return review;
+  const drawn = withDrawnKey(rng, review.request as JsonObject, (site) => KTHENA_MAPS.has(site.field));
+  return drawn ? { ...review, request: drawn.request } : review;
+}
+
+function kthenaReview(rng: Rng, path: KthenaPath, index: number): JsonObject {
   const { group, kind, resource } = KIND_OF[path];
   const spec = (SPECS[kind] ?? boosterSpec)(rng);
   if (rng.chance(0.04)) mistype(rng, spec);
