@@ -634,9 +634,12 @@ class Mutator {
     const extra = Object.fromEntries(
       Array.from({ length: count }, (_, i) => [`example.com/k${i}`, rng.pick(['1', '1Gi', `v${i}`])]),
     );
-    if (rng.chance(0.3)) putOwn(extra, rng.pick(PROTOTYPE_KEYS), rng.pick(['1', '1Gi', 'v']));
+    const named = rng.chance(0.3) ? rng.pick(PROTOTYPE_KEYS) : undefined;
+    if (named !== undefined) putOwn(extra, named, rng.pick(['1', '1Gi', 'v']));
     setAt(object, path, { ...(isContainer(existing) && !Array.isArray(existing) ? existing : {}), ...extra });
-    this.notes.push(`object.${showPath(path)}: ${count} more entries`);
+    this.notes.push(
+      `object.${showPath(path)}: ${count} more entries${named === undefined ? '' : `, one named ${JSON.stringify(named)}`}`,
+    );
   }
 }
 
