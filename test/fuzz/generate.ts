@@ -265,6 +265,10 @@ class Mutator {
       '1n',
       '1.0000000001',
       '\u0661',
+      // A suffix named like an Object.prototype member: no suffix at all.
+      '1constructor',
+      '5toString',
+      '1__proto__',
     ];
     if (rng.chance(0.8)) {
       const text = rng.pick(texts);
@@ -431,6 +435,8 @@ class Mutator {
       '9223372036854775808ns',
       '1.5',
       'forever',
+      '1constructor',
+      '30s1toString',
     ]);
     return { value, note: `duration ${shown(value)}` };
   }

@@ -2,6 +2,8 @@
  * Go's time.ParseDuration, for flags and for fields that carry Go durations ("30s", "1m0s",
  * "1.5h", "-2h45m"). Returns milliseconds (fractional below a millisecond).
  */
+import { own } from './own.js';
+
 const UNIT_NANOS: Record<string, number> = {
   ns: 1,
   us: 1e3,
@@ -30,7 +32,8 @@ export function parseGoDuration(text: string): number {
     const [whole = '', integer = '', fraction, unit = ''] = match ?? [];
     if (integer === '' && (fraction === undefined || fraction === '')) throw invalid();
     if (unit === '') throw new Error(`missing unit in duration ${JSON.stringify(text)}`);
-    const scale = UNIT_NANOS[unit];
+    // The unit is the user's text: `1constructor` has an unknown unit, not Object.prototype's member.
+    const scale = own(UNIT_NANOS, unit);
     if (scale === undefined)
       throw new Error(`unknown unit ${JSON.stringify(unit)} in duration ${JSON.stringify(text)}`);
     nanos += Number(integer || '0') * scale + (fraction ? Number(`0.${fraction}`) * scale : 0);

@@ -12,6 +12,7 @@
  * a larger quantity is refused as too large instead of being computed.
  */
 import { showValue } from './bounded-text.js';
+import { own } from './own.js';
 import { failure, success, type Result } from './result.js';
 
 const NANO = 1_000_000_000n;
@@ -156,9 +157,10 @@ function lexQuantity(text: string): QuantityParts | undefined {
     binarySuffix: false,
   };
   if (rest === '') return parts;
-  const power = BINARY_POWER[rest];
+  // The suffix is the user's text: `1constructor` names no suffix, not Object.prototype's member.
+  const power = own(BINARY_POWER, rest);
   if (power !== undefined) return { ...parts, binaryPower: power, binarySuffix: true };
-  const decimal = DECIMAL_EXPONENT[rest];
+  const decimal = own(DECIMAL_EXPONENT, rest);
   if (decimal !== undefined) return { ...parts, decimalExponent: decimal };
   if (rest[0] !== 'e' && rest[0] !== 'E') return undefined;
   let start = 1;

@@ -30,6 +30,10 @@ describe('parseGoDuration', () => {
     ['1d', /unknown unit "d" in duration "1d"/],
     ['x1s', /invalid duration "x1s"/],
     ['.s', /invalid duration ".s"/],
+    // Units named like Object.prototype members are unknown units, as in Go.
+    ['1constructor', /unknown unit "constructor" in duration "1constructor"/],
+    ['30s1toString', /unknown unit "toString" in duration "30s1toString"/],
+    ['1__proto__', /unknown unit "__proto__" in duration "1__proto__"/],
   ];
   for (const [text, message] of invalid) {
     it(`refuses ${JSON.stringify(text)}`, () => {

@@ -51,7 +51,18 @@ describe('quantity', () => {
   });
 
   it('refuses what is not a quantity', () => {
-    for (const text of ['', 'abc', '1x', '1.2.3', 'Gi']) {
+    // Suffixes named like Object.prototype members too: no suffix, whatever a plain object answers.
+    for (const text of [
+      '',
+      'abc',
+      '1x',
+      '1.2.3',
+      'Gi',
+      '1constructor',
+      '5toString',
+      '1__proto__',
+      '1valueOf',
+    ]) {
       assert.throws(() => parseQuantity(text), /is not a quantity/, text);
     }
   });
