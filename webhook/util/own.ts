@@ -13,7 +13,14 @@ export function own<T>(map: Readonly<Record<string, T>> | undefined, key: string
   return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
-/** Sets the entry `key` of `map` as its own property, `__proto__` included (never its prototype). */
+/**
+ * Sets the entry `key` of `map` as its own property, `__proto__` included (never its prototype).
+ * Only `__proto__` is an accessor on Object.prototype; every other name is assigned as usual
+ * (Object.prototype's other members are writable data, so assigning one adds an own entry), at
+ * an assignment's cost.
+ */
 export function putOwn<T>(map: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+  else map[key] = value;
 }
