@@ -5,7 +5,7 @@
  *
  * Upstream sources and every message: docs/rules/mutate-pod.md.
  */
-import type { JsonObject, KubeObject } from '../../../admission/types.js';
+import type { JsonObject, JsonValue, KubeObject } from '../../../admission/types.js';
 import type { CopyOnWrite } from '../../../util/copy-on-write.js';
 import { canonicalQuantity, writtenAs } from '../../../util/quantity.js';
 import { quantityAt } from '../../shared/quantity-at.js';
@@ -86,6 +86,43 @@ function desiredSpec(pod: KubeObject): Result<{ containers?: ContainerSpecs }, F
 }
 
 /**
+ * Field `name` of a JSON object as Go's json.Unmarshal fills a struct field: the key spelt exactly,
+ * else the last one equal to it ignoring case.
+ */
+function goField(object: JsonObject, name: string): JsonValue | undefined {
+  if (Object.hasOwn(object, name)) return object[name];
+  const key = Object.keys(object).findLast((candidate) => candidate.toLowerCase() === name);
+  return key === undefined ? undefined : object[key];
+}
+
+/**
+ * The current annotation as Koordinator reads it before comparing (json.Unmarshal into its
+ * ExtendedResourceSpec): the fields it has, `containers` and each container's `limits` and
+ * `requests`; any other key, whatever its name, is ignored as Go's decoder ignores it, and a null
+ * is the absent value it decodes to. Anything else is left as written (it differs from every
+ * spec this rule writes).
+ */
+function asKoordinatorReads(value: unknown): unknown {
+  const spec = asObject(value as JsonValue);
+  if (!spec) return value;
+  const containers = goField(spec, 'containers');
+  if (containers === undefined || containers === null) return {};
+  const byName = asObject(containers);
+  if (!byName) return { containers };
+  const read: JsonObject = {};
+  for (const [name, item] of Object.entries(byName)) {
+    const container = asObject(item);
+    const lists: JsonObject = {};
+    for (const kind of ['limits', 'requests']) {
+      const list = container && goField(container, kind);
+      if (list !== undefined && list !== null) lists[kind] = list;
+    }
+    putOwn(read, name, item === null || container ? lists : item);
+  }
+  return { containers: read };
+}
+
+/**
  * Sets the annotation on the pod when it differs. A batch quantity that cannot be read, or a
  * current annotation that is not JSON, leaves the pod alone: the returned warning names the field.
  */
@@ -108,7 +145,7 @@ export function applyExtendedResourceSpec(draft: CopyOnWrite<KubeObject>): StepS
     }
   }
   const desiredText = sortedJson(desired) ?? '{}';
-  if (sortedJson(current) === desiredText) return undefined;
+  if (sortedJson(asKoordinatorReads(current)) === desiredText) return undefined;
   draft.mapAt('metadata', 'annotations')[EXTENDED_RESOURCE_SPEC_ANNOTATION] = desiredText;
   return undefined;
 }

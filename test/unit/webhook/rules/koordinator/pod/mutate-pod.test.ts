@@ -71,6 +71,39 @@ describe('podMutator: extended resource spec', () => {
     assert.equal((result.metadata.annotations as Record<string, string>)[SPEC], '{}');
   });
 
+  it('reads the current annotation as Koordinator does: a key it has no field for is ignored, whatever its name', () => {
+    const batch = { 'kubernetes.io/batch-cpu': '1k' };
+    const list = '{"kubernetes.io/batch-cpu":"1k"}';
+    const unchanged: [Record<string, unknown>[], string][] = [
+      [[{ name: 'c' }], '{"__proto__":"1"}'],
+      [[{ name: 'c' }], '{"constructor":{},"containers":null}'],
+      [
+        [{ name: 'c', resources: { requests: batch, limits: batch } }],
+        `{"__proto__":[],"containers":{"c":{"toString":1,"limits":${list},"requests":${list}}}}`,
+      ],
+      // Go matches a field's name ignoring case.
+      [
+        [{ name: 'c', resources: { requests: batch, limits: batch } }],
+        `{"Containers":{"c":{"Limits":${list},"REQUESTS":${list}}}}`,
+      ],
+    ];
+    for (const [containers, text] of unchanged) {
+      const decision = mutatePod(review(pod(containers, { [SPEC]: text })), state);
+      assert.ok(decision.allowed && decision.mutated === undefined, `${text}: ${JSON.stringify(decision)}`);
+    }
+    // A container name is a key of a map: kept, whatever it is.
+    const named = mutated(
+      mutatePod(
+        review(pod([{ name: '__proto__', resources: { requests: batch } }], { [SPEC]: '{}' })),
+        state,
+      ),
+    );
+    assert.equal(
+      (named.metadata.annotations as Record<string, string>)[SPEC],
+      `{"containers":{"__proto__":{"requests":${list}}}}`,
+    );
+  });
+
   it('leaves an annotation that is not JSON alone, with a warning naming it', () => {
     const decision = mutatePod(review(pod([{ name: 'c' }], { [SPEC]: '{' })), state);
     // Nothing else changes either, so the pod is allowed as it came.
