@@ -1,6 +1,7 @@
 /**
  * `npm run fuzz -- [--cases N] [--seed S] [--case K] [--first K] [--concurrency C] [--timeout MS]`
  * `npm run fuzz -- --blast-radius [--reviews N] [--seed S]`
+ * `npm run fuzz -- --help`
  *
  * Sends N hostile reviews (default 20,000) to the real admission server in process and prints
  * what failed, grouped by class, with the seed and case index that replays each example:
@@ -18,6 +19,13 @@ import { generateCase } from './generate.js';
 import { formatReport, runFuzz } from './runner.js';
 import { describeViolation, runProperty, writeCounterexample } from './blast-radius/property.js';
 
+const USAGE = `npm run fuzz -- [--cases N] [--seed S] [--case K]... [--first K] [--concurrency C] [--timeout MS] [--quiet]
+  N hostile reviews (default 20000) of seed S (default 1) against the admission server in process;
+  --case K replays case K alone (repeatable), --first K starts at case K, --concurrency C calls at
+  once (default 8), --timeout MS per call (default 2000), --quiet shows no progress.
+npm run fuzz -- --blast-radius [--reviews N] [--seed S]
+  N generated pod reviews (default 1000000) against the narrowed webhook configurations.`;
+
 /** Generated pod reviews per generated state. */
 const REVIEWS_PER_STATE = 500;
 
@@ -32,6 +40,7 @@ const { values } = parseArgs({
     quiet: { type: 'boolean', default: false },
     'blast-radius': { type: 'boolean', default: false },
     reviews: { type: 'string', default: '1000000' },
+    help: { type: 'boolean', default: false },
   },
 });
 
@@ -42,6 +51,10 @@ function integer(name: string, text: string | undefined): number {
   return value;
 }
 
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const seed = integer('seed', values.seed);
 // Progress only on a terminal: a run's captured stderr stays empty unless something is wrong.
 const showProgress = !values.quiet && process.stderr.isTTY;
