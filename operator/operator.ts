@@ -157,6 +157,7 @@ export async function runOperator(
           ...shared,
           intervalMs: options.auditIntervalMs,
           policyReports: options.auditPolicyReports,
+          chunkSize: options.auditChunkSize,
           store,
           webhooks: webhooks.entries,
           configMaps,

@@ -129,6 +129,8 @@ export interface AuditOptions {
   configMaps: readonly { namespace: string; name: string }[];
   /** Everything when omitted. */
   scope?: AuditScope;
+  /** Objects per list request (DEFAULT_CHUNK_SIZE when omitted). */
+  chunkSize?: number | undefined;
   /** Receives every judged object with each webhook's judgement (PolicyReports count the passes too). */
   onJudged?: (object: AuditedObject, judgements: readonly AuditJudgement[]) => void;
 }
@@ -139,6 +141,7 @@ export async function runAudit({
   chainContext,
   configMaps,
   scope,
+  chunkSize,
   onJudged,
 }: AuditOptions): Promise<AuditReport> {
   const report: AuditReport = { findings: [], judged: {}, skipped: [], dropped: 0 };
@@ -151,7 +154,7 @@ export async function runAudit({
     report.skipped.push(`${auditedKindName(kind)}: ${why}`);
   };
   let sinceYield = 0;
-  for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped, scope)) {
+  for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped, scope, chunkSize)) {
     for (const object of objects) {
       if (++sinceYield >= BATCH) {
         sinceYield = 0;

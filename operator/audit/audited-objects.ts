@@ -42,8 +42,8 @@ export function auditedKindName(kind: AuditedKind): string {
 
 const CONFIGMAP: AuditedKind = KINDS.configMap;
 
-/** Objects per list request: what one page holds in memory. */
-export const PAGE_SIZE = 500;
+/** Objects per list request (kubectl's default chunk size): what one page holds in memory. */
+export const DEFAULT_CHUNK_SIZE = 500;
 
 export interface ListedPage {
   kind: AuditedKind;
@@ -69,6 +69,7 @@ export async function* auditedPages(
   configMaps: readonly { namespace: string; name: string }[],
   skipped: (kind: AuditedKind, why: string) => void,
   scope: AuditScope = {},
+  chunkSize = DEFAULT_CHUNK_SIZE,
 ): AsyncGenerator<ListedPage> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -78,7 +79,7 @@ export async function* auditedPages(
     let token: string | undefined;
     do {
       const page = {
-        limit: PAGE_SIZE,
+        limit: chunkSize,
         ...(token ? { _continue: token } : {}),
         ...(labelSelector !== undefined ? { labelSelector } : {}),
       };

@@ -27,6 +27,8 @@ export interface PeriodicAuditOptions {
   intervalMs: number;
   /** Also write the results as PolicyReports. */
   policyReports?: boolean;
+  /** Objects per list request (DEFAULT_CHUNK_SIZE when omitted). */
+  chunkSize?: number;
   kubeConfig: KubeConfig;
   store: StateStore;
   webhooks: () => readonly WebhookEntry[];
@@ -103,6 +105,7 @@ export class PeriodicAudit {
         kubeConfig: this.options.kubeConfig,
         store,
         configMaps: this.options.configMaps,
+        chunkSize: this.options.chunkSize,
         chainContext: () => ({
           webhooks: this.options.webhooks(),
           state: store,

@@ -69,6 +69,8 @@ export interface OperatorOptions {
   auditIntervalMs: number;
   /** The periodic audit also writes its results as wgpolicyk8s.io PolicyReports. */
   auditPolicyReports: boolean;
+  /** Objects per list request of the periodic audit. */
+  auditChunkSize: number;
   /** The container's memory limit in bytes (exported as a metric for the memory alert); undefined without one. */
   memoryLimitBytes: number | undefined;
   /** How the API server proves itself to the admission port (docs/security.md). */
@@ -208,6 +210,11 @@ const FLAGS = {
     description:
       'true: the periodic audit also writes its results as wgpolicyk8s.io/v1alpha2 PolicyReports (see `audit --policy-report`)',
     default: 'false',
+  },
+  'audit-chunk-size': {
+    description:
+      "objects per list request of the periodic audit (kubectl's --chunk-size): what one page holds in memory",
+    default: '500',
   },
   'memory-limit': {
     description:
@@ -504,6 +511,16 @@ export function parseOptions(
         throw new OptionsError(`--audit-policy-reports: must be true or false (got ${JSON.stringify(text)})`);
       }
       return text === 'true';
+    })(),
+    auditChunkSize: ((): number => {
+      const text = value('audit-chunk-size');
+      const size = Number(text);
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(size) || size === 0) {
+        throw new OptionsError(
+          `--audit-chunk-size: must be a whole number above 0 (got ${JSON.stringify(text.slice(0, 64))})`,
+        );
+      }
+      return size;
     })(),
     shutdownDelayMs:
       value('shutdown-delay') === '' ? undefined : delay('shutdown-delay', value('shutdown-delay')),

@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
 import { runAudit } from '../../audit/audit.js';
+import { DEFAULT_CHUNK_SIZE } from '../../audit/audited-objects.js';
 import { versionLine } from '../../version.js';
 import { formatAuditJson, formatAuditText, formatAuditYaml } from '../../audit/format.js';
 import {
@@ -41,6 +42,7 @@ Flags:
   -A, --all-namespaces         every namespace and the cluster-scoped objects (the default; wins over -n)
   -l, --selector SELECTOR      only objects whose labels match, e.g. app=web,tier!=batch
   -o, --output FORMAT          text (default), json or yaml
+      --chunk-size N           objects per list request, as kubectl's (default ${DEFAULT_CHUNK_SIZE})
       --policy-report          also write the results as wgpolicyk8s.io/v1alpha2 PolicyReports, one per
                                namespace (ClusterPolicyReport for cluster-scoped objects), named
                                ${ADMISSION_POLICY_REPORT_NAME}: a re-run replaces them (not with -l)
@@ -81,6 +83,7 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
         'all-namespaces': { type: 'boolean', short: 'A' },
         selector: { type: 'string', short: 'l' },
         output: { type: 'string', short: 'o' },
+        'chunk-size': { type: 'string' },
         'policy-report': { type: 'boolean' },
         ...TABLE_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -100,6 +103,13 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
   const output = values.output ?? 'text';
   if (output !== 'text' && output !== 'json' && output !== 'yaml') {
     io.stderr(`audit: -o: must be text, json or yaml (got ${JSON.stringify(output)})\n`);
+    return 2;
+  }
+  const chunkSize = values['chunk-size'] === undefined ? DEFAULT_CHUNK_SIZE : Number(values['chunk-size']);
+  if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) {
+    io.stderr(
+      `audit: --chunk-size: must be a whole number above 0 (got ${JSON.stringify(values['chunk-size'])})\n`,
+    );
     return 2;
   }
   // kubectl's -A: every namespace, whatever -n says.
@@ -144,6 +154,7 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
       ),
       configMaps,
       scope: { namespace, labelSelector: values.selector },
+      chunkSize,
       ...(collector ? { onJudged: collector.add } : {}),
     });
     io.stdout(FORMATS[output](report));
