@@ -149,3 +149,14 @@ export function apiVersionOf(kind: KindDefinition): string {
 export function kindOfResource(group: string, plural: string): KindDefinition | undefined {
   return ALL_KINDS.find((kind) => kind.group === group && kind.plural === plural);
 }
+
+/** Where the API server serves a kind's objects: all of them, or one namespace's. */
+export function collectionPath(
+  kind: Pick<KindDefinition, 'group' | 'version' | 'plural'>,
+  namespace?: string,
+): string {
+  const root = kind.group === '' ? `/api/${kind.version}` : `/apis/${kind.group}/${kind.version}`;
+  return namespace === undefined
+    ? `${root}/${kind.plural}`
+    : `${root}/namespaces/${namespace}/${kind.plural}`;
+}

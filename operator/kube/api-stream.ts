@@ -18,6 +18,11 @@ export class ApiStatusError extends Error {
     message: string,
     /** The Status reason, e.g. "Expired" or "Gone". */
     readonly reason = '',
+    /**
+     * The token a 410 on an expired continue token offers: the rest of the list, from a newer
+     * snapshot than its first pages.
+     */
+    readonly continueToken?: string,
   ) {
     super(message);
   }
@@ -38,13 +43,18 @@ interface Connection {
   headers: OutgoingHttpHeaders;
 }
 
-async function connection(kubeConfig: KubeConfig, path: string, query: URLSearchParams): Promise<Connection> {
+async function connection(
+  kubeConfig: KubeConfig,
+  path: string,
+  query: URLSearchParams,
+  accept: string,
+): Promise<Connection> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig names no current cluster');
   // Credentials are read per call: in-cluster tokens and exec plugins rotate them.
   const options: { agent?: HttpAgent; headers?: OutgoingHttpHeaders; auth?: string } = {};
   await kubeConfig.applyToHTTPSOptions(options);
-  const headers: OutgoingHttpHeaders = { ...(options.headers ?? {}), Accept: 'application/json' };
+  const headers: OutgoingHttpHeaders = { ...(options.headers ?? {}), Accept: accept };
   if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
   url.search = query.toString();
@@ -59,9 +69,19 @@ async function statusError(response: IncomingMessage): Promise<ApiStatusError> {
     if (text.length < 4096) text += chunk.toString('utf8');
   }
   try {
-    const status = JSON.parse(text) as { message?: unknown; reason?: unknown };
+    const status = JSON.parse(text) as {
+      message?: unknown;
+      reason?: unknown;
+      metadata?: { continue?: unknown };
+    };
     const message = typeof status.message === 'string' ? status.message : text.slice(0, 512);
-    return new ApiStatusError(code, message, typeof status.reason === 'string' ? status.reason : '');
+    const token = status.metadata?.continue;
+    return new ApiStatusError(
+      code,
+      message,
+      typeof status.reason === 'string' ? status.reason : '',
+      typeof token === 'string' && token !== '' ? token : undefined,
+    );
   } catch {
     return new ApiStatusError(code, `HTTP ${code}: ${text.slice(0, 512)}`);
   }
@@ -69,15 +89,17 @@ async function statusError(response: IncomingMessage): Promise<ApiStatusError> {
 
 /**
  * GETs `path` with `query` and resolves with the response once its headers show 200; any other
- * status rejects with an ApiStatusError. Aborting `signal` ends the request and its body.
+ * status rejects with an ApiStatusError. Aborting `signal` ends the request and its body. `accept`
+ * may ask for another representation (METADATA_ONLY).
  */
 export async function apiGet(
   kubeConfig: KubeConfig,
   path: string,
   query: URLSearchParams,
   signal: AbortSignal,
+  accept = 'application/json',
 ): Promise<IncomingMessage> {
-  const { url, agent, headers } = await connection(kubeConfig, path, query);
+  const { url, agent, headers } = await connection(kubeConfig, path, query, accept);
   const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
   const response = await new Promise<IncomingMessage>((resolvePromise, reject) => {
     const req = send(url, { agent, headers, signal }, resolvePromise);
@@ -90,6 +112,9 @@ export async function apiGet(
   if (response.statusCode === 200) return response;
   throw await statusError(response);
 }
+
+/** A list's objects with their metadata only (PartialObjectMetadataList): names, not contents. */
+export const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 /** The whole body of a 200 answer, parsed. */
 export async function readJson(response: IncomingMessage): Promise<unknown> {

@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { KINDS, type KindDefinition } from '../../webhook/kinds.js';
+import { collectionPath, KINDS, type KindDefinition } from '../../webhook/kinds.js';
 import { GPU_TIER_MAPPING_NAME } from '../../webhook/names.js';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import type { TierMapping } from '../../webhook/rules/kubenexus/tier-mapping.js';
@@ -90,11 +90,10 @@ interface WatchedKind {
 /** The reflector's view of a watched kind. */
 function reflectorSpec(watched: WatchedKind): ReflectorSpec {
   const { namespace, fieldSelector, labelSelector } = watched;
-  const { group, version, plural: resource, crd: optional } = watched.kind;
-  const root = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+  const { plural: resource, crd: optional } = watched.kind;
   return {
     kind: watched.name ?? resource,
-    path: namespace === undefined ? `${root}/${resource}` : `${root}/namespaces/${namespace}/${resource}`,
+    path: collectionPath(watched.kind, namespace),
     ...(fieldSelector === undefined ? {} : { fieldSelector }),
     ...(labelSelector === undefined ? {} : { labelSelector }),
     ...(optional ? { optional } : {}),
