@@ -63,6 +63,16 @@ export interface AuditReport {
   findings: AuditFinding[];
   /** Objects judged, by kind. */
   judged: Record<string, number>;
+  /**
+   * Objects the cluster holds in the audit's scope, by kind, as the API server counted them: equal
+   * to `judged`, or the audit fails (AuditIncomplete) rather than report on part of the cluster.
+   */
+  held: Record<string, number>;
+  /**
+   * Kinds whose list went on from a newer snapshot after its first one expired: every object was
+   * judged, but those created or deleted meanwhile may be missing or extra.
+   */
+  resumed: string[];
   /** Kinds the cluster does not serve, and why. */
   skipped: string[];
   /** Findings beyond MAX_FINDINGS, counted but not kept. */
@@ -144,7 +154,7 @@ export async function runAudit({
   chunkSize,
   onJudged,
 }: AuditOptions): Promise<AuditReport> {
-  const report: AuditReport = { findings: [], judged: {}, skipped: [], dropped: 0 };
+  const report: AuditReport = { findings: [], judged: {}, held: {}, resumed: [], skipped: [], dropped: 0 };
   const add = (finding: AuditFinding): void => {
     if (report.findings.length < MAX_FINDINGS) {
       report.findings.push({ ...finding, message: truncate(finding.message, MAX_MESSAGE_CHARS) });
@@ -154,13 +164,16 @@ export async function runAudit({
     report.skipped.push(`${auditedKindName(kind)}: ${why}`);
   };
   let sinceYield = 0;
-  for await (const { kind, objects } of auditedPages(kubeConfig, configMaps, skipped, scope, chunkSize)) {
+  const pages = auditedPages(kubeConfig, configMaps, skipped, scope, chunkSize);
+  for await (const { kind, objects, held, resumed } of pages) {
+    const kindName = auditedKindName(kind);
+    if (resumed && !report.resumed.includes(kindName)) report.resumed.push(kindName);
     for (const object of objects) {
       if (++sinceYield >= BATCH) {
         sinceYield = 0;
         await yieldToEventLoop();
       }
-      report.judged[auditedKindName(kind)] = (report.judged[auditedKindName(kind)] ?? 0) + 1;
+      report.judged[kindName] = (report.judged[kindName] ?? 0) + 1;
       const namespace = kind.scope === 'Namespaced' ? text(object.metadata.namespace) : undefined;
       const apiVersion = kind.group ? `${kind.group}/${kind.version}` : kind.version;
       const name = text(object.metadata.name) ?? '';
@@ -190,8 +203,27 @@ export async function runAudit({
       }
       onJudged?.(where, judgements);
     }
+    if (held !== undefined && held > 0) report.held[kindName] = held;
+  }
+  const unequal = Object.keys({ ...report.held, ...report.judged }).filter(
+    (kind) => report.held[kind] !== report.judged[kind],
+  );
+  if (unequal.length > 0) {
+    throw new AuditIncomplete(
+      unequal
+        .map(
+          (kind) =>
+            `${kind}: the cluster holds ${report.held[kind] ?? 'an unknown number'}, ${report.judged[kind] ?? 0} judged`,
+        )
+        .join('; '),
+    );
   }
   return report;
+}
+
+/** The audit did not judge every object the cluster holds in its scope: it reports nothing. */
+export class AuditIncomplete extends Error {
+  override name = 'AuditIncomplete';
 }
 
 /**

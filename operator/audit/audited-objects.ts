@@ -4,9 +4,10 @@
  * webhook matches (webhook/kinds.ts, webhook/webhooks/), and the operator's ConfigMaps. A kind whose CRD is not installed is skipped and said so. A scope narrows it as kubectl's -n and -l do: one namespace
  * (whose namespaced objects only, as `kubectl get all -n`), objects matching a label selector.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../webhook/admission/types.js';
-import { ALL_KINDS, KINDS, type KindDefinition } from '../../webhook/kinds.js';
+import { ALL_KINDS, apiVersionOf, collectionPath, KINDS, type KindDefinition } from '../../webhook/kinds.js';
+import { pagedList } from '../kube/paged-list.js';
 import { WEBHOOKS } from '../../webhook/webhooks/index.js';
 import { isNotFound } from '../kube/errors.js';
 
@@ -48,11 +49,13 @@ export const DEFAULT_CHUNK_SIZE = 500;
 export interface ListedPage {
   kind: AuditedKind;
   objects: KubeObject[];
-}
-
-interface ListBody {
-  items?: unknown[];
-  metadata?: { continue?: string };
+  /**
+   * On a kind's last page: the objects of the kind the cluster holds in the scope, as the API
+   * server counted them (docs/cli.md, "audit"); undefined on the pages before.
+   */
+  held: number | undefined;
+  /** The kind's list went on from a newer snapshot after its first one expired (operator/kube/paged-list.ts). */
+  resumed: boolean;
 }
 
 /** Which objects an audit judges; everything when empty. */
@@ -63,7 +66,11 @@ export interface AuditScope {
   labelSelector?: string | undefined;
 }
 
-/** Every page of every audited kind; `skipped` receives the kinds the cluster does not serve. */
+/**
+ * Every page of every audited kind; `skipped` receives the kinds the cluster does not serve. A
+ * list that cannot be read in full throws (IncompleteList, or the API server's error): an audit of
+ * part of a kind is no audit of it.
+ */
 export async function* auditedPages(
   kubeConfig: KubeConfig,
   configMaps: readonly { namespace: string; name: string }[],
@@ -71,46 +78,30 @@ export async function* auditedPages(
   scope: AuditScope = {},
   chunkSize = DEFAULT_CHUNK_SIZE,
 ): AsyncGenerator<ListedPage> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const { namespace, labelSelector } = scope;
   for (const kind of AUDITED_KINDS) {
     if (namespace !== undefined && kind.scope !== 'Namespaced') continue;
-    let token: string | undefined;
-    do {
-      const page = {
-        limit: chunkSize,
-        ...(token ? { _continue: token } : {}),
-        ...(labelSelector !== undefined ? { labelSelector } : {}),
-      };
-      const listed = { group: kind.group, version: kind.version, plural: kind.plural, ...page };
-      let body: ListBody;
-      try {
-        if (kind === KINDS.pod) {
-          body = (await (namespace !== undefined
-            ? core.listNamespacedPod({ namespace, ...page })
-            : core.listPodForAllNamespaces(page))) as ListBody;
-        } else if (kind === KINDS.node) body = (await core.listNode(page)) as ListBody;
-        else {
-          body = (await (namespace !== undefined
-            ? custom.listNamespacedCustomObject({ namespace, ...listed })
-            : custom.listClusterCustomObject(listed))) as ListBody;
+    const pages = pagedList(kubeConfig, collectionPath(kind, namespace), {
+      limit: chunkSize,
+      labelSelector,
+      resumeExpired: true,
+    });
+    try {
+      for await (const { items, held, resumed } of pages) {
+        const objects = items as unknown as KubeObject[];
+        // Lists leave kind and apiVersion out of their items.
+        for (const object of objects) {
+          object.kind = kind.kind;
+          object.apiVersion = apiVersionOf(kind);
         }
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        skipped(kind, 'its API is not served (CRD not installed)');
-        break;
+        yield { kind, objects, held, resumed };
       }
-      const objects = (body.items ?? []) as KubeObject[];
-      // Typed lists leave kind and apiVersion out of their items.
-      for (const object of objects) {
-        object.kind = kind.kind;
-        object.apiVersion = kind.group ? `${kind.group}/${kind.version}` : kind.version;
-      }
-      yield { kind, objects };
-      token = body.metadata?.continue || undefined;
-    } while (token);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      skipped(kind, 'its API is not served (CRD not installed)');
+    }
   }
+  const core = kubeConfig.makeApiClient(CoreV1Api);
   const found: KubeObject[] = [];
   for (const configMap of configMaps) {
     if (namespace !== undefined && configMap.namespace !== namespace) continue;
@@ -135,5 +126,5 @@ export async function* auditedPages(
     object.apiVersion = 'v1';
     found.push(object);
   }
-  yield { kind: CONFIGMAP, objects: found };
+  yield { kind: CONFIGMAP, objects: found, held: found.length, resumed: false };
 }

@@ -20,11 +20,12 @@ export function formatAuditText(report: AuditReport): string {
   const refused = report.findings.filter((finding) => finding.outcome === 'refused');
   const changed = report.findings.filter((finding) => finding.outcome === 'changed');
   const judged = Object.entries(report.judged)
-    .map(([kind, count]) => `${kind} ${count}`)
+    .map(([kind, count]) => `${kind} ${count} of ${report.held[kind] ?? '?'}`)
     .join(', ');
-  const total = Object.values(report.judged).reduce((sum, count) => sum + count, 0);
+  const sum = (counts: Record<string, number>): number =>
+    Object.values(counts).reduce((total, count) => total + count, 0);
   const lines = [
-    `audit: ${total} objects judged${judged ? ` (${judged})` : ''}; ${refused.length} would be refused, ${changed.length} changed`,
+    `audit: ${sum(report.judged)} of ${sum(report.held)} objects judged${judged ? ` (${judged})` : ''}; ${refused.length} would be refused, ${changed.length} changed`,
   ];
   for (const [title, findings] of [
     ['REFUSED by', refused],
@@ -39,6 +40,12 @@ export function formatAuditText(report: AuditReport): string {
     }
   }
   if (report.dropped > 0) lines.push('', `…and ${report.dropped} more findings not listed`);
+  for (const kind of report.resumed) {
+    lines.push(
+      '',
+      `${kind}: its list's snapshot expired part-way; the rest was read from a newer one (objects created or deleted meanwhile may be missing or extra)`,
+    );
+  }
   for (const skip of report.skipped) lines.push('', `skipped ${skip}`);
   return `${lines.join('\n')}\n`;
 }

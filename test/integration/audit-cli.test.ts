@@ -37,6 +37,7 @@ import {
   uniqueSuffix,
   waitFor,
 } from '../harness/cluster.js';
+import { createLabelledNodes, createPlainPods } from '../harness/many-objects.js';
 
 const execFileAsync = promisify(execFile);
 const GROUP = 'wgpolicyk8s.io';
@@ -350,5 +351,63 @@ describe('audit -n, -A, -l, -o yaml', () => {
     const badSelector = await audit(['-l', 'a b c']);
     assert.equal(badSelector.code, 2);
     assert.match(badSelector.stderr, /audit: cannot read the cluster: /);
+  });
+});
+
+describe('audit reads every page of every kind', () => {
+  it('judges every pod of a namespace past the first page at the default chunk size (500)', async (t) => {
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const namespace = await podReadyNamespace(t, 'pages-default');
+    // 1,100 plain pods, then one that would be refused, last in the list's order (by name).
+    await createPlainPods(namespace, 'plain-', 1100);
+    await core.createNamespacedPod({ namespace, body: wrongPriorityPod('zz-wrong-priority') });
+
+    const run = await audit(['-n', namespace, '-o', 'json']);
+    assert.equal(run.code, 1, run.stderr);
+    const report = JSON.parse(run.stdout) as AuditReport;
+    assert.deepEqual(
+      report.findings.filter((finding) => finding.outcome === 'refused').map((finding) => finding.name),
+      ['zz-wrong-priority'],
+    );
+    assert.equal(report.judged.Pod, 1101);
+    assert.equal(report.held.Pod, 1101);
+
+    const text = await audit(['-n', namespace]);
+    assert.match(text.stdout, /^audit: 1101 of 1101 objects judged \(Pod 1101 of 1101\); 1 would be refused/);
+  });
+
+  it('judges every node and pod in pages of a small chunk size, by selector and cluster-wide', async (t) => {
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const selector = await createLabelledNodes(t, 'audit-pages', 25);
+    const namespace = await podReadyNamespace(t, 'pages-small');
+    const [key = '', value = ''] = selector.split('=');
+    const labelled = (name: string) => {
+      const pod = wrongPriorityPod(name);
+      return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [key]: value } } };
+    };
+    await createPlainPods(namespace, 'plain-', 30);
+    await core.createNamespacedPod({ namespace, body: labelled('zz-wrong-priority') });
+    const refusedHere = (report: AuditReport): string[] =>
+      report.findings
+        .filter((finding) => finding.outcome === 'refused' && finding.namespace === namespace)
+        .map((finding) => finding.name);
+
+    // A selector: pages the API server may leave short, each followed to the next.
+    const selected = await audit(['-l', selector, '--chunk-size=7', '-o', 'json']);
+    assert.equal(selected.code, 1, selected.stderr);
+    const selectedReport = JSON.parse(selected.stdout) as AuditReport;
+    assert.deepEqual(refusedHere(selectedReport), ['zz-wrong-priority']);
+    assert.equal(selectedReport.judged.Node, 25);
+    assert.equal(selectedReport.judged.Pod, 1);
+
+    // Everything: each kind's count as the API server gives it, and every one of them judged.
+    const nodes = (await core.listNode()).items.length;
+    const everything = await audit(['--chunk-size=7', '-o', 'json']);
+    assert.equal(everything.code, 1, everything.stderr);
+    const report = JSON.parse(everything.stdout) as AuditReport;
+    assert.deepEqual(refusedHere(report), ['zz-wrong-priority']);
+    assert.equal(report.judged.Node, nodes);
+    assert.ok((report.judged.Pod ?? 0) >= 31, `judged ${JSON.stringify(report.judged)}`);
+    assert.deepEqual(report.held, report.judged);
   });
 });

@@ -14,6 +14,7 @@ import type { AuditReport } from '../../operator/audit/audit.js';
 import type { PolicyReport } from '../../operator/audit/policy-report.js';
 import { clusterKubeConfig, installCrds, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
 import { freshOperator, httpGet } from '../harness/operator.js';
+import { createLabelledNodes, createPlainPods } from '../harness/many-objects.js';
 
 const execFileAsync = promisify(execFile);
 const P = 'quota.scheduling.koordinator.sh';
@@ -178,4 +179,75 @@ describe('audit of existing objects', () => {
       ],
     );
   });
+
+  it('publishes PolicyReports that cover every pod and node past the first page', async (t) => {
+    await installCrds(
+      'policy-reports/policyreports.wgpolicyk8s.io',
+      'policy-reports/clusterpolicyreports.wgpolicyk8s.io',
+    );
+    const selector = await createLabelledNodes(t, 'audit-pages', 25);
+    await freshOperator(t, {
+      args: [
+        '--enforcement=*=warn',
+        '--audit-interval=2s',
+        '--audit-policy-reports=true',
+        '--audit-chunk-size=7',
+      ],
+    });
+    const namespace = await podReadyNamespace(t, 'audit-pages');
+    const pods = await createPlainPods(namespace, 'plain-', 30);
+    // Created in warn: admitted, the refusal its warning; last of the namespace's pods by name.
+    const { stderr } = await kubectl(
+      ['apply', '-n', namespace, '-f', '-'],
+      [
+        'apiVersion: v1',
+        'kind: Pod',
+        'metadata:',
+        '  name: zz-wrong-priority',
+        '  labels: {koordinator.sh/qosClass: BE, koordinator.sh/priority-class: koord-prod}',
+        'spec: {containers: [{name: main, image: "registry.invalid/app:1"}]}',
+        '',
+      ].join('\n'),
+    );
+    assert.match(stderr, /Warning: .*validate-pod/);
+    const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+    const nodes = (await core.listNode()).items.map((node) => node.metadata?.name ?? '').sort();
+    assert.equal(nodes.filter((name) => name.startsWith(`pages-${selector.split('=')[1]}`)).length, 25);
+
+    const named = (report: PolicyReport, kind: string): string[] => [
+      ...new Set(
+        report.results
+          .filter((result) => result.resources[0]?.kind === kind)
+          .map((result) => result.resources[0]?.name ?? ''),
+      ),
+    ];
+    const policyReport = await waitFor(
+      'a PolicyReport naming every pod of the namespace',
+      async () => {
+        const report = await readPolicyReport(['-n', namespace, 'policyreports.wgpolicyk8s.io']);
+        return report && named(report, 'Pod').length === pods.length + 1 ? report : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    assert.deepEqual(named(policyReport, 'Pod').sort(), [...pods, 'zz-wrong-priority']);
+    assert.deepEqual(
+      policyReport.results
+        .filter((result) => result.result === 'fail')
+        .map((result) => result.resources[0]?.name),
+      ['zz-wrong-priority'],
+    );
+    const clusterReport = await waitFor('a ClusterPolicyReport naming every node', async () => {
+      const report = await readPolicyReport(['clusterpolicyreports.wgpolicyk8s.io']);
+      return report && named(report, 'Node').length >= nodes.length ? report : undefined;
+    });
+    assert.deepEqual(named(clusterReport, 'Node').sort(), nodes);
+  });
 });
+
+/** Our PolicyReport (or ClusterPolicyReport) as kubectl reads it, undefined while there is none. */
+async function readPolicyReport(where: string[]): Promise<PolicyReport | undefined> {
+  const { stdout } = await kubectl(['get', ...where, 'admission-operator-audit', '-o', 'json']).catch(() => ({
+    stdout: '',
+  }));
+  return stdout ? (JSON.parse(stdout) as PolicyReport) : undefined;
+}

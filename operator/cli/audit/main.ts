@@ -10,7 +10,8 @@ import { replaceResourcesCounted } from '../../../webhook/feature-gates.js';
 import { pino, type Logger } from 'pino';
 import { NO_DECISION_METRICS } from '../../../webhook/metrics/decision-metrics.js';
 import { truncate } from '../../../webhook/util/bounded-text.js';
-import { runAudit } from '../../audit/audit.js';
+import { AuditIncomplete, runAudit } from '../../audit/audit.js';
+import { IncompleteList } from '../../kube/paged-list.js';
 import { DEFAULT_CHUNK_SIZE } from '../../audit/audited-objects.js';
 import { versionLine } from '../../version.js';
 import { formatAuditJson, formatAuditText, formatAuditYaml } from '../../audit/format.js';
@@ -32,8 +33,8 @@ function auditUsage(): string {
 Lists the existing objects of a cluster (pods, nodes, ElasticQuotas, Kthena's
 ModelBoosters, AutoscalingPolicies, ModelServings, ModelRoutes and ModelServers, the operator's ConfigMaps) that the operator's webhooks would refuse or change if they
 were created now, grouped by webhook and namespace. Read-only, unless --policy-report. Exit 0:
-nothing would be refused; 1: something would; 2: bad usage, a cluster that cannot be read, or
-reports that cannot be written.
+nothing would be refused; 1: something would; 2: bad usage, a cluster that cannot be read in
+full (nothing is reported then), or reports that cannot be written.
 
 Flags:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, ~/.kube/config)
@@ -173,7 +174,13 @@ export async function auditMain(argv: readonly string[], io: AdmitIo): Promise<n
     return report.findings.some((finding) => finding.outcome === 'refused') ? 1 : 0;
   } catch (error) {
     const message = truncate(error instanceof Error ? error.message : String(error), 1024);
-    io.stderr(`audit: ${error instanceof StateError ? '' : 'cannot read the cluster: '}${message}\n`);
+    const why =
+      error instanceof StateError
+        ? ''
+        : error instanceof AuditIncomplete || error instanceof IncompleteList
+          ? 'the cluster could not be read in full, so nothing is reported: '
+          : 'cannot read the cluster: ';
+    io.stderr(`audit: ${why}${message}\n`);
     return 2;
   }
 }

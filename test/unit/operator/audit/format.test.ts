@@ -5,6 +5,8 @@ import { formatAuditJson, formatAuditText } from '../../../../operator/audit/for
 
 const report: AuditReport = {
   judged: { Pod: 3, ModelBooster: 1 },
+  held: { Pod: 3, ModelBooster: 1 },
+  resumed: [],
   skipped: ['AutoscalingPolicy: its API is not served (CRD not installed)'],
   dropped: 0,
   findings: [
@@ -56,7 +58,7 @@ describe('audit report', () => {
     assert.equal(
       formatAuditText(report),
       [
-        'audit: 4 objects judged (Pod 3, ModelBooster 1); 3 would be refused, 1 changed',
+        'audit: 4 of 4 objects judged (Pod 3 of 3, ModelBooster 1 of 1); 3 would be refused, 1 changed',
         '',
         'REFUSED by validate-modelbooster (1)',
         '  namespace a',
