@@ -28,6 +28,7 @@ import type { Logger } from 'pino';
 import type { JsonObject } from '../../webhook/admission/types.js';
 import { apiGet, ApiStatusError, forEachLine, readJson } from './api-stream.js';
 import { watchLiveness } from './watch-liveness.js';
+import { pagedList } from './paged-list.js';
 
 export interface ReflectorSpec {
   /** A short name for logs and metrics, e.g. "pods". */
@@ -345,33 +346,35 @@ export class Reflector {
   /** Lists page by page, each page's objects handed over and dropped before the next is read. */
   private async pagedList(): Promise<void> {
     let limit = this.pageSize;
-    let token: string | undefined;
     let listVersion: string | undefined;
+    let bytes = 0;
     this.counts.lists++;
     // A list without a resourceVersion is read from etcd: the state as of when it began.
     const began = this.clock.monotonic();
     this.sink.listing();
-    do {
-      const query = this.selectors(new URLSearchParams({ limit: String(limit) }));
-      if (token) query.set('continue', token);
-      let bytes = 0;
-      const page = await this.guarded(async (signal, heard) => {
-        const response = await apiGet(this.kubeConfig, this.spec.path, query, signal);
-        heard();
-        response.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
+    // No resuming past an expired snapshot: the watch starts from the list's own, so a 410 relists.
+    const pages = pagedList(this.kubeConfig, this.spec.path, {
+      limit: () => limit,
+      fieldSelector: this.spec.fieldSelector,
+      labelSelector: this.spec.labelSelector,
+      fetchPage: (query) =>
+        this.guarded(async (signal, heard) => {
+          bytes = 0;
+          const response = await apiGet(this.kubeConfig, this.spec.path, query, signal);
           heard();
-        });
-        return readJson(response);
-      });
-      if (!isObject(page)) throw new Error(`${this.spec.path}: the list is not an object`);
-      const metadata = isObject(page.metadata) ? page.metadata : {};
-      listVersion ??= typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : undefined;
-      token = typeof metadata.continue === 'string' && metadata.continue ? metadata.continue : undefined;
-      const items = Array.isArray(page.items) ? page.items : [];
-      for (const item of items) if (isObject(item)) this.sink.put(item);
+          response.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            heard();
+          });
+          return readJson(response);
+        }),
+    });
+    for await (const page of pages) {
+      listVersion ??= page.resourceVersion;
+      for (const item of page.items) this.sink.put(item);
       if (bytes > PAGE_BYTES_SOFT_LIMIT) limit = Math.max(MIN_PAGE_SIZE, Math.floor(limit / 2));
-    } while (token && !this.stopped);
+      if (this.stopped) break;
+    }
     if (this.stopped) return;
     this.sink.listed('pages');
     this.resourceVersion = listVersion ?? '';

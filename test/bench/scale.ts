@@ -14,7 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
 import { kubernetesVersion, repoRoot } from '../../scripts/cluster/layout.js';
-import { apiGet, readJson } from '../../operator/kube/api-stream.js';
+import { pagedList } from '../../operator/kube/paged-list.js';
 import { DEFAULT_TIER_LABEL_KEY, NAMESPACE_NAME_LABEL } from '../../webhook/names.js';
 import { clusterKubeConfig, waitFor } from '../harness/cluster.js';
 import { apiClient, createScaleObjects, type ScaleSize } from '../harness/scale-objects.js';
@@ -51,16 +51,7 @@ function resetPeakRss(pid: number): void {
 async function rawPagedList(kubeConfig: KubeConfig): Promise<{ ms: number; pods: number }> {
   const started = performance.now();
   let pods = 0;
-  let token: string | undefined;
-  do {
-    const query = new URLSearchParams({ limit: '500' });
-    if (token) query.set('continue', token);
-    const page = (await readJson(
-      await apiGet(kubeConfig, '/api/v1/pods', query, new AbortController().signal),
-    )) as { items: unknown[]; metadata: { continue?: string } };
-    pods += page.items.length;
-    token = page.metadata.continue || undefined;
-  } while (token);
+  for await (const page of pagedList(kubeConfig, '/api/v1/pods', { limit: 500 })) pods += page.items.length;
   return { ms: performance.now() - started, pods };
 }
 
