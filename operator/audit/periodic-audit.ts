@@ -5,7 +5,9 @@
  * `kubectl describe` show it. Only the leader runs it: Events are cluster-wide writes, and one
  * replica's count is the cluster's. With --audit-policy-reports, it also writes its results as
  * PolicyReports (policy-report.ts), as `audit --policy-report` does. An audit yields to the event
- * loop as it goes, so admission reviews are answered while it runs; runs never overlap.
+ * loop as it goes, so admission reviews are answered while it runs; runs never overlap. A run that
+ * could not read every object (a list error, a snapshot that expired past resuming) publishes
+ * nothing and counts admission_audit_failures_total{stage="list"}.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -85,6 +87,7 @@ export class PeriodicAudit {
         'audit policy reports written',
       );
     } catch (error) {
+      this.options.metrics.auditFailures.inc({ stage: 'reports' });
       if (error instanceof PolicyReportCrdMissing) this.options.logger.warn(error.message);
       else this.options.logger.error({ err: error }, 'audit policy reports could not be written');
     }
@@ -157,9 +160,13 @@ export class PeriodicAudit {
       );
       return report;
     } catch (error) {
+      // Nothing of a run that did not read everything is published: a report of part of the
+      // cluster would claim the rest clean. The last complete run's findings, Events and
+      // PolicyReports stand, and admission_audit_last_success_timestamp_seconds ages.
+      metrics.auditFailures.inc({ stage: 'list' });
       logger.error(
         { err: error },
-        'audit of existing objects failed; the next one runs at the next interval',
+        'audit of existing objects failed: nothing of it is published, the last complete audit stands; the next one runs at the next interval',
       );
       return undefined;
     }

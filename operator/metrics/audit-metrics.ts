@@ -1,7 +1,7 @@
 /**
  * What the leader's periodic audit publishes about its last run.
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 export function auditMetrics(registers: Registry[]) {
   return {
@@ -14,6 +14,12 @@ export function auditMetrics(registers: Registry[]) {
     auditLastSuccess: new Gauge({
       name: 'admission_audit_last_success_timestamp_seconds',
       help: 'When (Unix time) the last periodic audit finished.',
+      registers,
+    }),
+    auditFailures: new Counter({
+      name: 'admission_audit_failures_total',
+      help: 'Periodic audits that failed, by stage: list (the cluster could not be read in full; nothing of that run was published, the last complete run stands) or reports (its PolicyReports could not be written).',
+      labelNames: ['stage'] as const,
       registers,
     }),
     auditDuration: new Gauge({
