@@ -14,7 +14,6 @@
  */
 import { retryWhenBusy } from '../kube/retry-when-busy.js';
 import {
-  CustomObjectsApi,
   KubernetesObjectApi,
   PatchStrategy,
   type KubeConfig,
@@ -22,6 +21,8 @@ import {
 } from '@kubernetes/client-node';
 import { truncate } from '../../webhook/util/bounded-text.js';
 import { isNotFound, messageOf, statusOf } from '../kube/errors.js';
+import { pagedList } from '../kube/paged-list.js';
+import { collectionPath } from '../../webhook/kinds.js';
 import type { AuditedObject, AuditJudgement } from './audit.js';
 
 export const POLICY_REPORT_GROUP = 'wgpolicyk8s.io';
@@ -37,6 +38,13 @@ const FIELD_MANAGER = 'admission-operator-audit';
  * Refusals and changes are listed before passes; the summary counts every result.
  */
 export const MAX_RESULTS_PER_REPORT = 1000;
+/**
+ * The results' JSON in one report, at most: the API server stores an object of up to 1.5 MiB
+ * (etcd's request limit), and a thousand results of long names and full messages would pass it.
+ */
+export const MAX_RESULTS_BYTES = 1024 * 1024;
+/** Our existing reports' names read per list request (metadata only: a few hundred bytes each). */
+const EXISTING_PAGE_SIZE = 500;
 /** A result's message, bounded: Policy Reporter shows it in a table cell. */
 export const MAX_RESULT_MESSAGE_CHARS = 1024;
 
@@ -131,9 +139,22 @@ export class PolicyReportCollector {
           labels: { [MANAGED_BY_LABEL]: MANAGED_BY },
         },
         summary,
-        results: [...problems, ...passes].slice(0, MAX_RESULTS_PER_REPORT),
+        results: boundedResults([...problems, ...passes]),
       }));
   }
+}
+
+/** The first results that fit MAX_RESULTS_PER_REPORT and MAX_RESULTS_BYTES. */
+function boundedResults(results: readonly PolicyReportResult[]): PolicyReportResult[] {
+  const kept: PolicyReportResult[] = [];
+  let bytes = 0;
+  for (const result of results) {
+    if (kept.length >= MAX_RESULTS_PER_REPORT) break;
+    bytes += Buffer.byteLength(JSON.stringify(result)) + 1;
+    if (bytes > MAX_RESULTS_BYTES) break;
+    kept.push(result);
+  }
+  return kept;
 }
 
 export class PolicyReportCrdMissing extends Error {
@@ -171,9 +192,7 @@ export async function publishPolicyReports(
   reports: readonly PolicyReport[],
   namespace: string | undefined,
 ): Promise<PublishedReports> {
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
-  const labelSelector = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
   const existing: { kind: string; metadata: { name?: string; namespace?: string } }[] = [];
   try {
     for (const [kind, plural] of [
@@ -181,25 +200,25 @@ export async function publishPolicyReports(
       ['ClusterPolicyReport', 'clusterpolicyreports'],
     ] as const) {
       if (namespace !== undefined && kind === 'ClusterPolicyReport') continue;
-      const list = (await retryWhenBusy(() =>
-        namespace !== undefined
-          ? custom.listNamespacedCustomObject({
-              group: POLICY_REPORT_GROUP,
-              version: POLICY_REPORT_VERSION,
-              namespace,
-              plural,
-              labelSelector,
-            })
-          : custom.listClusterCustomObject({
-              group: POLICY_REPORT_GROUP,
-              version: POLICY_REPORT_VERSION,
-              plural,
-              labelSelector,
-            }),
-      )) as { items?: { metadata?: { name?: string; namespace?: string } }[] };
-      for (const item of list.items ?? [])
-        if (item.metadata?.name === ADMISSION_POLICY_REPORT_NAME)
-          existing.push({ kind, metadata: item.metadata });
+      const path = collectionPath(
+        { group: POLICY_REPORT_GROUP, version: POLICY_REPORT_VERSION, plural },
+        kind === 'PolicyReport' ? namespace : undefined,
+      );
+      // Names only, a page at a time: a report's results can weigh a megabyte, and a cluster holds hundreds.
+      const pages = pagedList(kubeConfig, path, {
+        limit: EXISTING_PAGE_SIZE,
+        labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}`,
+        fieldSelector: `metadata.name=${ADMISSION_POLICY_REPORT_NAME}`,
+        metadataOnly: true,
+        resumeExpired: true,
+      });
+      for await (const { items } of pages) {
+        for (const item of items) {
+          const metadata = (item.metadata ?? {}) as { name?: string; namespace?: string };
+          if (metadata.name === ADMISSION_POLICY_REPORT_NAME)
+            existing.push({ kind, metadata: { name: metadata.name, namespace: metadata.namespace } });
+        }
+      }
     }
   } catch (error) {
     if (isNotFound(error)) throw new PolicyReportCrdMissing();

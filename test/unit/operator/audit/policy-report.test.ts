@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { AuditedObject, AuditJudgement } from '../../../../operator/audit/audit.js';
 import {
   MAX_RESULT_MESSAGE_CHARS,
+  MAX_RESULTS_BYTES,
   MAX_RESULTS_PER_REPORT,
   PolicyReportCollector,
 } from '../../../../operator/audit/policy-report.js';
@@ -105,5 +106,20 @@ describe('PolicyReportCollector', () => {
       error: 0,
       skip: 0,
     });
+  });
+
+  it('keeps a report of long names and full messages inside MAX_RESULTS_BYTES', () => {
+    const collector = new PolicyReportCollector();
+    const namespace = 'n'.repeat(63);
+    for (let i = 0; i < MAX_RESULTS_PER_REPORT; i += 1) {
+      collector.add(pod(namespace, `${'p'.repeat(240)}-${i}`), [
+        { webhook: 'validate-pod', mutating: false, outcome: 'refused', message: 'x'.repeat(10_000) },
+      ]);
+    }
+    const [report] = collector.reports();
+    const bytes = Buffer.byteLength(JSON.stringify(report));
+    assert.ok(bytes <= MAX_RESULTS_BYTES + 4096, `${bytes} bytes`);
+    assert.ok((report?.results.length ?? 0) > 0 && (report?.results.length ?? 0) < MAX_RESULTS_PER_REPORT);
+    assert.equal(report?.summary.fail, MAX_RESULTS_PER_REPORT);
   });
 });
