@@ -101,11 +101,13 @@ export async function* pagedList(
       resumed = true;
       continue;
     }
-    if (!isObject(page) || !Array.isArray(page.items))
+    // An empty list of metadata only (PartialObjectMetadataList) comes with items null.
+    const raw = isObject(page) ? (page.items ?? []) : undefined;
+    if (!isObject(page) || !Array.isArray(raw))
       throw new IncompleteList(`${path}: the API server's answer is not a list`);
     const metadata = isObject(page.metadata) ? page.metadata : {};
-    const items = page.items.filter(isObject);
-    if (items.length !== page.items.length)
+    const items = raw.filter(isObject);
+    if (items.length !== raw.length)
       throw new IncompleteList(`${path}: the list holds items that are not objects`);
     listed += items.length;
     const remaining = metadata.remainingItemCount;

@@ -29,6 +29,8 @@ interface Collection {
   /** remainingItemCount as the server would give it (no selector); `lie` adds to it. */
   count?: boolean;
   lie?: number;
+  /** An empty page's items as null, as a PartialObjectMetadataList sends them. */
+  nullWhenEmpty?: boolean;
   /** Answer the request with this continue token with a 410 (offering `offer` as the rest's token). */
   expire?: { token: string; offer?: string };
 }
@@ -67,7 +69,7 @@ async function serve(collection: Collection, requests: IncomingMessage[] = []): 
           ...(next ? { continue: next } : {}),
           ...(next && collection.count !== false ? { remainingItemCount: remaining } : {}),
         },
-        items,
+        items: items.length === 0 && collection.nullWhenEmpty ? null : items,
       }),
     );
   });
@@ -100,12 +102,15 @@ describe('pagedList', () => {
     assert.ok(pages.every((page) => !page.resumed && page.resourceVersion === '7'));
   });
 
-  it('reads an empty collection as one empty page holding 0', async () => {
-    const pages = await readAll(await serve({ names: [] }), { limit: 5 });
-    assert.deepEqual(
-      pages.map((page) => [page.items.length, page.held]),
-      [[0, 0]],
-    );
+  it('reads an empty collection (items [] or, metadata only, null) as one empty page holding 0', async () => {
+    for (const nullWhenEmpty of [false, true]) {
+      const pages = await readAll(await serve({ names: [], nullWhenEmpty }), { limit: 5 });
+      assert.deepEqual(
+        pages.map((page) => [page.items.length, page.held]),
+        [[0, 0]],
+      );
+      await closeServer();
+    }
   });
 
   it('counts what it listed where the server does not count (a selector), and sends the selectors', async () => {
