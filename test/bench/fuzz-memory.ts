@@ -33,11 +33,11 @@ import {
   type KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
-import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
+import { repoRoot } from '../../scripts/cluster/layout.js';
 import { parseQuantity } from '../../webhook/util/quantity.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS } from '../../webhook/rules/koordinator/quota/keys.js';
 import { clusterKubeConfig, installCrds } from '../harness/cluster.js';
+import { chartContainer, underLimit } from './chart-container.js';
 import { deleteConfigurations } from '../harness/operator.js';
 import { admissionRequest, reviewBody } from '../harness/requests.js';
 import type { StateFixture } from '../harness/state.js';
@@ -137,52 +137,11 @@ export function fuzzMemorySettings(flags: ReadonlyMap<string, string>): FuzzMemo
 
 const MiB = 2 ** 20;
 const PROBE = fileURLToPath(new URL('./memory-probe.ts', import.meta.url));
-const CHART = join(repoRoot, 'charts/admission-operator');
 /** The quota the ledger phase admits into, with room for every pod. */
 const LEDGER_QUOTA = 'bench-ledger';
 const LEDGER_NAMESPACE = 'plain';
 /** After a forced collection, V8 returns pages to the system on its own threads. */
 const AFTER_GC_MS = 1000;
-
-/** The chart's operator container: the literal environment it sets and its memory limit. */
-function chartContainer(): { env: Record<string, string>; memoryLimitBytes: number } {
-  const rendered = execFileSync(binaries.helm, ['template', 'x', CHART], { encoding: 'utf8' });
-  const deployment = parseAllDocuments(rendered)
-    .map((document) => document.toJS() as { kind?: string; spec?: unknown } | null)
-    .find((object) => object?.kind === 'Deployment') as
-    | {
-        spec: {
-          template: {
-            spec: {
-              containers: {
-                name: string;
-                env?: { name: string; value?: string }[];
-                resources?: { limits?: { memory?: string } };
-              }[];
-            };
-          };
-        };
-      }
-    | undefined;
-  const container = deployment?.spec.template.spec.containers.find((each) => each.name === 'operator');
-  const limit = container?.resources?.limits?.memory;
-  if (!container || !limit) throw new Error('the chart renders no operator container with a memory limit');
-  const env: Record<string, string> = {};
-  for (const { name, value } of container.env ?? []) if (value !== undefined) env[name] = value;
-  return { env, memoryLimitBytes: Number(parseQuantity(limit) / 1_000_000_000n) };
-}
-
-/**
- * NODE_OPTIONS as Node would apply it inside the container: a heap percentage is of the cgroup's
- * memory limit, which the bench's process does not have, so it becomes the size it stands for.
- */
-function underLimit(nodeOptions: string, limitBytes: number): string {
-  return nodeOptions.replace(
-    /--max-old-space-size-percentage=(\d+(?:\.\d+)?)/,
-    (_, percent: string) =>
-      `--max-old-space-size=${Math.floor((Number(percent) / 100) * (limitBytes / MiB))}`,
-  );
-}
 
 const created = async (make: () => Promise<unknown>): Promise<void> => {
   try {

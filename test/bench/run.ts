@@ -31,6 +31,10 @@
  *            --pods (default 150000), --nodes (5000) and --namespaces (10000): start to Ready
  *            against the raw list, peak and settled memory, a forced relist, cost per pod;
  *            --steps=20000,50000 measures those pod counts on the way (nodes, namespaces in proportion)
+ *   audit-scale only when named: `admission-operator audit` and the operator's periodic audit with
+ *            PolicyReports over the scale objects on the local control plane (--pods, default 40000;
+ *            --nodes, 1000; --namespaces, 400; created once, found again on a kept cluster): wall
+ *            time, peak RSS of the CLI and of the operator (under the chart's limit), report sizes
  *   conditions  only when named (compiles Go against each tested release's k8s.io/apiserver): the
  *            match conditions of the narrowed pod webhooks through the API server's own matcher, per
  *            review of a pod they do not send, as multiples of a trivial condition's cost
@@ -89,6 +93,7 @@ import { benchStateCluster } from './state-cluster.js';
 import { benchTransport } from './transport.js';
 import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
+import { AUDIT_SCALE_DEFAULTS, benchAuditScale } from './audit-scale.js';
 import { benchPaths } from './paths.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
 import { benchIdleCpu } from './idle-cpu.js';
@@ -745,6 +750,14 @@ if (
 }
 // Minutes of object creation on a fresh control plane: only when asked for by name.
 if (suites.includes('scale')) await survive('scale', () => benchScale(settings, size, steps));
+// Minutes of object creation (once per kept cluster) and audits of it: only when asked for by name.
+if (suites.includes('audit-scale')) {
+  const sized = (name: keyof ScaleSize): number =>
+    flags.has(name) ? size[name] : AUDIT_SCALE_DEFAULTS[name];
+  await survive('audit scale', () =>
+    benchAuditScale({ pods: sized('pods'), nodes: sized('nodes'), namespaces: sized('namespaces') }),
+  );
+}
 // A Go build per tested release: only when asked for by name.
 if (suites.includes('conditions')) await survive('conditions', benchMatchConditions);
 // Minutes of idling, twice per round: only when asked for by name.
