@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AuditReport } from '../../operator/audit/audit.js';
+import type { PolicyReport } from '../../operator/audit/policy-report.js';
 import { pagedList } from '../../operator/kube/paged-list.js';
 import { startCluster, stopCluster } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath, kubernetesVersion, repoRoot } from '../../scripts/cluster/layout.js';
@@ -227,11 +228,21 @@ async function measureReports(kubeConfig: KubeConfig): Promise<void> {
       limit: 20,
       labelSelector: 'app.kubernetes.io/managed-by=admission-operator',
     });
-    for await (const page of pages)
-      for (const item of page.items) sizes.push(Buffer.byteLength(JSON.stringify(item)));
+    // Each object the reports name (their results, at most 1,000 a report, list passes too).
+    const named = new Set<string>();
+    for await (const page of pages) {
+      for (const item of page.items) {
+        sizes.push(Buffer.byteLength(JSON.stringify(item)));
+        for (const result of (item as unknown as PolicyReport).results) {
+          const [resource] = result.resources;
+          if (resource) named.add(`${resource.kind} ${resource.namespace ?? ''}/${resource.name}`);
+        }
+      }
+    }
     sizes.sort((a, b) => a - b);
     const total = sizes.reduce((sum, size) => sum + size, 0);
     inform(`audit scale: ${plural} written`, sizes.length, '');
+    inform(`audit scale: ${plural}: objects their results name`, named.size, '');
     if (sizes.length === 0) continue;
     inform(`audit scale: ${plural}: median size`, (sizes[Math.floor(sizes.length / 2)] ?? 0) / 1024, 'KiB');
     inform(`audit scale: ${plural}: all together`, total / MiB, 'MiB');
