@@ -6,14 +6,15 @@
  * then the operator, with nothing importing a floor above its own.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { repoRoot } from '../../../scripts/cluster/layout.js';
 import { kindOfResource } from '../../../webhook/kinds.js';
 import { WEBHOOKS } from '../../../webhook/webhooks/index.js';
 import { missingExamples, webhookExamples } from '../../harness/webhook-examples.js';
 import { conditionInputs, tableConditions } from '../../harness/match-conditions.js';
+import { importsUnder } from '../../harness/import-graph.js';
 
 const RUN = 'npx tsx scripts/run-tests.ts unit test/unit/webhook/webhook-folders.test.ts';
 const FOLDERS = join(repoRoot, 'webhook', 'webhooks');
@@ -88,29 +89,9 @@ describe('the webhook folders', () => {
   });
 });
 
-/** Relative imports of every .ts file under `dir`, as repository paths. */
-function importsUnder(dir: string): { file: string; target: string }[] {
-  const out: { file: string; target: string }[] = [];
-  const walk = (at: string): void => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.ts')) {
-        const text = readFileSync(path, 'utf8');
-        for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
-          const target = relative(repoRoot, resolve(dirname(path), match[1] ?? ''));
-          out.push({ file: relative(repoRoot, path), target });
-        }
-      }
-    }
-  };
-  walk(join(repoRoot, dir));
-  return out;
-}
-
 describe('three floors: rules, webhook, operator', () => {
   it('the webhook floor imports nothing of the operator, the tests or the scripts (a folder’s examples and tests are the tests’ own)', () => {
-    for (const { file, target } of importsUnder('webhook')) {
+    for (const { file, target } of importsUnder(repoRoot, 'webhook')) {
       if (/\/(examples|[^/]+\.test)\.ts$/.test(file) && target.startsWith('test/')) continue;
       assert.ok(
         !/^(operator|test|scripts)\//.test(target),
@@ -120,16 +101,16 @@ describe('three floors: rules, webhook, operator', () => {
   });
 
   it('rules import nothing of the table, the folders, the server or the chain', () => {
-    for (const { file, target } of importsUnder(join('webhook', 'rules'))) {
+    for (const { file, target } of importsUnder(repoRoot, join('webhook', 'rules'))) {
       assert.ok(
-        !/^webhook\/(table|webhooks|server|chain)(\/|\.js$)/.test(target),
+        !/^webhook\/(table|webhooks|server|chain)(\/|\.ts$)/.test(target),
         `${file} imports ${target}, above the rules: pass what it needs in from the webhook's folder, then run ${RUN}`,
       );
     }
   });
 
   it('the operator imports nothing of the tests or the scripts', () => {
-    for (const { file, target } of importsUnder('operator')) {
+    for (const { file, target } of importsUnder(repoRoot, 'operator')) {
       assert.ok(!/^(test|scripts)\//.test(target), `${file} imports ${target}: the operator ships alone`);
     }
   });
