@@ -1,5 +1,5 @@
 /** Names shared by the rules, the table and the operator. */
-import type { FeatureGates } from './feature-gates.js';
+import type { RuleGates } from './rule-gates.js';
 
 /** The tier-mapping ConfigMap (in the operator namespace) that the GPU-class rules read. */
 export const GPU_TIER_MAPPING_NAME = 'gpu-tier-mapping';
@@ -30,7 +30,7 @@ export const DEFAULT_GPU_RESOURCE_NAMES: readonly string[] = [
 export function watchedConfigMaps(
   operatorNamespace: string,
   koordinatorNamespace: string,
-  gates: Pick<FeatureGates, 'EnablePodEnhancedValidator'>,
+  gates: Pick<RuleGates, 'EnablePodEnhancedValidator'>,
 ): { namespace: string; name: string }[] {
   return [
     { namespace: operatorNamespace, name: GPU_TIER_MAPPING_NAME },
