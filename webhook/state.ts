@@ -2,9 +2,7 @@
  * What a rule may ask of the cluster state. The operator's watch-fed store implements it;
  * every answer comes from memory (O(1) or O(log n) from an index), never from the API server.
  */
-import type { AdmissionRequest, Decision, JsonObject } from './admission/types.js';
-import type { TierMapping } from './rules/kubenexus/tier-mapping.js';
-import type { QuotaView } from './rules/koordinator/quota/quota-view.js';
+import type { AdmissionRequest, Decision, JsonObject, JsonValue } from './admission/types.js';
 
 export interface NamespaceView {
   name: string;
@@ -53,6 +51,45 @@ export interface ReservationView {
   name: string;
   phase: string;
   nodeName: string;
+}
+
+/**
+ * What the quota rules know of an ElasticQuota: its place in the tree (from labels), its bounds
+ * and its bound namespaces (from annotations); read by rules/koordinator/quota/quota-view.ts.
+ */
+export interface QuotaView {
+  namespace: string;
+  name: string;
+  /** The parent quota; quotas without the label hang under the root. */
+  parent: string;
+  isParent: boolean;
+  treeId: string;
+  isRoot: boolean;
+  allowForceUpdate: boolean;
+  min: Readonly<Record<string, string>>;
+  max: Readonly<Record<string, string>>;
+  /** Namespaces bound by the namespaces annotation (a JSON array); an unparsable one binds none. */
+  namespaces: readonly string[];
+  /**
+   * The admission annotation's limit when it is a non-empty JSON map; quota admission then uses it
+   * instead of max. Values as written: quota admission refuses, naming the key, what is no quantity.
+   */
+  admission?: Readonly<Record<string, JsonValue>>;
+}
+
+/**
+ * The GPU tier mapping (KubeNexus): which GPU classes each tenant tier gets; read from its
+ * ConfigMap by rules/kubenexus/tier-mapping.ts.
+ */
+export interface TierMapping {
+  namespaceLabelKey: string;
+  nodeLabelKey: string;
+  gpuResources: readonly string[];
+  /** Lower-cased tier → its classes, in the order given. */
+  tiers: ReadonlyMap<string, readonly string[]>;
+  workloadTypeLabel: string;
+  /** Lower-cased tier → workload type → classes. */
+  workloadOverrides: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
 }
 
 export interface StateSnapshot {

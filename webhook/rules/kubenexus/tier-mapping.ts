@@ -20,24 +20,17 @@
 import { isAlias, isCollection, isNode, isPair, isScalar, parseDocument, visit, type Document } from 'yaml';
 import { MAX_SHOWN_VALUE_CHARS, showValue, truncate } from '../../util/bounded-text.js';
 import { DEFAULT_GPU_RESOURCE_NAMES, DEFAULT_TIER_LABEL_KEY } from '../../names.js';
+import type { TierMapping } from '../../state.js';
 import { labelKeyProblem, labelValueProblem } from '../../util/k8s-names.js';
 import { failure, success, type Result } from '../../util/result.js';
 import { atField, FieldPath, required, type FieldError } from '../shared/field-errors.js';
 
+// Declared with the state that serves it, below the rules; its readers keep finding it here.
+export type { TierMapping };
+
 export const MAPPING_DATA_KEY = 'mapping.yaml';
 export const DEFAULT_NODE_LABEL_KEY = 'gpu.nvidia.com/class';
 export const DEFAULT_WORKLOAD_TYPE_LABEL = 'workload.kubenexus.io/type';
-
-export interface TierMapping {
-  namespaceLabelKey: string;
-  nodeLabelKey: string;
-  gpuResources: readonly string[];
-  /** Lower-cased tier → its classes, in the order given. */
-  tiers: ReadonlyMap<string, readonly string[]>;
-  workloadTypeLabel: string;
-  /** Lower-cased tier → workload type → classes. */
-  workloadOverrides: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
-}
 
 /** KubeNexus's own table: gold → h100, silver → a100, bronze → l4. */
 export const DEFAULT_TIER_MAPPING: TierMapping = {

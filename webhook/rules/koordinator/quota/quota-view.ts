@@ -4,29 +4,13 @@
  * by the rules from the object under review, the same way.
  */
 import type { JsonObject, JsonValue } from '../../../admission/types.js';
+import type { QuotaView } from '../../../state.js';
 import { QUOTA_ANNOTATIONS, QUOTA_LABELS, ROOT_QUOTA } from './keys.js';
 import { asObject, readJsonText } from '../../../util/json.js';
 import { putOwn } from '../../../util/own.js';
 
-export interface QuotaView {
-  namespace: string;
-  name: string;
-  /** The parent quota; quotas without the label hang under the root. */
-  parent: string;
-  isParent: boolean;
-  treeId: string;
-  isRoot: boolean;
-  allowForceUpdate: boolean;
-  min: Readonly<Record<string, string>>;
-  max: Readonly<Record<string, string>>;
-  /** Namespaces bound by the namespaces annotation (a JSON array); an unparsable one binds none. */
-  namespaces: readonly string[];
-  /**
-   * The admission annotation's limit when it is a non-empty JSON map; quota admission then uses it
-   * instead of max. Values as written: quota admission refuses, naming the key, what is no quantity.
-   */
-  admission?: Readonly<Record<string, JsonValue>>;
-}
+// Declared with the state that serves it, below the rules; its readers keep finding it here.
+export type { QuotaView };
 
 function stringMap(value: JsonValue | undefined): Record<string, string> {
   const out: Record<string, string> = {};
