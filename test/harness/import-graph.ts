@@ -89,20 +89,22 @@ export function importCircles(graph: ImportGraph): string[][] {
   return circles.sort((a, b) => b.length - a.length);
 }
 
-/**
- * Each file's floor in a graph without circles: 0 for a file importing nothing of the graph,
- * otherwise one above the highest file it imports.
- */
-export function importFloors(graph: ImportGraph): Map<string, number> {
-  const floors = new Map<string, number>();
-  const floorOf = (file: string): number => {
-    const known = floors.get(file);
-    if (known !== undefined) return known;
-    floors.set(file, 0);
-    const floor = Math.max(-1, ...(graph.get(file) ?? []).map(floorOf)) + 1;
-    floors.set(file, floor);
-    return floor;
-  };
-  for (const file of graph.keys()) floorOf(file);
-  return floors;
+/** The shortest way round a circle from its first file back to it, naming each file once: `a -> b -> a`. */
+export function circlePath(graph: ImportGraph, circle: readonly string[]): string {
+  const start = circle[0] ?? '';
+  const inside = new Set(circle);
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (let at = queue.shift(); at !== undefined; at = queue.shift()) {
+    for (const target of graph.get(at) ?? []) {
+      if (!inside.has(target) || cameFrom.has(target)) continue;
+      cameFrom.set(target, at);
+      if (target === start) queue.length = 0;
+      else queue.push(target);
+    }
+  }
+  const path: string[] = [];
+  for (let at = cameFrom.get(start); at !== undefined && at !== start; at = cameFrom.get(at))
+    path.unshift(at);
+  return [start, ...path, start].join(' -> ');
 }
