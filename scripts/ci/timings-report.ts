@@ -20,7 +20,10 @@ export interface Row {
   kind: string;
   name: string;
   seconds?: number;
+  /** A phase's or suite's exit code. */
   code?: number;
+  /** A build's CPU seconds, its cost however busy the machine was. */
+  cpu?: number;
 }
 
 export function parseTimings(text: string): Row[] {
@@ -28,12 +31,12 @@ export function parseTimings(text: string): Row[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const [kind = '', name = '', seconds, code] = line.split('\t');
+      const [kind = '', name = '', seconds, last] = line.split('\t');
       return {
         kind,
         name,
         ...(seconds === undefined ? {} : { seconds: Number(seconds) }),
-        ...(code === undefined ? {} : { code: Number(code) }),
+        ...(last === undefined ? {} : kind === 'built' ? { cpu: Number(last) } : { code: Number(last) }),
       };
     });
 }
@@ -61,9 +64,9 @@ export function report(
   lines.push('', 'Go builds');
   // Every process that needs a build looks for it (each integration test file starts the cluster):
   // a build counts once, as built when any process built it in this run.
-  const built = new Map(
-    rows.filter((row) => row.kind === 'built').map((row) => [row.name, row.seconds ?? 0]),
-  );
+  const builds = rows.filter((row) => row.kind === 'built');
+  const built = new Map(builds.map((row) => [row.name, row.seconds ?? 0]));
+  const cpu = new Map(builds.map((row) => [row.name, row.cpu]));
   const reused = new Set(
     rows.filter((row) => row.kind === 'reused' && !built.has(row.name)).map((row) => row.name),
   );
@@ -71,8 +74,9 @@ export function report(
   const unknown: string[] = [];
   for (const [name, seconds] of built) {
     const reference = coldReference[name];
+    const used = cpu.get(name);
     lines.push(
-      `  ${pad(name, 56)}${num(seconds)}  built (${reference === undefined ? 'no cold reference' : `cold ${reference}`})`,
+      `  ${pad(name, 56)}${num(seconds)}  built (${used === undefined ? '' : `${used} CPU s; `}${reference === undefined ? 'no cold reference' : `cold ${reference}`})`,
     );
   }
   for (const name of reused) {

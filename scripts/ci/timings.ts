@@ -5,7 +5,7 @@
  *
  *   phase   <name> <seconds> <exit code>   a step of .ci/run (written by .ci/run itself)
  *   suite   <name> <seconds> <exit code>   a test suite (scripts/run-tests.ts)
- *   built   <name> <seconds>               a Go build that ran (scripts/go-build.ts)
+ *   built   <name> <seconds> [<CPU seconds>] a Go build that ran (scripts/go-build.ts)
  *   reused  <name>                         a Go build found complete
  */
 import { appendFile } from 'node:fs/promises';
