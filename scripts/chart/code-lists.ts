@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { ENFORCEMENT_ACTIONS } from '../../webhook/enforcement/enforcement.js';
-import { FEATURE_GATE_DEFAULTS } from '../../webhook/feature-gates.js';
+import { FEATURE_GATE_DEFAULTS, KOORDINATOR_GATE_ALIASES } from '../../webhook/feature-gates.js';
 import { webhookCatalogue, type WebhookSummary } from '../../webhook/table.js';
 import { repoRoot } from '../cluster/layout.js';
 
@@ -17,8 +17,15 @@ export interface GateDoc {
   description: string;
 }
 
+/** A Koordinator name the operator takes for one of its gates. */
+export interface GateAlias {
+  name: string;
+  gate: string;
+}
+
 export interface CodeLists {
   gates: GateDoc[];
+  aliases: GateAlias[];
   webhooks: readonly WebhookSummary[];
   enforcementActions: readonly string[];
 }
@@ -81,5 +88,6 @@ export function codeLists(): CodeLists {
     default: on,
     description: gateDescription(name, comments.get(name), webhooks),
   }));
-  return { gates, webhooks, enforcementActions: ENFORCEMENT_ACTIONS };
+  const aliases = Object.entries(KOORDINATOR_GATE_ALIASES).map(([name, gate]) => ({ name, gate }));
+  return { gates, aliases, webhooks, enforcementActions: ENFORCEMENT_ACTIONS };
 }

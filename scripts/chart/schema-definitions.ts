@@ -24,12 +24,16 @@ export function generatedDefinitions(lists: CodeLists): Record<string, JsonSchem
       $comment: `${GENERATED} webhook/feature-gates.ts and webhook/table.ts`,
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(
-        lists.gates.map((gate) => [
+      properties: Object.fromEntries([
+        ...lists.gates.map((gate) => [
           gate.name,
           { type: 'boolean', default: gate.default, description: gate.description },
         ]),
-      ),
+        ...lists.aliases.map((alias) => [
+          alias.name,
+          { type: 'boolean', description: `Koordinator's name of \`${alias.gate}\`: the same gate.` },
+        ]),
+      ]),
     },
     enforcementAction: {
       $comment: `${GENERATED} webhook/enforcement/enforcement.ts`,

@@ -205,4 +205,32 @@ describe('feature gates', () => {
       /"PodMutatingWebhook=yes" is not of the form/,
     );
   });
+  it('take Koordinator’s names of the same webhooks’ gates, as koord-manager’s --feature-gates spells them', () => {
+    const gates = parseFeatureGates(
+      'ElasticMutatingWebhook=false,ElasticValidatingWebhook=false,NodeMutatingWebhook=false,PodValidatingWebhook=true',
+    );
+    assert.equal(gates.ElasticQuotaMutatingWebhook, false);
+    assert.equal(gates.ElasticQuotaValidatingWebhook, false);
+    assert.equal(gates.NodeStatusMutatingWebhook, false);
+    assert.equal(gates.PodValidatingWebhook, true);
+    const names = enabledWebhooks({ ...context, gates }).map((entry) => entry.name.split('.')[0]);
+    assert.ok(names.includes('validate-pod'));
+    for (const name of ['mutate-elasticquota', 'validate-elasticquota', 'mutate-node-status']) {
+      assert.ok(!names.includes(name), `${name} is gated off by its Koordinator name`);
+    }
+    // Both names of one gate agreeing is fine; set apart, neither silently wins.
+    assert.equal(
+      parseFeatureGates('ElasticMutatingWebhook=false,ElasticQuotaMutatingWebhook=false')
+        .ElasticQuotaMutatingWebhook,
+      false,
+    );
+    assert.throws(
+      () => parseFeatureGates('ElasticMutatingWebhook=false,ElasticQuotaMutatingWebhook=true'),
+      /ElasticMutatingWebhook=false and ElasticQuotaMutatingWebhook=true set the same gate \(ElasticQuotaMutatingWebhook\) apart/,
+    );
+    assert.throws(
+      () => parseFeatureGates('WebhookFramework=true'),
+      /Koordinator's names ElasticMutatingWebhook/,
+    );
+  });
 });
