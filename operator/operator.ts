@@ -121,6 +121,7 @@ export async function runOperator(
     hasCertificate: () => server.certificate !== undefined,
     publishedCaBundle: () => configurations.publishedCaBundle(),
     storeUnsynced: () => store.unsynced(),
+    kindsNotInstalled: () => store.kindsNotInstalled(),
     configurationsSynced: () => configurations.synced,
     certificateSynced: () => certificates.synced,
   };

@@ -76,6 +76,8 @@ export interface ReadinessSources {
   publishedCaBundle: () => string | undefined;
   /** The state store's watches that have not listed yet, by name. */
   storeUnsynced: () => string[];
+  /** The CRDs of the kinds the store watches that are not installed (reported, never unready). */
+  kindsNotInstalled?: () => string[];
   /** True once the webhook configurations' watches have listed. */
   configurationsSynced: () => boolean;
   /** True once the webhook-tls Secret's watch has listed. */
@@ -129,5 +131,14 @@ export async function readinessReport(sources: ReadinessSources): Promise<Readin
     unsynced.length === 0
       ? { ok: true, message: 'all watches have synced' }
       : { ok: false, message: `not synced yet: ${unsynced.join(', ')}` };
+  const absent = sources.kindsNotInstalled?.() ?? [];
+  // A kind whose CRD is absent has no objects: the rules are right about it, so this is detail.
+  checks.kinds = {
+    ok: true,
+    message:
+      absent.length === 0
+        ? 'every watched kind is installed'
+        : `not installed, so none of their objects exist (each is watched once its CRD appears): ${absent.join(', ')}`,
+  };
   return { ready: Object.values(checks).every((check) => check.ok), checks };
 }

@@ -9,6 +9,8 @@
  *   InvalidTierMapping      ConfigMap   an invalid gpu-tier-mapping ignored (operator/store/tier-mapping-tracker.ts)
  *   LeaderElection          Lease       a replica became the leader
  *   WatchReplaced           Pod         a watch heard nothing for the silence bound and was replaced (the replica's own Pod)
+ *   KindNotInstalled        Pod         the CRD of a watched kind was found absent (the replica's own Pod)
+ *   KindInstalled           Pod         the CRD of a watched kind appeared and is now watched (the replica's own Pod)
  */
 import type { V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { MAX_LOG_FIELD_CHARS, truncate } from '../../webhook/util/bounded-text.js';
@@ -23,6 +25,8 @@ const EVENT_REASONS = {
   invalidTierMapping: 'InvalidTierMapping',
   leaderElection: 'LeaderElection',
   watchReplaced: 'WatchReplaced',
+  kindNotInstalled: 'KindNotInstalled',
+  kindInstalled: 'KindInstalled',
 } as const;
 
 /** What the certificate manager wrote (the fields of its write plan that Events tell). */
@@ -169,4 +173,36 @@ export function watchSilenceHandler(report: WatchSilenceReport): (kind: string, 
     report.metrics.watchReplacements.inc({ kind });
     if (report.selfPod) watchReplaced(report.events, report.selfPod, kind, silentMs);
   };
+}
+
+/**
+ * Records on the replica's own Pod that the CRD `crd` was found absent (installed false) or
+ * appeared. Every message names all the CRDs absent now: Events of one reason written within the
+ * recorder's interval keep the last message only, and it must still be the whole story.
+ */
+export function kindInstallChanged(
+  events: EventRecorder | undefined,
+  pod: { namespace: string; name: string },
+  crd: string,
+  installed: boolean,
+  absent: readonly string[],
+): void {
+  if (!events) return;
+  const target = { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name };
+  const still =
+    absent.length === 0 ? 'every watched kind is installed' : `not installed: ${absent.join(', ')}`;
+  if (installed) {
+    void events.normal(
+      target,
+      EVENT_REASONS.kindInstalled,
+      `The CRD ${crd} appeared; its objects are watched and its rules apply (${still})`,
+    );
+    return;
+  }
+  void events.normal(
+    target,
+    EVENT_REASONS.kindNotInstalled,
+    `The CRD ${crd} is not installed: the rules see no objects of its kind until it appears, ` +
+      `and every other webhook is served (${still})`,
+  );
 }

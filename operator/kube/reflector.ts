@@ -80,6 +80,11 @@ export interface ReflectorOptions {
    * the API server sends only after every event before it, or a consistent list began then.
    */
   onCurrent?: (kind: string, at: number) => void;
+  /**
+   * An optional kind only: called with false when its CRD is found absent (a 404), with true when
+   * a list of it succeeds, each time that changes, the first time at the first list.
+   */
+  onInstalled?: (kind: string, installed: boolean) => void;
 }
 
 /**
@@ -171,6 +176,8 @@ export class Reflector {
   private listAskedAt = 0;
   /** When the API server was last heard from (monotonic ms): any byte of any answer. */
   private lastHeard: number | undefined;
+  /** An optional kind's CRD as last found: served (true), absent (false), not yet known. */
+  private installed: boolean | undefined;
   /** Replacements for silence and relists, since start (tests and the restart target count them). */
   private readonly counts = { silent: 0, lists: 0, resumes: 0 };
 
@@ -242,8 +249,13 @@ export class Reflector {
     return new Promise((resolvePromise) => this.syncWaiters.push(resolvePromise));
   }
 
-  private markSynced(): void {
+  /** A list completed: `installed` false when it found an optional kind's CRD absent. */
+  private markSynced(installed = true): void {
     this.backoffMs = INITIAL_BACKOFF_MS;
+    if (this.spec.optional && this.installed !== installed) {
+      this.installed = installed;
+      this.options.onInstalled?.(this.spec.kind, installed);
+    }
     if (this.hasSynced) return;
     this.hasSynced = true;
     for (const waiter of this.syncWaiters.splice(0)) waiter();
@@ -305,7 +317,7 @@ export class Reflector {
       this.resourceVersion = undefined;
       this.sink.listing();
       this.sink.listed();
-      this.markSynced();
+      this.markSynced(false);
       await this.sleep(OPTIONAL_KIND_RECHECK_MS);
       return;
     }

@@ -53,6 +53,14 @@ export function informerMetrics(registers: Registry[], sizes: StoreSizes, silenc
       labelNames: ['kind'] as const,
       registers,
     }),
+    kindInstalled: new Gauge({
+      name: 'admission_kind_installed',
+      help:
+        "Custom kinds the state store watches (Koordinator's, from CRDs their charts install): 1 while the CRD " +
+        'is served, 0 while it is absent (no objects of it exist for the rules; it is watched once it appears).',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     informerRestarts: new Counter({
       name: 'admission_informer_restarts_total',
       help: 'Watch restarts after an error, by watched kind.',

@@ -34,6 +34,7 @@ import { QuotaIndex } from './quota-index.js';
 import { QuotaUsage, type PodUsage } from './quota-usage.js';
 import { GroupedIndex, profileCandidates, SortedIndex } from './indexes.js';
 import { keyedSink, type CountingSink } from './keyed-sink.js';
+import { KindPresence } from './kind-presence.js';
 import { podKeyOf, podRecord } from './pod-record.js';
 import { TierMappingTracker } from './tier-mapping-tracker.js';
 
@@ -141,6 +142,8 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
   /** What each watched kind keeps, for admission_store_objects. */
   private readonly sinks = new Map<string, CountingSink>();
   private readonly tierMapping: TierMappingTracker;
+  /** The watched custom kinds whose CRD is absent. */
+  private readonly kinds: KindPresence;
   private started = false;
 
   constructor(private readonly options: StateStoreOptions) {
@@ -159,6 +162,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
     this.tierMapping = new TierMappingTracker(options.logger, options.metrics, options.events, (mapping) =>
       this.emit('tierMappingChanged', mapping),
     );
+    this.kinds = new KindPresence(options);
     for (const watched of this.watchedKinds()) this.watch(watched);
     options.metrics.storeSizes = () => [...this.sinks].map(([kind, sink]) => [kind, sink.size] as const);
     options.metrics.watchSilences = () =>
@@ -292,6 +296,9 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
           this.options.metrics.informerRestarts.inc({ kind });
         },
         onSilent: watchSilenceHandler(this.options),
+        onInstalled: (kind, installed) => {
+          this.kinds.observe(kind, watched.kind, installed);
+        },
         // The pod watch is current: reservations whose pods never came can end (quota-usage.ts).
         ...(watched.kind === KINDS.pod
           ? {
@@ -410,6 +417,11 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
 
   gpuTierMapping(): TierMapping {
     return this.tierMapping.mapping;
+  }
+
+  /** The CRDs of watched kinds that are not installed (their watches count as synced, and empty). */
+  kindsNotInstalled(): string[] {
+    return this.kinds.missing();
   }
 
   /** Names of the watches that have not listed yet (empty when the store is synced). */

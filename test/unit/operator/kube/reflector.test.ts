@@ -379,6 +379,38 @@ describe('Reflector', () => {
     assert.deepEqual(sink.log, ['listing', 'listed']);
   });
 
+  it('reports an optional kind absent, then installed once its CRD appears, and lists it then', async () => {
+    let installed = false;
+    const kubeConfig = await serve((_url, res) => {
+      if (!installed) {
+        status(res, 404, 'the server could not find the requested resource');
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(event('ADDED', ns('team-a', '1')) + endOfList('2'));
+    });
+    const sink = new RecordingSink();
+    const clock = new FakeClock();
+    const changes: string[] = [];
+    reflector = new Reflector(
+      kubeConfig,
+      { kind: 'elasticquotas', path: '/apis/scheduling.sigs.k8s.io/v1alpha1/elasticquotas', optional: true },
+      sink,
+      pino({ level: 'silent' }),
+      { clock, onInstalled: (kind, now) => changes.push(`${kind} ${String(now)}`) },
+    );
+    await reflector.start();
+    assert.deepEqual(changes, ['elasticquotas false']);
+    // Still absent at the next check: no change to report.
+    await clock.advance(5_000);
+    await new Promise((done) => setTimeout(done, 50));
+    assert.deepEqual(changes, ['elasticquotas false']);
+    installed = true;
+    await clock.advance(5_000);
+    await until('the kind to be listed', () => sink.present.has('team-a'));
+    assert.deepEqual(changes, ['elasticquotas false', 'elasticquotas true']);
+  });
+
   it('retries a failing list with backoff, counting each restart, until it lists', async () => {
     let failures = 2;
     const kubeConfig = await serve((_url, res) => {
