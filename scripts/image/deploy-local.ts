@@ -114,6 +114,9 @@ export async function helmUpgrade(tag: string, extraArgs: string[] = [], wait = 
     // Imported, never pulled: no registry is reachable.
     '--set',
     'image.pullPolicy=Never',
+    // The local cluster has neither Koordinator nor Kthena, whose charts would install these CRDs.
+    '--set',
+    'crds.enabled=true',
     ...(await clientVerificationValues()),
     ...(wait ? ['--wait', '--timeout', '5m'] : []),
     ...extraArgs,

@@ -416,9 +416,6 @@ describe('Helm chart', () => {
         '-n',
         namespace,
         '--create-namespace',
-        // The CRDs stay after an uninstall (crds.keep: true); the pods need none.
-        '--set',
-        'crds.enabled=false',
         ...sets.flatMap((set) => ['--set', set]),
       ]);
       return namespace;

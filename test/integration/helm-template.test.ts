@@ -199,9 +199,14 @@ describe('the chart, rendered', () => {
     assert.match(exprs, new RegExp(`job="${metrics.metadata.name}"`));
   });
 
-  it('renders the project’s CRDs, kept on uninstall by default, and none with crds.enabled=false', async () => {
+  it('renders no CRD by default; with crds.enabled the project’s, kept on uninstall unless crds.keep=false', async () => {
+    // Every kind's CRD is Koordinator's or Kthena's: a render holding one would claim it from their
+    // release or Argo CD app (docs/beside-upstream.md).
+    const crdsOf = (objects: Rendered[]): Rendered[] =>
+      objects.filter((object) => object.kind === 'CustomResourceDefinition');
+    assert.deepEqual(crdsOf(await render()), []);
     const files = (await readdir(join(repoRoot, 'crds'))).filter((file) => file.endsWith('.yaml')).sort();
-    const crds = (await render()).filter((object) => object.kind === 'CustomResourceDefinition');
+    const crds = crdsOf(await render('crds.enabled=true'));
     assert.deepEqual(crds.map((crd) => `${crd.metadata.name}.yaml`).sort(), files);
     for (const crd of crds) {
       assert.equal(
@@ -209,20 +214,33 @@ describe('the chart, rendered', () => {
         'keep',
         `${crd.metadata.name} is kept`,
       );
+      // Argo CD reads its own annotation, not Helm's policy.
+      assert.equal(
+        crd.metadata.annotations?.['argocd.argoproj.io/sync-options'],
+        'Prune=false,Delete=false',
+        `${crd.metadata.name} is kept by Argo CD`,
+      );
       const source = parse(
         await readFile(join(repoRoot, 'crds', `${crd.metadata.name}.yaml`), 'utf8'),
       ) as Rendered;
       assert.deepEqual(crd.spec, source.spec, `${crd.metadata.name} is the project's CRD`);
     }
-    const unkept = (await render('crds.keep=false')).filter(
-      (object) => object.kind === 'CustomResourceDefinition',
-    );
+    const unkept = crdsOf(await render('crds.enabled=true', 'crds.keep=false'));
     assert.equal(unkept.length, files.length);
-    assert.ok(unkept.every((crd) => crd.metadata.annotations?.['helm.sh/resource-policy'] === undefined));
-    const none = (await render('crds.enabled=false')).filter(
-      (object) => object.kind === 'CustomResourceDefinition',
+    assert.ok(
+      unkept.every(
+        (crd) =>
+          crd.metadata.annotations?.['helm.sh/resource-policy'] === undefined &&
+          crd.metadata.annotations?.['argocd.argoproj.io/sync-options'] === undefined,
+      ),
     );
-    assert.deepEqual(none, []);
+  });
+
+  it('uses no lookup: helm template (Argo CD) renders exactly what helm install applies', async () => {
+    const dir = join(chart, 'templates');
+    for (const file of await readdir(dir)) {
+      assert.doesNotMatch(await readFile(join(dir, file), 'utf8'), /\blookup\s+"/, `templates/${file}`);
+    }
   });
 });
 

@@ -12,7 +12,7 @@ import { generatedChartFiles } from '../../../scripts/chart/generated-files.js';
 import { SCHEMA_PATH } from '../../../scripts/chart/schema-definitions.js';
 import { TABLE_BEGIN, TABLE_END, valuesTable, withValuesTable } from '../../../scripts/chart/values-table.js';
 import { ENFORCEMENT_ACTIONS } from '../../../webhook/enforcement/enforcement.js';
-import { FEATURE_GATE_DEFAULTS } from '../../../webhook/feature-gates.js';
+import { FEATURE_GATE_DEFAULTS, KOORDINATOR_GATE_ALIASES } from '../../../webhook/feature-gates.js';
 import { enforceableNames, webhookShortNames } from '../../../webhook/table.js';
 
 interface Definitions {
@@ -29,13 +29,18 @@ describe('the chart’s generated parts', () => {
     }
   });
 
-  it('enumerate the code’s feature gates (with their defaults), webhook names and enforcement actions', () => {
+  it('enumerate the code’s feature gates (with their defaults, then Koordinator’s names), webhook names and enforcement actions', () => {
     const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as Definitions;
     const gates = schema.definitions.featureGates?.properties ?? {};
-    assert.deepEqual(Object.keys(gates), Object.keys(FEATURE_GATE_DEFAULTS));
+    assert.deepEqual(Object.keys(gates), [
+      ...Object.keys(FEATURE_GATE_DEFAULTS),
+      ...Object.keys(KOORDINATOR_GATE_ALIASES),
+    ]);
     for (const [name, on] of Object.entries(FEATURE_GATE_DEFAULTS)) {
       assert.equal(gates[name]?.default, on, `default of ${name}`);
     }
+    // An alias has no default of its own: it sets its gate only when given.
+    for (const alias of Object.keys(KOORDINATOR_GATE_ALIASES)) assert.equal(gates[alias]?.default, undefined);
     assert.deepEqual(Object.keys(schema.definitions.webhookEnforcement?.properties ?? {}), [
       '*',
       ...enforceableNames(),
