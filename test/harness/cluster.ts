@@ -139,6 +139,8 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
   await clusterKubeConfig();
   const child = execFileAsync(binaries.kubectl, args, {
     env: { ...process.env, KUBECONFIG: kubeconfigPath },
+    // A CRD's JSON can be megabytes (Kthena's ModelServing: 1.4 MB of YAML).
+    maxBuffer: 64 * 2 ** 20,
   });
   if (input !== undefined) {
     child.child.stdin?.end(input);
