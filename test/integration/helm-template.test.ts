@@ -553,6 +553,26 @@ describe('the values schema', () => {
     );
     assert.equal(parsed.help, false, 'the operator takes every value the schema lets through');
   });
+
+  it('takes Koordinator’s names of the same webhooks’ gates, as its chart’s featureGates spells them', async () => {
+    const args =
+      deploymentOf(
+        await render(
+          'featureGates.ElasticMutatingWebhook=false',
+          'featureGates.ElasticValidatingWebhook=false',
+          'featureGates.PodValidatingWebhook=true',
+        ),
+      ).spec?.template?.spec?.containers?.[0]?.args ?? [];
+    const parsed = parseOptions(
+      args.map((arg) => arg.replace('$(POD_NAMESPACE)', 'admission-system')),
+      {},
+    );
+    assert.equal(parsed.help, false);
+    const gates = parsed.help ? undefined : parsed.options.featureGates;
+    assert.equal(gates?.ElasticQuotaMutatingWebhook, false);
+    assert.equal(gates?.ElasticQuotaValidatingWebhook, false);
+    assert.equal(gates?.PodValidatingWebhook, true);
+  });
 });
 
 describe('the chart’s PolicyReport options, rendered', () => {
