@@ -976,7 +976,8 @@ describe('the chart on the local node', () => {
       },
       { timeoutMs: 60_000, intervalMs: 500 },
     );
-    // This cluster had none of the CRDs: the release created them, and its keep policy leaves them.
+    // This cluster had none of the CRDs: the release created them (deploy-local sets crds.enabled), and its keep
+    // policy leaves them.
     const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
     for (const name of [
       'elasticquotas.scheduling.sigs.k8s.io',
