@@ -465,10 +465,12 @@ describe('beside Koordinator’s and Kthena’s charts', { concurrency: false },
         );
       }
     };
-    /** Deletes every live object the app tracks: what deleting the Application with its resources does. */
-    const prune = async (app: keyof typeof apps): Promise<void> => {
+    /**
+     * Deletes every object the app tracks in `live` (the objects' tracking ids as last read): what
+     * deleting the Application with its resources does.
+     */
+    const prune = async (app: keyof typeof apps, live: ReadonlyMap<string, string>): Promise<void> => {
       const all = [...apps.koordinator, ...apps.kthena, ...apps.ours];
-      const live = await trackingIds(all);
       const mine = all.filter((object) => live.get(key(object))?.startsWith(`${app}:`));
       await kubectl(
         ['delete', '--wait=false', '--ignore-not-found', '-f', '-'],
@@ -476,7 +478,9 @@ describe('beside Koordinator’s and Kthena’s charts', { concurrency: false },
       );
     };
     t.after(async () => {
-      for (const app of ['ours', 'koordinator', 'kthena'] as const) await prune(app).catch(() => undefined);
+      const live = await trackingIds([...apps.koordinator, ...apps.kthena, ...apps.ours]);
+      for (const app of ['ours', 'koordinator', 'kthena'] as const)
+        await prune(app, live).catch(() => undefined);
     });
 
     await sync('koordinator');
@@ -490,7 +494,7 @@ describe('beside Koordinator’s and Kthena’s charts', { concurrency: false },
     for (const crd of KTHENA_CRDS)
       assert.match(trackedBefore.get(`CustomResourceDefinition//${crd}`) ?? '', /^kthena:/);
 
-    await prune('ours');
+    await prune('ours', trackedBefore);
     await intact(state, SHARED_CRDS, 'after our app was pruned');
     const trackedAfter = await trackingIds([...apps.koordinator, ...apps.kthena]);
     assert.deepEqual(trackedAfter, new Map([...trackedBefore].filter(([, id]) => !id.startsWith('ours:'))));
@@ -498,7 +502,7 @@ describe('beside Koordinator’s and Kthena’s charts', { concurrency: false },
     // Back, then Koordinator's app pruned: ours and Kthena's keep everything.
     await sync('ours');
     const oursLive = await trackingIds(apps.ours);
-    await prune('koordinator');
+    await prune('koordinator', trackedAfter);
     await waitFor('Koordinator’s CRDs to be deleted with its app', async () => {
       const { stdout } = await kubectl([
         'get',
@@ -607,15 +611,21 @@ function trackingId(app: string, object: Manifest): string {
 /** The live tracking annotation of each object that exists, by key. */
 async function trackingIds(objects: readonly Manifest[]): Promise<Map<string, string>> {
   const { stdout } = await kubectl(
-    ['get', '--ignore-not-found', '-o', 'json', '-f', '-'],
+    [
+      'get',
+      '--ignore-not-found',
+      '-o',
+      'jsonpath={range .items[*]}{.kind}{"/"}{.metadata.namespace}{"/"}{.metadata.name}{"\\t"}' +
+        '{.metadata.annotations.argocd\\.argoproj\\.io/tracking-id}{"\\n"}{end}',
+      '-f',
+      '-',
+    ],
     JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
   );
   const live = new Map<string, string>();
-  if (stdout.trim() === '') return live;
-  const parsed = JSON.parse(stdout) as { items?: Manifest[] } & Manifest;
-  for (const object of parsed.items ?? [parsed]) {
-    const id = object.metadata.annotations?.['argocd.argoproj.io/tracking-id'];
-    if (id) live.set(key(object), id);
+  for (const line of stdout.split('\n')) {
+    const [object = '', id = ''] = line.split('\t');
+    if (id !== '') live.set(object, id);
   }
   return live;
 }
