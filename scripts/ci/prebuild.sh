@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every Go build CI's suites need, in the order they first need them, so that they run while the
 # suites wait on the API server instead of one after another (.ci/run starts this in the background
-# at the lowest priority; a suite that needs a build under way waits for it: scripts/go-build.ts).
+# in the idle scheduling class; a suite that needs a build under way waits for it: scripts/go-build.ts).
 #
 #   scripts/ci/prebuild.sh <floor Kubernetes version>
 set -euo pipefail
