@@ -71,7 +71,9 @@ describe('uninstall safety', () => {
             return statusCode(error) === 404;
           }
         },
-        { timeoutMs: 60_000 },
+        // Two minutes: right after an API server restart (stalled-watches.test.ts runs just before this file),
+        // 1.30's garbage collector took 30 s, and once over 60 s, to collect the namespaced Secret.
+        { timeoutMs: 120_000 },
       );
     }
   });
