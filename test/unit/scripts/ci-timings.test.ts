@@ -55,6 +55,6 @@ describe('.ci/run timings table, a build looked for by many processes', () => {
       [' control plane v1.37.2 400 built (700 CPU s; cold 500)'],
     );
     assert.equal(lines.filter((line) => line.startsWith('  helm v3')).length, 1);
-    assert.ok(lines.some((line) => line.includes('cold estimate at most 1080 s')));
+    assert.ok(lines.some((line) => line.includes('cold estimate at most 1180 s')));
   });
 });
