@@ -116,21 +116,28 @@ async function buildLock(group: GoBinaries, log: (line: string) => void): Promis
   await mkdir(dirname(lock), { recursive: true });
   let waiting = false;
   for (;;) {
+    // Taken whole: a folder holding the pid is renamed into place, so no lock is ever seen without
+    // its holder (one left pid-less by a process killed between two steps would be waited on forever).
+    const taking = `${lock}.taking-${process.pid}`;
+    await mkdir(taking, { recursive: true });
+    await writeFile(join(taking, 'pid'), String(process.pid));
     try {
-      await mkdir(lock);
-      await writeFile(join(lock, 'pid'), String(process.pid));
+      await rename(taking, lock);
       return () => rm(lock, { recursive: true, force: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      await rm(taking, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
     }
     const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
-    // A lock without a pid yet is being taken right now; one whose process is gone is stale.
+    // No pid read: the lock was released meanwhile. One whose process is gone is stale.
     if (holder > 0 && !alive(holder)) {
       await rename(lock, `${lock}.stale-${process.pid}`).catch(() => undefined);
       await rm(`${lock}.stale-${process.pid}`, { recursive: true, force: true });
       continue;
     }
-    if (!waiting) log(`waiting for process ${holder || '(starting)'} to finish building ${group.name}...`);
+    if (holder === 0) continue;
+    if (!waiting) log(`waiting for process ${holder} to finish building ${group.name}...`);
     waiting = true;
     await sleep(LOCK_POLL_MS);
   }
