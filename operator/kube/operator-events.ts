@@ -176,33 +176,36 @@ export function watchSilenceHandler(report: WatchSilenceReport): (kind: string, 
 }
 
 /**
- * Records on the replica's own Pod that the CRD `crd` was found absent (installed false) or
+ * Records on the replica's own Pod that the CRDs `crds` were found absent (installed false) or
  * appeared. Every message names all the CRDs absent now: Events of one reason written within the
  * recorder's interval keep the last message only, and it must still be the whole story.
  */
 export function kindInstallChanged(
   events: EventRecorder | undefined,
   pod: { namespace: string; name: string },
-  crd: string,
+  crds: readonly string[],
   installed: boolean,
   absent: readonly string[],
 ): void {
-  if (!events) return;
+  if (!events || crds.length === 0) return;
   const target = { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name };
   const still =
     absent.length === 0 ? 'every watched kind is installed' : `not installed: ${absent.join(', ')}`;
+  const [subject, verb] =
+    crds.length === 1 ? [`The CRD ${crds.join('')}`, 'is'] : [`The CRDs ${crds.join(', ')}`, 'are'];
   if (installed) {
     void events.normal(
       target,
       EVENT_REASONS.kindInstalled,
-      `The CRD ${crd} appeared; its objects are watched and its rules apply (${still})`,
+      `${subject} appeared; ${crds.length === 1 ? 'its' : 'their'} objects are watched and ` +
+        `${crds.length === 1 ? 'its' : 'their'} rules apply (${still})`,
     );
     return;
   }
   void events.normal(
     target,
     EVENT_REASONS.kindNotInstalled,
-    `The CRD ${crd} is not installed: the rules see no objects of its kind until it appears, ` +
-      `and every other webhook is served (${still})`,
+    `${subject} ${verb} not installed: the rules see no objects of ${crds.length === 1 ? 'its kind' : 'their kinds'} ` +
+      `until ${crds.length === 1 ? 'it appears' : 'they appear'}, and every other webhook is served (${still})`,
   );
 }

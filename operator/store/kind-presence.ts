@@ -17,7 +17,16 @@ export interface KindPresenceOptions {
   events?: EventRecorder | undefined;
   /** The replica's own Pod; without it (a caller outside a cluster) no Event is recorded. */
   selfPod?: { namespace: string; name: string } | undefined;
+  /**
+   * How long changes are gathered before one Event per reason tells them all. The watches start
+   * together and find their CRDs absent within milliseconds of each other, and the recorder holds
+   * a second Event of a reason for its whole interval (a minute): told one by one, the first
+   * Event would name one absent CRD of several for that minute.
+   */
+  settleMs?: number;
 }
+
+const DEFAULT_SETTLE_MS = 1_000;
 
 /** A kind's CRD, as `kubectl get crd` names it. */
 export const crdName = (kind: KindDefinition): string => `${kind.plural}.${kind.group}`;
@@ -27,6 +36,9 @@ export class KindPresence {
   private readonly absent = new Map<string, string>();
   /** Watches whose CRD has been found either way at least once. */
   private readonly known = new Set<string>();
+  /** The CRDs that changed since the last Events, by the change (appeared true, found absent false). */
+  private readonly changed = new Map<string, boolean>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: KindPresenceOptions) {}
 
@@ -49,7 +61,31 @@ export class KindPresence {
         'CRD not installed; its rules see no objects of it until it appears, and every other webhook is served',
       );
     }
-    if (selfPod) kindInstallChanged(events, selfPod, crd, installed, this.missing());
+    if (!selfPod || !events) return;
+    this.changed.set(crd, installed);
+    this.timer ??= setTimeout(() => {
+      this.tell();
+    }, this.options.settleMs ?? DEFAULT_SETTLE_MS).unref();
+  }
+
+  /** One Event per reason for the changes gathered, each naming every CRD absent now. */
+  private tell(): void {
+    this.timer = undefined;
+    const { events, selfPod } = this.options;
+    const appeared = [...this.changed].filter(([, installed]) => installed).map(([crd]) => crd);
+    const vanished = [...this.changed].filter(([, installed]) => !installed).map(([crd]) => crd);
+    this.changed.clear();
+    if (!selfPod) return;
+    const missing = this.missing();
+    if (vanished.length > 0) kindInstallChanged(events, selfPod, vanished.sort(), false, missing);
+    if (appeared.length > 0) kindInstallChanged(events, selfPod, appeared.sort(), true, missing);
+  }
+
+  /** Stops gathering: changes not yet told are dropped with the replica. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.changed.clear();
   }
 
   /** The CRDs of watched kinds found absent, sorted. */

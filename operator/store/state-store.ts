@@ -523,6 +523,7 @@ export class StateStore extends EventEmitter<StateStoreEvents> implements ReachS
   }
 
   async stop(): Promise<void> {
+    this.kinds.stop();
     await Promise.all(this.sources.map((source) => source.stop()));
   }
 }

@@ -42,11 +42,12 @@ function presence(): {
     metrics: { kindInstalled: { set: ({ kind }, value) => gauge.set(kind, value) } },
     events,
     selfPod: { namespace: 'admission-system', name: 'operator-0' },
+    settleMs: 5,
   });
   return { kinds, gauge, written, lines };
 }
 
-const settle = (): Promise<void> => new Promise((done) => setTimeout(done, 10));
+const settle = (): Promise<void> => new Promise((done) => setTimeout(done, 30));
 
 describe('KindPresence', () => {
   it('says nothing but the gauge for a kind installed from the start', async () => {
@@ -59,7 +60,7 @@ describe('KindPresence', () => {
     assert.deepEqual(kinds.missing(), []);
   });
 
-  it('logs, records and counts a CRD found absent, then its appearance, each Event naming every CRD still absent', async () => {
+  it('logs, records and counts CRDs found absent together in one Event, then an appearance, each naming every CRD still absent', async () => {
     const { kinds, gauge, written, lines } = presence();
     kinds.observe('elasticquotas', KINDS.elasticQuota, false);
     kinds.observe('reservations', KINDS.reservation, false);
@@ -70,13 +71,14 @@ describe('KindPresence', () => {
     ]);
     assert.equal(gauge.get('elasticquotas'), 0);
     assert.equal(lines.filter((line) => line.startsWith('CRD not installed')).length, 2);
+    assert.equal(written.length, 1, 'the absences found together are told in one Event');
     const absent = written.at(-1);
     assert.equal(absent?.reason, 'KindNotInstalled');
     assert.equal(absent?.involvedObject.kind, 'Pod');
     assert.equal(absent?.involvedObject.name, 'operator-0');
     assert.match(
       absent?.message ?? '',
-      /^The CRD reservations\.scheduling\.koordinator\.sh is not installed: .* \(not installed: elasticquotas\.scheduling\.sigs\.k8s\.io, reservations\.scheduling\.koordinator\.sh\)$/,
+      /^The CRDs elasticquotas\.scheduling\.sigs\.k8s\.io, reservations\.scheduling\.koordinator\.sh are not installed: .* \(not installed: elasticquotas\.scheduling\.sigs\.k8s\.io, reservations\.scheduling\.koordinator\.sh\)$/,
     );
 
     kinds.observe('elasticquotas', KINDS.elasticQuota, true);
