@@ -4,9 +4,9 @@
  * other tools from their Go modules, so bumping a go.mod is the whole upgrade.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { selectedRelease } from './kubernetes-versions.js';
+import { defaultRelease, selectedRelease } from './kubernetes-versions.js';
 
 /** The checkout this file belongs to, whether it runs from source or compiled into dist/. */
 function findRepoRoot(start: string): string {
@@ -23,12 +23,23 @@ export const promtoolModuleDir = join(clusterScriptsDir, 'promtool');
 export const nodeModuleDir = join(clusterScriptsDir, 'node');
 
 export const cacheDir = join(repoRoot, '.cache');
-export const clusterDir = join(cacheDir, 'cluster');
+/** The Kubernetes release this process builds and runs (`v1.37.2`): $CLUSTER_KUBERNETES_VERSION, else the default. */
+export const kubernetesVersion = selectedRelease();
+/**
+ * The cluster's files: the default release's in `.cache/cluster` (its kubeconfig is the one
+ * `npm start` and the docs name), another release's beside it in `.cache/cluster-v1.30.14`. Each
+ * release's cluster is its own, so the floor's runs while the default's does (CI runs their suites
+ * side by side); only one of them can have the node (node-network.ts claims it).
+ */
+export const clusterDir = join(
+  cacheDir,
+  kubernetesVersion === defaultRelease() ? 'cluster' : `cluster-${kubernetesVersion}`,
+);
 export const logsDir = join(clusterDir, 'logs');
 export const pkiDir = join(clusterDir, 'pki');
 export const etcdDataDir = join(clusterDir, 'etcd');
 export const stateFile = join(clusterDir, 'state.json');
-export const lockFile = join(cacheDir, 'cluster.lock');
+export const lockFile = join(cacheDir, `${basename(clusterDir)}.lock`);
 export const kubeconfigPath = join(clusterDir, 'kubeconfig');
 export const controllerManagerKubeconfigPath = join(clusterDir, 'controller-manager.kubeconfig');
 /** The API server's admission plugin configuration (see control-plane.ts). */
@@ -53,8 +64,6 @@ function requiredVersion(goModPath: string, modulePath: string): string {
   return match[1];
 }
 
-/** The Kubernetes release this process builds and runs (`v1.37.2`): $CLUSTER_KUBERNETES_VERSION, else the default. */
-export const kubernetesVersion = selectedRelease();
 export const helmVersion = requiredVersion(join(helmModuleDir, 'go.mod'), 'helm.sh/helm/v3');
 export const prometheusVersion = requiredVersion(
   join(promtoolModuleDir, 'go.mod'),
