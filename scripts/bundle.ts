@@ -17,27 +17,13 @@ import './runtime/require-node.js';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildInfoDefines } from './build-info.js';
+import { operatorBundleOptions } from './operator-bundle.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 await build({
+  ...operatorBundleOptions(root, process.env),
   entryPoints: [join(root, 'dist', 'operator', 'main.js')],
   outfile: join(root, 'dist', 'admission-operator.mjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  // Identifiers are kept as written, so stack traces name our functions; esbuild's keepNames
-  // would instead wrap every closure created per request in a defineProperty call (10-15 % of
-  // the throughput, docs/performance/README.md).
-  minifyWhitespace: true,
-  minifySyntax: true,
   sourcemap: true,
-  // Dependencies written as CommonJS call require(), which an ES module does not have.
-  banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  },
-  define: buildInfoDefines(root, process.env),
-  logLevel: 'warning',
 });

@@ -16,9 +16,11 @@
 // First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
 import './runtime/require-node.js';
 import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { recordTiming } from './ci/timings.js';
+import { bundleTestOperator } from './operator-bundle.js';
 import { takeKubernetesOption } from './cluster/kubernetes-versions.js';
 
 let args: string[];
@@ -83,6 +85,13 @@ async function main(suite: string | undefined): Promise<number> {
   if (suite === 'unit') return runNodeTests(files, process.env, false);
 
   log(`Kubernetes ${kubernetesVersion}`);
+  // The operator the tests start, bundled once for every file (test/harness/operator-bundle.ts),
+  // while the cluster starts.
+  const bundleDir = await mkdtemp(join(tmpdir(), 'admission-operator-bundle-'));
+  const bundled = bundleTestOperator(repoRoot, bundleDir).then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
   let startedNow = false;
   const clusterStarted = Date.now();
   try {
@@ -95,6 +104,7 @@ async function main(suite: string | undefined): Promise<number> {
       0,
     );
   } catch (error) {
+    await rm(bundleDir, { recursive: true, force: true });
     console.error(
       `\n${suite.toUpperCase()} TESTS FAILED: the local ${suite === 'e2e' ? 'cluster with its node' : 'control plane'} did not start.\n${(error as Error).message}\n${await logTails()}`,
     );
@@ -103,6 +113,15 @@ async function main(suite: string | undefined): Promise<number> {
   const stop = async (): Promise<void> => {
     if (startedNow && process.env.KEEP_CLUSTER !== '1') await stopCluster(log);
   };
+  const bundleError = await bundled;
+  if (bundleError) {
+    console.error(
+      `\n${suite.toUpperCase()} TESTS FAILED: the operator did not bundle.\n${bundleError.message}`,
+    );
+    await rm(bundleDir, { recursive: true, force: true });
+    await stop();
+    return 1;
+  }
   process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
   try {
     return await runNodeTests(
@@ -111,10 +130,12 @@ async function main(suite: string | undefined): Promise<number> {
         ...process.env,
         KUBECONFIG: kubeconfigPath,
         ADMISSION_TEST_SHARED_CLUSTER: '1',
+        ADMISSION_TEST_OPERATOR_BUNDLE: bundleDir,
       },
       true,
     );
   } finally {
+    await rm(bundleDir, { recursive: true, force: true });
     await stop();
   }
 }

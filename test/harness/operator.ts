@@ -1,6 +1,7 @@
 /**
  * Runs the operator as a real process (`operator/main.ts`, the image's entry point, or the same
- * start-up with a skewed clock) against the local control plane, and inspects what it serves.
+ * start-up with a skewed clock), bundled as the image bundles it (operator-bundle.ts), against
+ * the local control plane, and inspects what it serves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -10,6 +11,7 @@ import { connect } from 'node:tls';
 import type { TestContext } from 'node:test';
 import { AdmissionregistrationV1Api, CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
+import { operatorEntry } from './operator-bundle.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import {
   apiServerClient,
@@ -61,7 +63,7 @@ export interface StartOptions {
 
 /**
  * Starts `operator/main.ts` (or, given a clock offset, `skewed-operator.ts`, the same start-up
- * on a skewed clock) with the local cluster's kubeconfig; stops it when the test ends.
+ * on a skewed clock), bundled, with the local cluster's kubeconfig; stops it when the test ends.
  */
 export async function startOperator(t: TestContext, options: StartOptions): Promise<OperatorProcess> {
   const operator = await spawnOperator(options);
@@ -96,13 +98,11 @@ export async function spawnOperator(options: StartOptions): Promise<OperatorProc
   const verification = options.verifyCallers === false ? [] : await clientVerificationArgs();
   const entry =
     options.clockOffsetMs === undefined
-      ? ['operator/main.ts']
-      : ['test/harness/skewed-operator.ts', String(options.clockOffsetMs)];
+      ? [await operatorEntry('operator')]
+      : [await operatorEntry('skewed'), String(options.clockOffsetMs)];
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
       ...entry,
       `--namespace=${options.namespace}`,
       `--port=${port}`,

@@ -1,7 +1,7 @@
 /**
  * The operator process exactly as `operator/main.ts` starts it, but with its clock skewed:
  *
- *   node --import tsx test/harness/skewed-operator.ts <offset ms> [operator arguments...]
+ *   node <bundle>/skewed.mjs <offset ms> [operator arguments...]   (test/harness/operator-bundle.ts)
  *
  * Only tests start this entry, so a production replica has no way to skew its clock.
  */
