@@ -10,5 +10,5 @@ floor=${1:?usage: scripts/ci/prebuild.sh <floor Kubernetes version>}
 cluster=(npx tsx scripts/cluster/cli.ts build)
 "${cluster[@]}" --promtool                     # the integration suite: control plane, helm, promtool
 "${cluster[@]}" --node                         # the end-to-end suite's node
-npx tsx test/differential/build-oracles.ts     # the differential suite
-"${cluster[@]}" --kubernetes="$floor"          # the floor subset's control plane
+"${cluster[@]}" --kubernetes="$floor"          # the floor subset's control plane (beside the end-to-end suite)
+npx tsx test/differential/build-oracles.ts     # the differential suite (after the end-to-end suite)
