@@ -26,3 +26,18 @@ export function staleness(file: GeneratedFile): string | undefined {
   }
   return `${shown} is out of date: run ${GENERATE_COMMAND}`;
 }
+
+/**
+ * `text` with what lies between the lines `start` and `end` replaced by `body`; a file that lost
+ * a marker is refused, naming it, rather than generated into the wrong place.
+ */
+export function replaceBetween(text: string, start: string, end: string, body: string, file: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end, from);
+  if (from < 0 || to < 0) {
+    throw new Error(
+      `${file} lacks the markers ${start} … ${end}: put them back, then run ${GENERATE_COMMAND}`,
+    );
+  }
+  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
+}

@@ -1,13 +1,14 @@
 /**
  * The generated files: the chart schema's enumerations (gates, webhook names, enforcement
  * actions, from the code), the chart README's values table (from values.yaml and the schema), the
- * chart's CRD copies (from crds/, for the kinds of webhook/kinds.ts the project ships), and the
- * facts of docs/rules/ (from the webhooks' folders), each with what is committed and what the
- * generator makes of it.
+ * ClusterRole's reads of whole kinds and the chart's CRD copies (from webhook/kinds.ts, the copies
+ * of crds/), and the facts of docs/rules/ (from the webhooks' folders), each with what is
+ * committed and what the generator makes of it.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot } from '../cluster/layout.js';
+import { generatedClusterRole } from './cluster-role-reads.js';
 import { codeLists } from './code-lists.js';
 import { generatedCrdCopies } from './crd-copies.js';
 import type { GeneratedFile } from './generated-file.js';
@@ -27,6 +28,7 @@ export async function generatedChartFiles(): Promise<GeneratedFile[]> {
   return [
     { path: SCHEMA_PATH, committed: schema, generated: generatedSchema },
     { path: README_PATH, committed: readme, generated: withValuesTable(readme, table) },
+    await generatedClusterRole(),
     ...(await generatedCrdCopies()),
     ...(await generatedRulesDocs()),
   ];
