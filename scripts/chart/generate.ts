@@ -12,8 +12,16 @@ import { staleness } from './generated-file.js';
 import { generatedChartFiles } from './generated-files.js';
 
 const check = process.argv.includes('--check');
+let files: Awaited<ReturnType<typeof generatedChartFiles>>;
+try {
+  files = await generatedChartFiles();
+} catch (error) {
+  // A missing source (a page, a CRD, a marker) is told in one line naming the file, not a stack.
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
 let stale = 0;
-for (const file of await generatedChartFiles()) {
+for (const file of files) {
   const problem = staleness(file);
   if (problem === undefined) continue;
   stale++;
