@@ -133,12 +133,16 @@ describe('Helm chart', () => {
       .filter((file) => file.endsWith('.yaml'))
       .sort();
     const chartCrds = (await readdir(join(chart, 'files', 'crds'))).sort();
-    assert.deepEqual(chartCrds, projectCrds);
+    assert.deepEqual(
+      chartCrds,
+      projectCrds,
+      "the chart's CRD copies are crds/'s: run npm run chart:generate",
+    );
     for (const file of projectCrds) {
       assert.equal(
         await readFile(join(chart, 'files', 'crds', file), 'utf8'),
         await readFile(join(repoRoot, 'crds', file), 'utf8'),
-        `charts/admission-operator/files/crds/${file} differs from crds/${file}`,
+        `charts/admission-operator/files/crds/${file} differs from crds/${file}: run npm run chart:generate`,
       );
     }
   });
