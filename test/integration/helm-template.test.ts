@@ -605,7 +605,8 @@ describe('the chart’s PolicyReport options, rendered', () => {
       assert.equal(
         await readFile(join(chart, 'files', 'policy-report-crds', file), 'utf8'),
         source,
-        `charts/admission-operator/files/policy-report-crds/${file} differs from crds/policy-reports/${file}`,
+        `charts/admission-operator/files/policy-report-crds/${file} differs from crds/policy-reports/${file}: ` +
+          'run npm run chart:generate',
       );
       assert.deepEqual(crd.spec, (parse(source) as Rendered).spec);
     }
