@@ -18,18 +18,27 @@ export interface KindDefinition {
   scope: Scope;
   /** Served by a CRD a cluster may not have installed: its watch counts as synced while absent. */
   crd: boolean;
+  /**
+   * Its CRD is the project's to ship: `crds/<plural>.<group>.yaml`, which `npm run chart:generate`
+   * copies into the chart. False for a kind served by a CRD only another project installs.
+   */
+  shipsCrd: boolean;
   /** Watched into the operator's state store (what the rules read). */
   watched: boolean;
+  /**
+   * Read only as named objects (a watch or a get per name), never listed whole: the audit reads
+   * those objects by name, and the chart grants them by name (by hand), not the whole kind.
+   */
+  byName: boolean;
 }
 
 type Draft = Pick<KindDefinition, 'group' | 'version' | 'kind' | 'plural' | 'scope'> &
-  Partial<Pick<KindDefinition, 'watched'>>;
+  Partial<Pick<KindDefinition, 'watched' | 'byName' | 'shipsCrd'>>;
 
-const define = (draft: Draft): KindDefinition => ({
-  watched: false,
-  ...draft,
-  crd: !['', 'apps', 'batch', 'scheduling.k8s.io'].includes(draft.group),
-});
+const define = (draft: Draft): KindDefinition => {
+  const crd = !['', 'apps', 'batch', 'scheduling.k8s.io'].includes(draft.group);
+  return { watched: false, byName: false, shipsCrd: crd, ...draft, crd };
+};
 
 const core = (kind: string, plural: string, scope: Scope, flags: Partial<Draft> = {}): KindDefinition =>
   define({ group: '', version: 'v1', kind, plural, scope, ...flags });
@@ -49,7 +58,7 @@ export const KINDS = {
   pod: core('Pod', 'pods', 'Namespaced', watched),
   node: core('Node', 'nodes', 'Cluster', watched),
   namespace: core('Namespace', 'namespaces', 'Cluster', watched),
-  configMap: core('ConfigMap', 'configmaps', 'Namespaced', watched),
+  configMap: core('ConfigMap', 'configmaps', 'Namespaced', { ...watched, byName: true }),
   secret: core('Secret', 'secrets', 'Namespaced'),
   service: core('Service', 'services', 'Namespaced'),
   serviceAccount: core('ServiceAccount', 'serviceaccounts', 'Namespaced'),
@@ -121,12 +130,13 @@ export const KINDS = {
     'Cluster',
     watched,
   ),
+  // Watched, never installed: Koordinator's chart alone ships its CRD (docs/beside-upstream.md).
   elasticQuotaProfile: koordinator(
     'quota.koordinator.sh',
     'ElasticQuotaProfile',
     'elasticquotaprofiles',
     'Namespaced',
-    watched,
+    { ...watched, shipsCrd: false },
   ),
   modelBooster: kthena(KTHENA_WORKLOAD, 'ModelBooster', 'modelboosters'),
   autoscalingPolicy: kthena(KTHENA_WORKLOAD, 'AutoscalingPolicy', 'autoscalingpolicies'),

@@ -16,12 +16,12 @@ export type AuditedKind = KindDefinition;
 
 /**
  * The kinds an audit judges, in the registry's order: those a validating webhook matches (the
- * audit reports refusals; a kind only mutated, as Reservations, has none to report), but
- * ConfigMaps, read by name below.
+ * audit reports refusals; a kind only mutated, as Reservations, has none to report), but the
+ * kinds read by name (ConfigMaps: the operator's own and Koordinator's, read below).
  */
 export const AUDITED_KINDS: readonly AuditedKind[] = ALL_KINDS.filter(
   (kind) =>
-    kind !== KINDS.configMap &&
+    !kind.byName &&
     WEBHOOKS.some(
       (webhook) =>
         webhook.type === 'validating' &&

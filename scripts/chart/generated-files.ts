@@ -1,13 +1,17 @@
 /**
  * The generated files: the chart schema's enumerations (gates, webhook names, enforcement
- * actions, from the code), the chart README's values table (from values.yaml and the schema), and
- * the facts of docs/rules/ (from the webhooks' folders), each with what is committed and what the
- * generator makes of it.
+ * actions, from the code), the chart README's values table (from values.yaml and the schema), the
+ * ClusterRole's reads of whole kinds and the chart's CRD copies (from webhook/kinds.ts, the copies
+ * of crds/), and the facts of docs/rules/ (from the webhooks' folders), each with what is
+ * committed and what the generator makes of it.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot } from '../cluster/layout.js';
+import { generatedClusterRole } from './cluster-role-reads.js';
 import { codeLists } from './code-lists.js';
+import { generatedCrdCopies } from './crd-copies.js';
+import type { GeneratedFile } from './generated-file.js';
 import { generatedRulesDocs } from './rules-docs.js';
 import { SCHEMA_PATH, withGeneratedDefinitions } from './schema-definitions.js';
 import { valuesTable, withValuesTable } from './values-table.js';
@@ -15,12 +19,6 @@ import { valuesTable, withValuesTable } from './values-table.js';
 const chart = join(repoRoot, 'charts', 'admission-operator');
 export const README_PATH = join(chart, 'README.md');
 export const VALUES_PATH = join(chart, 'values.yaml');
-
-export interface GeneratedFile {
-  path: string;
-  committed: string;
-  generated: string;
-}
 
 export async function generatedChartFiles(): Promise<GeneratedFile[]> {
   const schema = await readFile(SCHEMA_PATH, 'utf8');
@@ -30,6 +28,8 @@ export async function generatedChartFiles(): Promise<GeneratedFile[]> {
   return [
     { path: SCHEMA_PATH, committed: schema, generated: generatedSchema },
     { path: README_PATH, committed: readme, generated: withValuesTable(readme, table) },
+    await generatedClusterRole(),
+    ...(await generatedCrdCopies()),
     ...(await generatedRulesDocs()),
   ];
 }

@@ -9,6 +9,7 @@ import { kindOfResource } from '../../webhook/kinds.js';
 import type { ResourceRule, WebhookDefinition } from '../../webhook/webhooks/define.js';
 import { WEBHOOKS } from '../../webhook/webhooks/index.js';
 import { repoRoot } from '../cluster/layout.js';
+import { replaceBetween } from './generated-file.js';
 
 export const RULES_DIR = join(repoRoot, 'docs', 'rules');
 export const RULES_README = join(RULES_DIR, 'README.md');
@@ -79,15 +80,6 @@ export function pageFacts(definition: WebhookDefinition): string {
     `${type}, ${kinds}; failurePolicy ${policy}, ${definition.timeoutSeconds} s${reinvocation}. ` +
     `Webhook gate \`${definition.featureGate}\` (on). Entry point: [\`${entry}\`](../../${entry}).`
   );
-}
-
-function replaceBetween(text: string, start: string, end: string, body: string, file: string): string {
-  const from = text.indexOf(start);
-  const to = text.indexOf(end, from);
-  if (from < 0 || to < 0) {
-    throw new Error(`${file} lacks the markers ${start} … ${end}: put them back, then run ${COMMAND}`);
-  }
-  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
 }
 
 export interface RulesDoc {
