@@ -2,8 +2,10 @@
  * Runs one suite with Node's built-in test runner.
  *
  *   unit         test/unit and each webhook's folder (webhook/webhooks/<name>/): pure functions, no cluster.
- *   integration  test/integration: shares one real control plane for the whole run; starts it
- *                if it is not running and stops it at the end if this run started it.
+ *   integration  test/integration: one file at a time per real control plane, on two control
+ *                planes side by side (`--clusters=N` or $INTEGRATION_CLUSTERS; 1 on a one-core
+ *                machine), the files dealt by scripts/integration-shards.ts; starts each that is
+ *                not running and stops at the end each this run started.
  *   e2e          test/e2e: the same with the node (`cluster:up -- --node`): the chart's pods run
  *                on it and the API server calls them through the chart's Service.
  *
@@ -17,22 +19,37 @@
 import './runtime/require-node.js';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { recordTiming } from './ci/timings.js';
+import { CLUSTER_INSTANCE_ENV, takeKubernetesOption } from './cluster/kubernetes-versions.js';
+import { planIntegration } from './integration-shards.js';
 import { bundleTestOperator } from './operator-bundle.js';
-import { takeKubernetesOption } from './cluster/kubernetes-versions.js';
+
+const CLUSTERS_OPTION = '--clusters=';
+/** How many clusters the integration suite runs its files on at once: --clusters, else this, else 2 (1 on one core). */
+const CLUSTERS_ENV = 'INTEGRATION_CLUSTERS';
 
 let args: string[];
+let clusters: number;
 try {
   args = takeKubernetesOption(process.argv.slice(2));
+  const option = args.find((arg) => arg.startsWith(CLUSTERS_OPTION))?.slice(CLUSTERS_OPTION.length);
+  args = args.filter((arg) => !arg.startsWith(CLUSTERS_OPTION));
+  const asked = option ?? process.env[CLUSTERS_ENV] ?? String(Math.min(2, availableParallelism()));
+  if (!/^[1-9]$/.test(asked))
+    throw new Error(`--clusters (or $${CLUSTERS_ENV}) must be 1 to 9, not ${asked.slice(0, 20)}`);
+  clusters = Number(asked);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
 // After the option is read: the layout resolves the release once, when it is loaded.
 const { logTails, startCluster, stopCluster } = await import('./cluster/control-plane.js');
-const { kubeconfigPath, kubernetesVersion, repoRoot } = await import('./cluster/layout.js');
+const { clusterInstance, kubeconfigPath, kubernetesVersion, repoRoot } = await import('./cluster/layout.js');
+/** How this process's cluster is named in its log lines and timings: nothing for the first. */
+const onCluster = clusterInstance === 1 ? '' : ` on cluster ${clusterInstance}`;
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(join(repoRoot, dir), { recursive: true, withFileTypes: true });
@@ -42,31 +59,90 @@ async function testFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-function runNodeTests(files: string[], env: NodeJS.ProcessEnv, serial: boolean): Promise<number> {
-  const filter = process.env.TEST_NAME_PATTERN
-    ? [`--test-name-pattern=${process.env.TEST_NAME_PATTERN}`]
-    : [];
-  // Integration tests share cluster-scoped objects (the admission-operator configurations): one file at a time.
-  if (serial) filter.push('--test-concurrency=1');
+/** Copies `from` into `to` line by line, each line after `prefix`. */
+function prefixLines(from: Readable | null, to: Writable, prefix: string): void {
+  let partial = '';
+  from?.setEncoding('utf8');
+  from?.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) to.write(`${prefix}${line}\n`);
+  });
+  from?.on('end', () => {
+    if (partial !== '') to.write(`${prefix}${partial}\n`);
+  });
+}
+
+/** Runs `command` with its output on ours (each line after `prefix`, when given); resolves its exit code. */
+function run(command: string[], env: NodeJS.ProcessEnv, prefix?: string): Promise<number> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...filter, ...files], {
+    const child = spawn(process.execPath, command, {
       cwd: repoRoot,
-      stdio: 'inherit',
+      stdio: prefix === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],
       env,
     });
-    child.on('exit', (code, signal) => {
+    if (prefix !== undefined) {
+      prefixLines(child.stdout, process.stdout, prefix);
+      prefixLines(child.stderr, process.stderr, prefix);
+    }
+    child.on('close', (code, signal) => {
       resolvePromise(code ?? (signal ? 1 : 0));
     });
   });
 }
 
+function runNodeTests(
+  files: string[],
+  env: NodeJS.ProcessEnv,
+  serial: boolean,
+  prefix?: string,
+): Promise<number> {
+  const filter = process.env.TEST_NAME_PATTERN
+    ? [`--test-name-pattern=${process.env.TEST_NAME_PATTERN}`]
+    : [];
+  // Integration tests share cluster-scoped objects (the admission-operator configurations): one file at a time.
+  if (serial) filter.push('--test-concurrency=1');
+  return run(['--import', 'tsx', '--test', ...filter, ...files], env, prefix);
+}
+
+/**
+ * The integration files on `clusters` clusters at once (integration-shards.ts): the first share
+ * on this process's cluster, each other share by a run of this script on a cluster of its own
+ * ($CLUSTER_INSTANCE), then the files that run alone, here. Every file runs, whatever failed.
+ */
+async function runSharded(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const plan = planIntegration(files, clusters);
+  const shared = plan.shards.length > 1;
+  log(
+    `${plan.shards.length} clusters side by side: ${plan.shards.map((shard) => shard.length).join(' + ')} files` +
+      (plan.exclusive.length > 0
+        ? `, then ${plan.exclusive.map((file) => relative('test/integration', file)).join(', ')} alone`
+        : ''),
+  );
+  const codes = await Promise.all(
+    plan.shards.map((shard, index) =>
+      index === 0
+        ? runNodeTests(shard, env, true, shared ? '[1] ' : undefined)
+        : run(
+            ['--import', 'tsx', join('scripts', 'run-tests.ts'), 'integration', ...shard],
+            { ...process.env, [CLUSTER_INSTANCE_ENV]: String(index + 1), [CLUSTERS_ENV]: '1' },
+            `[${index + 1}] `,
+          ),
+    ),
+  );
+  if (plan.exclusive.length > 0) codes.push(await runNodeTests(plan.exclusive, env, true));
+  return codes.find((code) => code !== 0) ?? 0;
+}
+
 const log = (line: string): void => {
-  console.error(`[cluster] ${line}`);
+  console.error(`[cluster${clusterInstance === 1 ? '' : ` ${clusterInstance}`}] ${line}`);
 };
 
 async function main(suite: string | undefined): Promise<number> {
   if (suite !== 'unit' && suite !== 'integration' && suite !== 'e2e') {
-    console.error('usage: tsx scripts/run-tests.ts unit|integration|e2e [--kubernetes=1.30.14] [files...]');
+    console.error(
+      'usage: tsx scripts/run-tests.ts unit|integration|e2e [--kubernetes=1.30.14] [--clusters=2] [files...]',
+    );
     return 2;
   }
   const onlyFiles = args.slice(1);
@@ -99,7 +175,7 @@ async function main(suite: string | undefined): Promise<number> {
     // Apart from the suite's own time: the first start waits for builds (.ci/run's table shows them).
     await recordTiming(
       'suite',
-      `cluster up (Kubernetes ${kubernetesVersion}${suite === 'e2e' ? ', with its node' : ''})`,
+      `cluster up${onCluster} (Kubernetes ${kubernetesVersion}${suite === 'e2e' ? ', with its node' : ''})`,
       Math.round((Date.now() - clusterStarted) / 1000),
       0,
     );
@@ -123,17 +199,16 @@ async function main(suite: string | undefined): Promise<number> {
     return 1;
   }
   process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
+  const env = {
+    ...process.env,
+    KUBECONFIG: kubeconfigPath,
+    ADMISSION_TEST_SHARED_CLUSTER: '1',
+    ADMISSION_TEST_OPERATOR_BUNDLE: bundleDir,
+  };
   try {
-    return await runNodeTests(
-      files,
-      {
-        ...process.env,
-        KUBECONFIG: kubeconfigPath,
-        ADMISSION_TEST_SHARED_CLUSTER: '1',
-        ADMISSION_TEST_OPERATOR_BUNDLE: bundleDir,
-      },
-      true,
-    );
+    return suite === 'integration' && clusters > 1 && files.length > 1
+      ? await runSharded(files, env)
+      : await runNodeTests(files, env, true);
   } finally {
     await rm(bundleDir, { recursive: true, force: true });
     await stop();
@@ -146,6 +221,6 @@ const code = await main(args[0]);
 const label =
   args[0] === 'unit'
     ? 'unit'
-    : `${args[0] ?? ''} (Kubernetes ${kubernetesVersion}${args.length > 1 ? `, ${args.length - 1} files` : ''})`;
+    : `${args[0] ?? ''}${onCluster} (Kubernetes ${kubernetesVersion}${args.length > 1 ? `, ${args.length - 1} files` : ''})`;
 await recordTiming('suite', label, Math.round((Date.now() - started) / 1000), code);
 process.exitCode = code;

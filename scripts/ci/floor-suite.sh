@@ -29,4 +29,5 @@ floor_tests=(
 until grep -q "^suite	integration (Kubernetes" "$CI_TIMINGS_FILE"; do sleep 5; done
 echo "the default release's integration suite has ended: the floor's suite starts ($(date -u +%T))"
 files=("${floor_tests[@]/#/test/integration/}")
-exec npm run test:integration -- --kubernetes="$floor" "${files[@]/%/.test.ts}"
+# One cluster: beside the end-to-end suite, a second would only take CPU from it.
+exec npm run test:integration -- --kubernetes="$floor" --clusters=1 "${files[@]/%/.test.ts}"

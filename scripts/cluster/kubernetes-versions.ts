@@ -76,6 +76,17 @@ export function selectedRelease(env: NodeJS.ProcessEnv = process.env): string {
   return formatRelease(release);
 }
 
+export const CLUSTER_INSTANCE_ENV = 'CLUSTER_INSTANCE';
+
+/** Which cluster of the release a process uses ($CLUSTER_INSTANCE: 1 to 9; 1 unless set). */
+export function selectedInstance(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env[CLUSTER_INSTANCE_ENV];
+  if (value === undefined || value === '') return 1;
+  if (!/^[1-9]$/.test(value))
+    throw new Error(`${CLUSTER_INSTANCE_ENV}=${value.slice(0, 64)} must be a number from 1 to 9`);
+  return Number(value);
+}
+
 /**
  * Takes `--kubernetes=<version>` out of `args` into $CLUSTER_KUBERNETES_VERSION; returns the other
  * arguments. Throws a one-line error for a malformed option or variable, before anything is built.

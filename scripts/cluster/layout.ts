@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultRelease, selectedRelease } from './kubernetes-versions.js';
+import { defaultRelease, selectedInstance, selectedRelease } from './kubernetes-versions.js';
 
 /** The checkout this file belongs to, whether it runs from source or compiled into dist/. */
 function findRepoRoot(start: string): string {
@@ -26,14 +26,24 @@ export const cacheDir = join(repoRoot, '.cache');
 /** The Kubernetes release this process builds and runs (`v1.37.2`): $CLUSTER_KUBERNETES_VERSION, else the default. */
 export const kubernetesVersion = selectedRelease();
 /**
- * The cluster's files: the default release's in `.cache/cluster` (its kubeconfig is the one
- * `npm start` and the docs name), another release's beside it in `.cache/cluster-v1.30.14`. Each
- * release's cluster is its own, so the floor's runs while the default's does (CI runs their suites
- * side by side); only one of them can have the node (node-network.ts claims it).
+ * Which of this checkout's clusters of the release this process uses: $CLUSTER_INSTANCE, 1 unless
+ * set. The integration suite runs its files on two at once (scripts/integration-shards.ts).
+ */
+export const clusterInstance = selectedInstance();
+/**
+ * The cluster's files: the default release's first cluster in `.cache/cluster` (its kubeconfig is
+ * the one `npm start` and the docs name), another release's beside it in `.cache/cluster-v1.30.14`,
+ * and a second cluster of either with `-2` after it. Each is its own, so the floor's cluster runs
+ * while the default's does (CI runs their suites side by side); only one of them can have the node
+ * (node-network.ts claims it).
  */
 export const clusterDir = join(
   cacheDir,
-  kubernetesVersion === defaultRelease() ? 'cluster' : `cluster-${kubernetesVersion}`,
+  [
+    'cluster',
+    ...(kubernetesVersion === defaultRelease() ? [] : [kubernetesVersion]),
+    ...(clusterInstance === 1 ? [] : [String(clusterInstance)]),
+  ].join('-'),
 );
 export const logsDir = join(clusterDir, 'logs');
 export const pkiDir = join(clusterDir, 'pki');

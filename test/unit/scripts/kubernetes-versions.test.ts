@@ -12,9 +12,11 @@ import { MINIMUM_KUBERNETES } from '../../../operator/kubernetes-version.js';
 import { committedModuleDir, kubernetesModuleGoMod } from '../../../scripts/cluster/kubernetes-module.js';
 import { releaseUpdates } from '../../../scripts/cluster/kubernetes-updates.js';
 import {
+  CLUSTER_INSTANCE_ENV,
   defaultRelease,
   KUBERNETES_VERSION_ENV,
   parseRelease,
+  selectedInstance,
   selectedRelease,
   takeKubernetesOption,
   testedReleases,
@@ -29,6 +31,17 @@ describe('choosing the Kubernetes release', () => {
     assert.equal(selectedRelease(env), 'v1.30.14');
     assert.deepEqual(takeKubernetesOption(['integration', '--kubernetes=v1.37.2'], env), ['integration']);
     assert.equal(env[KUBERNETES_VERSION_ENV], 'v1.37.2');
+  });
+
+  it('chooses the first cluster of the release unless $CLUSTER_INSTANCE names another, 1 to 9', () => {
+    assert.equal(selectedInstance({}), 1);
+    assert.equal(selectedInstance({ [CLUSTER_INSTANCE_ENV]: '' }), 1);
+    assert.equal(selectedInstance({ [CLUSTER_INSTANCE_ENV]: '2' }), 2);
+    for (const value of ['0', '10', 'two', '-1', '1.5'])
+      assert.throws(
+        () => selectedInstance({ [CLUSTER_INSTANCE_ENV]: value }),
+        /CLUSTER_INSTANCE=.* must be a number from 1 to 9/,
+      );
   });
 
   it('defaults to the newest tested release', () => {
