@@ -10,7 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY operator ./operator
 COPY webhook ./webhook
-COPY scripts/bundle.ts scripts/build-info.ts ./scripts/
+COPY scripts/bundle.ts scripts/operator-bundle.ts scripts/build-info.ts ./scripts/
 # The commit `--version` prints: this stage has no .git (scripts/image/build.sh passes it).
 ARG GIT_COMMIT=unknown
 RUN GIT_COMMIT="$GIT_COMMIT" npm run build
