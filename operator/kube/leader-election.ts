@@ -13,9 +13,16 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  V1MicroTime,
+  type ConfigurationOptions,
+  type KubeConfig,
+  type V1Lease,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { isConflict, isNotFound } from './errors.js';
+import { abortAfter } from './request-timeout.js';
 import { systemClock, type Clock } from './clock.js';
 
 export const LEASE_NAME = 'admission-operator';
@@ -366,23 +373,22 @@ export class KubeLeaseApi implements LeaseApi {
     this.api = kubeConfig.makeApiClient(CoordinationV1Api);
   }
 
-  private bounded<T>(call: Promise<T>): Promise<T> {
-    let handle: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      handle = setTimeout(() => {
-        reject(new Error(`Lease call timed out after ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-    });
-    return Promise.race([call, timeout]).finally(() => {
-      clearTimeout(handle);
-    });
+  /** The call, aborted (and its connection closed) when it takes longer than timeoutMs. */
+  private async bounded<T>(call: (options: ConfigurationOptions) => Promise<T>): Promise<T> {
+    try {
+      return await call(abortAfter(this.timeoutMs));
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'TimeoutError')
+        throw new Error(`Lease call timed out after ${this.timeoutMs} ms`, { cause: error });
+      throw error;
+    }
   }
 
   async get(): Promise<StoredLease | undefined> {
     let lease: V1Lease;
     try {
-      lease = await this.bounded(
-        this.api.readNamespacedLease({ name: this.name, namespace: this.namespace }),
+      lease = await this.bounded((options) =>
+        this.api.readNamespacedLease({ name: this.name, namespace: this.namespace }, options),
       );
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -432,23 +438,25 @@ export class KubeLeaseApi implements LeaseApi {
   }
 
   async create(record: LeaseRecord): Promise<void> {
-    await this.bounded(
-      this.api.createNamespacedLease({
-        namespace: this.namespace,
-        body: this.body(record),
-        fieldManager: FIELD_MANAGER,
-      }),
+    await this.bounded((options) =>
+      this.api.createNamespacedLease(
+        { namespace: this.namespace, body: this.body(record), fieldManager: FIELD_MANAGER },
+        options,
+      ),
     );
   }
 
   async update(record: LeaseRecord, resourceVersion: string): Promise<void> {
-    await this.bounded(
-      this.api.replaceNamespacedLease({
-        name: this.name,
-        namespace: this.namespace,
-        body: this.body(record, resourceVersion),
-        fieldManager: FIELD_MANAGER,
-      }),
+    await this.bounded((options) =>
+      this.api.replaceNamespacedLease(
+        {
+          name: this.name,
+          namespace: this.namespace,
+          body: this.body(record, resourceVersion),
+          fieldManager: FIELD_MANAGER,
+        },
+        options,
+      ),
     );
   }
 }

@@ -14,6 +14,7 @@ import { AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { TokenVerdict } from '../../webhook/server/caller-verification.js';
 import type { Clock } from './clock.js';
+import { abortAfter } from './request-timeout.js';
 
 /** An accepted token is re-reviewed after this long (in the background)... */
 const FRESH_MS = 60_000;
@@ -36,30 +37,25 @@ export type Allowed = (username: string) => boolean;
 
 export type ReviewToken = (token: string) => Promise<TokenVerdict>;
 
-/** A TokenReview through the API server, with a deadline. */
+/** A TokenReview through the API server, aborted (its connection closed) at its deadline. */
 export function tokenReviewer(kubeConfig: KubeConfig): ReviewToken {
   const api = kubeConfig.makeApiClient(AuthenticationV1Api);
   return async (token) => {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        reject(new Error(`the TokenReview took longer than ${REVIEW_TIMEOUT_MS} ms`));
-      }, REVIEW_TIMEOUT_MS);
-    });
+    let review;
     try {
-      const review = await Promise.race([
-        api.createTokenReview({
-          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-        }),
-        deadline,
-      ]);
-      const username = review.status?.user?.username;
-      return review.status?.authenticated === true && username
-        ? { authenticated: true, username }
-        : { authenticated: false };
-    } finally {
-      clearTimeout(timer);
+      review = await api.createTokenReview(
+        { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } },
+        abortAfter(REVIEW_TIMEOUT_MS),
+      );
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'TimeoutError')
+        throw new Error(`the TokenReview took longer than ${REVIEW_TIMEOUT_MS} ms`, { cause: error });
+      throw error;
     }
+    const username = review.status?.user?.username;
+    return review.status?.authenticated === true && username
+      ? { authenticated: true, username }
+      : { authenticated: false };
   };
 }
 
