@@ -15,6 +15,7 @@ import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { systemClock, type Clock } from '../kube/clock.js';
 import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
+import { abortAfter, API_CALL_TIMEOUT_MS } from '../kube/request-timeout.js';
 import type { EventRecorder } from '../kube/events.js';
 import { certificateWritten, watchSilenceHandler } from '../kube/operator-events.js';
 import type { OwnerResolver } from '../kube/owner.js';
@@ -139,10 +140,10 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
 
   private async read(): Promise<V1Secret | undefined> {
     try {
-      return await this.core.readNamespacedSecret({
-        name: this.options.secretName,
-        namespace: this.options.namespace,
-      });
+      return await this.core.readNamespacedSecret(
+        { name: this.options.secretName, namespace: this.options.namespace },
+        abortAfter(API_CALL_TIMEOUT_MS),
+      );
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -274,17 +275,26 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
     try {
       if (plan.mode === 'update' && existing) {
         body.metadata = { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion };
-        await this.core.replaceNamespacedSecret({ name, namespace, body, fieldManager: FIELD_MANAGER });
+        await this.core.replaceNamespacedSecret(
+          { name, namespace, body, fieldManager: FIELD_MANAGER },
+          abortAfter(API_CALL_TIMEOUT_MS),
+        );
       } else {
         if (plan.mode === 'recreate' && existing) {
           // The type is immutable: delete exactly the version we read, then create.
-          await this.core.deleteNamespacedSecret({
-            name,
-            namespace,
-            body: { preconditions: { resourceVersion: existing.metadata?.resourceVersion } },
-          });
+          await this.core.deleteNamespacedSecret(
+            {
+              name,
+              namespace,
+              body: { preconditions: { resourceVersion: existing.metadata?.resourceVersion } },
+            },
+            abortAfter(API_CALL_TIMEOUT_MS),
+          );
         }
-        await this.core.createNamespacedSecret({ namespace, body, fieldManager: FIELD_MANAGER });
+        await this.core.createNamespacedSecret(
+          { namespace, body, fieldManager: FIELD_MANAGER },
+          abortAfter(API_CALL_TIMEOUT_MS),
+        );
       }
       return true;
     } catch (error) {

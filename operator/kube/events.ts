@@ -13,6 +13,7 @@ import { CoreV1Api, KubernetesObjectApi, type CoreV1Event, type KubeConfig } fro
 import type { Logger } from 'pino';
 import { truncate } from '../../webhook/util/bounded-text.js';
 import { systemClock, type Clock } from './clock.js';
+import { abortAfter, API_CALL_TIMEOUT_MS } from './request-timeout.js';
 
 export interface EventTarget {
   apiVersion: string;
@@ -104,7 +105,8 @@ export class EventRecorder {
       if (!kubeConfig) throw new Error('EventRecorder needs a kubeconfig or a write function');
       const core = kubeConfig.makeApiClient(CoreV1Api);
       const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
-      this.writeEvent = (namespace, body) => core.createNamespacedEvent({ namespace, body });
+      this.writeEvent = (namespace, body) =>
+        core.createNamespacedEvent({ namespace, body }, abortAfter(API_CALL_TIMEOUT_MS));
       this.lookupUid =
         options.lookupUid ??
         (async ({ apiVersion, kind, namespace, name }) => {

@@ -7,6 +7,13 @@
 import { Observable, type ConfigurationOptions } from '@kubernetes/client-node';
 
 /**
+ * The bound of the operator's calls outside watches and lists (an Event, a Secret or a webhook
+ * configuration read or written): one object each, answered in milliseconds by a live API server,
+ * whose own bound for such a request is a minute.
+ */
+export const API_CALL_TIMEOUT_MS = 30_000;
+
+/**
  * Per-call options for an API client's call (its object-parameter form, which takes the
  * observable middleware) that abort it after `timeoutMs`, the client's own middleware kept.
  */

@@ -31,6 +31,7 @@ import { systemClock, type Clock } from '../kube/clock.js';
 import { ReconcileLoop } from '../kube/reconcile-loop.js';
 import { SupervisedInformer } from '../kube/supervised-informer.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
+import { abortAfter, API_CALL_TIMEOUT_MS } from '../kube/request-timeout.js';
 import type { EventRecorder, EventTarget } from '../kube/events.js';
 import { configurationRepaired, watchSilenceHandler } from '../kube/operator-events.js';
 import { FIELD_MANAGER } from '../kube/leader-election.js';
@@ -277,14 +278,14 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
         this.wrote(
           kind,
           kind === 'MutatingWebhookConfiguration'
-            ? await this.api.createMutatingWebhookConfiguration({
-                body: desired,
-                fieldManager: FIELD_MANAGER,
-              })
-            : await this.api.createValidatingWebhookConfiguration({
-                body: desired,
-                fieldManager: FIELD_MANAGER,
-              }),
+            ? await this.api.createMutatingWebhookConfiguration(
+                { body: desired, fieldManager: FIELD_MANAGER },
+                abortAfter(API_CALL_TIMEOUT_MS),
+              )
+            : await this.api.createValidatingWebhookConfiguration(
+                { body: desired, fieldManager: FIELD_MANAGER },
+                abortAfter(API_CALL_TIMEOUT_MS),
+              ),
         );
       } catch (error) {
         // Another replica created it first, or our cache lags: the watch event brings it.
@@ -336,16 +337,14 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
     try {
       stored =
         kind === 'MutatingWebhookConfiguration'
-          ? await this.api.replaceMutatingWebhookConfiguration({
-              name: CONFIGURATION_NAME,
-              body: body,
-              fieldManager: FIELD_MANAGER,
-            })
-          : await this.api.replaceValidatingWebhookConfiguration({
-              name: CONFIGURATION_NAME,
-              body: body,
-              fieldManager: FIELD_MANAGER,
-            });
+          ? await this.api.replaceMutatingWebhookConfiguration(
+              { name: CONFIGURATION_NAME, body: body, fieldManager: FIELD_MANAGER },
+              abortAfter(API_CALL_TIMEOUT_MS),
+            )
+          : await this.api.replaceValidatingWebhookConfiguration(
+              { name: CONFIGURATION_NAME, body: body, fieldManager: FIELD_MANAGER },
+              abortAfter(API_CALL_TIMEOUT_MS),
+            );
     } catch (error) {
       // A newer version exists (our cache lags, or another replica repaired it): the watch event re-runs us.
       if (isConflict(error) || isNotFound(error)) return false;
