@@ -45,59 +45,9 @@ import { apiClient } from '../harness/scale-objects.js';
 import { ensureScaleObjects } from './audit-scale.js';
 import { applyQuota, podCreator, podIn, reasonOf, type PodCreator } from './quota-burst.js';
 import { inform, percentile, record } from './report.js';
+import { differingPaths, messageShape, podShape, QUOTA_LABEL } from './koord-manager-decisions.js';
+import { rotation, type SideBySideSettings, type System } from './koord-manager-settings.js';
 import { imageEntryPoint } from './state-cluster.js';
-
-export const SYSTEMS = ['koord-manager', 'ours', 'none'] as const;
-const QUOTA_LABEL = 'quota.scheduling.koordinator.sh/name';
-export type System = (typeof SYSTEMS)[number];
-
-export interface SideBySideSettings {
-  rounds: number;
-  burst: number;
-  room: number;
-  replicas: number[];
-  steady: number;
-  rate: number;
-  scalePods: number;
-  scaleNamespaces: number;
-  /** Which parts run: burst, steady, scale. */
-  parts: string[];
-}
-
-/** The settings from the bench's flags. */
-export function sideBySideSettings(flags: ReadonlyMap<string, string>, rounds: number): SideBySideSettings {
-  const count = (name: string, fallback: number, allowZero = false): number => {
-    const value = Number(flags.get(name) ?? fallback);
-    if (!Number.isInteger(value) || value < (allowZero ? 0 : 1))
-      throw new Error(`--${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer`);
-    return value;
-  };
-  const burst = count('burst', 1000);
-  const replicas = (flags.get('replicas') ?? '1,2').split(',').map(Number);
-  if (replicas.some((each) => !Number.isInteger(each) || each < 1 || each > 4))
-    throw new Error('--replicas takes a list of replica counts from 1 to 4, e.g. 1,2');
-  const parts = (flags.get('parts') ?? 'burst,steady,scale').split(',');
-  for (const part of parts)
-    if (!['burst', 'steady', 'scale'].includes(part))
-      throw new Error(`--parts takes burst, steady and scale; got ${part}`);
-  return {
-    rounds,
-    burst,
-    room: count('room', Math.floor(burst / 2)),
-    replicas,
-    steady: count('steady', 1000),
-    rate: count('rate', 20),
-    scalePods: count('scale-pods', 0, true),
-    scaleNamespaces: count('scale-namespaces', 400),
-    parts,
-  };
-}
-
-/** The three systems in the order of round `round`: rotated, so none always runs first or last. */
-export function rotation(round: number): System[] {
-  const shift = round % SYSTEMS.length;
-  return [...SYSTEMS.slice(shift), ...SYSTEMS.slice(0, shift)];
-}
 
 /** The webhook processes of one system, behind one balancer (none: no process, no configuration). */
 interface Deployed {
@@ -355,14 +305,6 @@ function emptyCreates(): Creates {
   return { admitted: 0, refused: new Map(), messages: new Map(), createMs: [], refusedAt: new Map() };
 }
 
-/** A refusal's message with what varies from run to run (names, quantities) replaced, so two can be compared. */
-export function messageShape(message: string, names: Record<string, string>): string {
-  let shape = message;
-  for (const [name, placeholder] of Object.entries(names))
-    if (name !== '') shape = shape.replaceAll(name, placeholder);
-  return shape.replace(/(?<![\w-])\d+(\.\d+)?[a-zA-Z]*/g, 'N').slice(0, 300);
-}
-
 async function createOne(
   ctx: Context,
   namespace: string,
@@ -385,22 +327,6 @@ async function createOne(
     into.refusedAt.set(index, shape);
   }
   into.createMs.push(performance.now() - started);
-}
-
-/**
- * What the webhooks made of a pod: its labels, annotations and spec, less what differs from
- * namespace to namespace (its quota's name, its token volume's generated name).
- */
-export function podShape(pod: V1Pod): Record<string, unknown> {
-  const text = JSON.stringify({
-    labels: { ...pod.metadata?.labels, [QUOTA_LABEL]: '<quota>' },
-    annotations: pod.metadata?.annotations ?? {},
-    spec: pod.spec ?? {},
-  });
-  return JSON.parse(text.replace(/kube-api-access-[a-z0-9]+/g, 'kube-api-access-<generated>')) as Record<
-    string,
-    unknown
-  >;
 }
 
 async function firstPodShape(namespace: string): Promise<Record<string, unknown> | undefined> {
@@ -486,20 +412,6 @@ interface Tally {
 
 function push<K>(map: Map<K, number[]>, k: K, value: number): void {
   map.set(k, [...(map.get(k) ?? []), value]);
-}
-
-/** Paths in `a` and `b` whose values differ (JSON leaves), for the mutation comparison. */
-export function differingPaths(a: unknown, b: unknown, path = ''): string[] {
-  if (JSON.stringify(a) === JSON.stringify(b)) return [];
-  const isObject = (value: unknown): value is Record<string, unknown> =>
-    typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (isObject(a) && isObject(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    return keys.flatMap((k) => differingPaths(a[k], b[k], path === '' ? k : `${path}.${k}`));
-  }
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
-    return a.flatMap((item, index) => differingPaths(item, b[index], `${path}[${index}]`));
-  return [`${path || '(root)'}: ${JSON.stringify(a) ?? 'absent'} → ${JSON.stringify(b) ?? 'absent'}`];
 }
 
 /**
