@@ -119,7 +119,17 @@ async function httpsReady(port: number, timeoutMs: number): Promise<boolean> {
   });
 }
 
-async function deployKoordManager(ctx: Context, count: number): Promise<Deployed> {
+/**
+ * koord-manager with every controller off (`--controllers` naming none: its controllers run on the
+ * leader only, its webhooks on every replica): what its webhooks alone hold at a cluster's size.
+ */
+const WEBHOOKS_ONLY = ['--controllers=none'];
+
+async function deployKoordManager(
+  ctx: Context,
+  count: number,
+  extraArgs: readonly string[] = [],
+): Promise<Deployed> {
   const [port] = (await freePorts(1)) as [number];
   const balancer = new TcpBalancer({ port });
   await balancer.listen();
@@ -137,7 +147,7 @@ async function deployKoordManager(ctx: Context, count: number): Promise<Deployed
   try {
     for (let i = 0; i < count; i++) {
       const [replica, ms] = await inService(balancer, () =>
-        startKoordManagerReplica(ctx.binary, ctx.render, port),
+        startKoordManagerReplica(ctx.binary, ctx.render, port, extraArgs),
       );
       replicas.push(replica);
       readyMs.push(ms);
@@ -416,11 +426,12 @@ function push<K>(map: Map<K, number[]>, k: K, value: number): void {
 
 /**
  * Each webhook process alone on the scale objects (audit-scale's, created once per kept cluster):
- * start to Ready, then the peak resident memory after its caches have settled. koord-manager's
- * figure is the whole process: its controllers' caches (pods, nodes, quotas...) are the ones its
- * webhooks read, so there is no webhook share to isolate.
+ * start to Ready, then the peak resident memory after its caches have settled. koord-manager runs
+ * as its chart runs it (its controllers on the leader, caching what they watch) and again with
+ * its controllers off: that second figure is its webhooks' share.
  */
 async function scalePart(ctx: Context, settings: SideBySideSettings): Promise<void> {
+  // No webhook while the objects are created.
   await deploy(ctx, 'none', 0);
   const size = {
     pods: settings.scalePods,
@@ -428,21 +439,26 @@ async function scalePart(ctx: Context, settings: SideBySideSettings): Promise<vo
     namespaces: settings.scaleNamespaces,
   };
   await ensureScaleObjects(await apiClient(await clusterKubeConfig()), size);
+  const variants = [
+    { label: 'koord-manager', start: () => deployKoordManager(ctx, 1) },
+    { label: 'koord-manager, webhooks only', start: () => deployKoordManager(ctx, 1, WEBHOOKS_ONLY) },
+    { label: 'ours', start: () => deployOurs(ctx, 1) },
+  ];
   for (let round = 0; round < settings.rounds; round++) {
-    for (const system of round % 2 === 0
-      ? (['koord-manager', 'ours'] as const)
-      : (['ours', 'koord-manager'] as const)) {
-      const deployed = await deploy(ctx, system, 1);
+    const shift = round % variants.length;
+    for (const variant of [...variants.slice(shift), ...variants.slice(0, shift)]) {
+      const deployed = await variant.start();
       try {
         const replica = deployed.replicas[0];
         if (!replica) continue;
         await sleep(SCALE_SETTLE_MS);
-        const k = `${size.pods} pods: ${system}`;
+        const k = `${size.pods} pods: ${variant.label}`;
+        const peak = await peakRssMiB(replica.pid);
         push(ctx.scale.readyMs, k, deployed.readyMs[0] ?? Number.NaN);
-        push(ctx.scale.peak, k, await peakRssMiB(replica.pid));
+        push(ctx.scale.peak, k, peak);
         console.log(
           `  round ${round + 1} ${k}: start to Ready ${(deployed.readyMs[0] ?? Number.NaN).toFixed(0)} ms, ` +
-            `peak RSS ${(await peakRssMiB(replica.pid)).toFixed(0)} MiB`,
+            `peak RSS ${peak.toFixed(0)} MiB`,
         );
       } finally {
         await deployed.stop();

@@ -167,12 +167,14 @@ async function outerRelay(dir: string, apiPort: number, sockets: readonly string
 
 /**
  * One koord-manager replica: `webhookPort` is the port the balancer listens on (koord-manager
- * writes it into its configurations' URLs and listens on it in its own namespace).
+ * writes it into its configurations' URLs and listens on it in its own namespace); `extraArgs`
+ * follow the chart's flags.
  */
 export async function startKoordManagerReplica(
   binary: string,
   render: KoordinatorRender,
   webhookPort: number,
+  extraArgs: readonly string[] = [],
 ): Promise<RelayedReplica> {
   const dir = await mkdtemp(join(tmpdir(), 'koord-manager-'));
   const webhookSocket = join(dir, 'webhook.sock');
@@ -202,6 +204,7 @@ export async function startKoordManagerReplica(
         '--',
         binary,
         ...launch.args,
+        ...extraArgs,
       ],
     });
   } catch (error) {
