@@ -55,6 +55,8 @@ interface Deployed {
   replicas: RelayedReplica[];
   /** From each process's start to its first passed readiness probe. */
   readyMs: number[];
+  /** When each process was started (performance.now()). */
+  startedAt: number[];
   stop: () => Promise<void>;
   /** Ours with several replicas: how many followers have had a quota admission answered by the leader. */
   followersReady?: () => Promise<number>;
@@ -62,7 +64,7 @@ interface Deployed {
 
 interface Context {
   /** The scale part's figures, by size and system. */
-  scale: { readyMs: Map<string, number[]>; peak: Map<string, number[]> };
+  scale: { readyMs: Map<string, number[]>; decidedMs: Map<string, number[]>; peak: Map<string, number[]> };
   render: KoordinatorRender;
   binary: string;
   creator: PodCreator;
@@ -81,7 +83,7 @@ const unique = (ctx: Context, prefix: string): string =>
 async function inService(
   balancer: TcpBalancer,
   start: () => Promise<RelayedReplica>,
-): Promise<[RelayedReplica, number]> {
+): Promise<[RelayedReplica, number, number]> {
   const started = performance.now();
   const replica = await start();
   balancer.add(replica.backendPort, replica.probe);
@@ -91,7 +93,7 @@ async function inService(
   await waitFor('the balancer to send it connections', () =>
     Promise.resolve(balancer.readyPorts().includes(replica.backendPort)),
   );
-  return [replica, readyMs];
+  return [replica, readyMs, started];
 }
 
 async function httpsReady(port: number, timeoutMs: number): Promise<boolean> {
@@ -139,6 +141,7 @@ async function deployKoordManager(
   await kubectl(['-n', ctx.render.namespace, 'delete', 'lease', 'koordinator-manager', '--ignore-not-found']);
   const replicas: RelayedReplica[] = [];
   const readyMs: number[] = [];
+  const startedAt: number[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await balancer.close();
@@ -146,17 +149,18 @@ async function deployKoordManager(
   };
   try {
     for (let i = 0; i < count; i++) {
-      const [replica, ms] = await inService(balancer, () =>
+      const [replica, ms, at] = await inService(balancer, () =>
         startKoordManagerReplica(ctx.binary, ctx.render, port, extraArgs),
       );
       replicas.push(replica);
       readyMs.push(ms);
+      startedAt.push(at);
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { system: 'koord-manager', replicas, readyMs, stop };
+  return { system: 'koord-manager', replicas, readyMs, startedAt, stop };
 }
 
 async function deployOurs(ctx: Context, count: number): Promise<Deployed> {
@@ -172,6 +176,7 @@ async function deployOurs(ctx: Context, count: number): Promise<Deployed> {
   const replicas: RelayedReplica[] = [];
   const metricsPorts: number[] = [];
   const readyMs: number[] = [];
+  const startedAt: number[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await balancer.close();
@@ -183,7 +188,7 @@ async function deployOurs(ctx: Context, count: number): Promise<Deployed> {
     for (let i = 0; i < count; i++) {
       const [port, metricsPort, apiRelayPort] = (await freePorts(3)) as [number, number, number];
       const kubeconfig = (await kubeconfigThrough(kubeconfigPath, dir, apiRelayPort)).path;
-      const [replica, ms] = await inService(balancer, () =>
+      const [replica, ms, at] = await inService(balancer, () =>
         startRelayedProcess({
           apiRelayPort,
           port,
@@ -207,6 +212,7 @@ async function deployOurs(ctx: Context, count: number): Promise<Deployed> {
       replicas.push(replica);
       metricsPorts.push(metricsPort);
       readyMs.push(ms);
+      startedAt.push(at);
     }
   } catch (error) {
     await stop();
@@ -216,6 +222,7 @@ async function deployOurs(ctx: Context, count: number): Promise<Deployed> {
     system: 'ours',
     replicas,
     readyMs,
+    startedAt,
     stop,
     ...(count > 1 ? { followersReady: () => followersAnswered(metricsPorts) } : {}),
   };
@@ -236,7 +243,7 @@ async function deploy(ctx: Context, system: System, count: number): Promise<Depl
   if (system === 'ours') return deployOurs(ctx, count);
   await deleteConfigurations();
   await deleteKoordinatorConfigurations(ctx.render);
-  return { system, replicas: [], readyMs: [], stop: () => Promise.resolve() };
+  return { system, replicas: [], readyMs: [], startedAt: [], stop: () => Promise.resolve() };
 }
 
 /** A pod far past any quota: refused without being counted, with a message saying whether the quota is known. */
@@ -439,6 +446,10 @@ async function scalePart(ctx: Context, settings: SideBySideSettings): Promise<vo
     namespaces: settings.scaleNamespaces,
   };
   await ensureScaleObjects(await apiClient(await clusterKubeConfig()), size);
+  // A quota the processes find at start: the first quota decision needs each one's caches.
+  const quotaNamespace = await workNamespace(ctx, 'bench-km-scale-quota');
+  const quota = unique(ctx, 'scale');
+  await applyQuota(quotaNamespace, quota, 10);
   const variants = [
     { label: 'koord-manager', start: () => deployKoordManager(ctx, 1) },
     { label: 'koord-manager, webhooks only', start: () => deployKoordManager(ctx, 1, WEBHOOKS_ONLY) },
@@ -451,14 +462,17 @@ async function scalePart(ctx: Context, settings: SideBySideSettings): Promise<vo
       try {
         const replica = deployed.replicas[0];
         if (!replica) continue;
+        await quotaKnown(ctx, deployed, quotaNamespace, quota);
+        const decidedMs = performance.now() - (deployed.startedAt[0] ?? Number.NaN);
         await sleep(SCALE_SETTLE_MS);
         const k = `${size.pods} pods: ${variant.label}`;
         const peak = await peakRssMiB(replica.pid);
         push(ctx.scale.readyMs, k, deployed.readyMs[0] ?? Number.NaN);
+        push(ctx.scale.decidedMs, k, decidedMs);
         push(ctx.scale.peak, k, peak);
         console.log(
           `  round ${round + 1} ${k}: start to Ready ${(deployed.readyMs[0] ?? Number.NaN).toFixed(0)} ms, ` +
-            `peak RSS ${peak.toFixed(0)} MiB`,
+            `to its first quota decision ${decidedMs.toFixed(0)} ms, peak RSS ${peak.toFixed(0)} MiB`,
         );
       } finally {
         await deployed.stop();
@@ -467,6 +481,11 @@ async function scalePart(ctx: Context, settings: SideBySideSettings): Promise<vo
   }
   for (const [k, values] of ctx.scale.readyMs) {
     inform(`koord-manager bench: ${k}: start to Ready`, median(values), 'ms');
+    inform(
+      `koord-manager bench: ${k}: start to its first quota decision`,
+      median(ctx.scale.decidedMs.get(k) ?? []),
+      'ms',
+    );
     inform(`koord-manager bench: ${k}: peak RSS (VmHWM)`, median(ctx.scale.peak.get(k) ?? []), 'MiB');
   }
   const ours = median(ctx.scale.peak.get(`${size.pods} pods: ours`) ?? []);
@@ -489,7 +508,7 @@ export async function benchKoordManager(settings: SideBySideSettings): Promise<v
     creator: await podCreator(kubeConfig),
     core: kubeConfig.makeApiClient(CoreV1Api),
     suffix: Date.now().toString(36),
-    scale: { readyMs: new Map(), peak: new Map() },
+    scale: { readyMs: new Map(), decidedMs: new Map(), peak: new Map() },
   };
   console.log(
     `koord-manager ${KOORD_MANAGER_VERSION} (gates: chart default + ${KOORD_MANAGER_GATES}), ` +
