@@ -527,7 +527,8 @@ export async function benchKoordManager(settings: SideBySideSettings): Promise<v
     readyMs: new Map(),
   };
   const steadyReplicas = Math.max(...settings.replicas);
-  for (let round = 0; round < settings.rounds; round++) {
+  const interleaved = settings.parts.includes('burst') || settings.parts.includes('steady');
+  for (let round = 0; interleaved && round < settings.rounds; round++) {
     for (const system of rotation(round)) {
       const counts = system === 'none' ? [0] : settings.replicas;
       for (const count of counts) {
@@ -567,7 +568,7 @@ export async function benchKoordManager(settings: SideBySideSettings): Promise<v
       }
     }
   }
-  report(tally, settings);
+  if (interleaved) report(tally, settings);
   if (settings.parts.includes('scale') && settings.scalePods > 0) await scalePart(ctx, settings);
 }
 
