@@ -572,6 +572,14 @@ export async function benchKoordManager(settings: SideBySideSettings): Promise<v
   if (settings.parts.includes('scale') && settings.scalePods > 0) await scalePart(ctx, settings);
 }
 
+/**
+ * The median over the rounds of each round's value over the reference's in the same round: the
+ * machine's load moves both alike within a round, not from one round to the next.
+ */
+function medianRatio(values: readonly number[] = [], reference: readonly number[] = []): number {
+  return median(values.map((value, round) => value / (reference[round] ?? Number.NaN)));
+}
+
 function report(tally: Tally, settings: SideBySideSettings): void {
   console.log('\nmedians over the rounds:');
   for (const [k, values] of tally.admitted) {
@@ -580,12 +588,29 @@ function report(tally: Tally, settings: SideBySideSettings): void {
     inform(`koord-manager bench: burst ${k}: admitted, worst round`, Math.max(...values), 'pods');
     inform(`koord-manager bench: burst ${k}: create p50`, median(tally.p50.get(k) ?? []), 'ms');
     inform(`koord-manager bench: burst ${k}: create p99`, median(tally.p99.get(k) ?? []), 'ms');
+    if (k === 'no webhook') continue;
+    const none = key('none', 0);
+    inform(
+      `koord-manager bench: burst ${k}: p50 / no webhook's (same round)`,
+      medianRatio(tally.p50.get(k), tally.p50.get(none)),
+      '×',
+    );
+    inform(
+      `koord-manager bench: burst ${k}: p99 / no webhook's (same round)`,
+      medianRatio(tally.p99.get(k), tally.p99.get(none)),
+      '×',
+    );
   }
   for (const count of settings.replicas) {
-    const ours = median(tally.p50.get(key('ours', count)) ?? []);
-    const theirs = median(tally.p50.get(key('koord-manager', count)) ?? []);
-    if (Number.isFinite(ours) && Number.isFinite(theirs))
-      record(`koord-manager bench: burst ×${count}: our create p50 / koord-manager's`, ours / theirs, '×', 1);
+    const ours = tally.p50.get(key('ours', count));
+    const theirs = tally.p50.get(key('koord-manager', count));
+    if (ours && theirs)
+      record(
+        `koord-manager bench: burst ×${count}: our create p50 / koord-manager's`,
+        medianRatio(ours, theirs),
+        '×',
+        1,
+      );
   }
   const none50 = median(tally.steadyP50.get('none') ?? []);
   const none99 = median(tally.steadyP99.get('none') ?? []);
@@ -595,17 +620,30 @@ function report(tally: Tally, settings: SideBySideSettings): void {
     if (!Number.isFinite(p50)) continue;
     inform(`koord-manager bench: steady ${system}: create p50`, p50, 'ms');
     inform(`koord-manager bench: steady ${system}: create p99`, p99, 'ms');
-    inform(`koord-manager bench: steady ${system}: p50 / no webhook`, p50 / none50, '×');
-    inform(`koord-manager bench: steady ${system}: p99 / no webhook`, p99 / none99, '×');
+    inform(
+      `koord-manager bench: steady ${system}: p50 / no webhook's (same round)`,
+      medianRatio(tally.steadyP50.get(system), tally.steadyP50.get('none')),
+      '×',
+    );
+    inform(
+      `koord-manager bench: steady ${system}: p99 / no webhook's (same round)`,
+      medianRatio(tally.steadyP99.get(system), tally.steadyP99.get('none')),
+      '×',
+    );
   }
   if (Number.isFinite(none50)) {
     inform('koord-manager bench: steady none: create p50', none50, 'ms');
     inform('koord-manager bench: steady none: create p99', none99, 'ms');
   }
-  const ours50 = median(tally.steadyP50.get('ours') ?? []);
-  const theirs50 = median(tally.steadyP50.get('koord-manager') ?? []);
-  if (Number.isFinite(ours50) && Number.isFinite(theirs50))
-    record("koord-manager bench: steady: our create p50 / koord-manager's", ours50 / theirs50, '×', 1);
+  const ours50 = tally.steadyP50.get('ours');
+  const theirs50 = tally.steadyP50.get('koord-manager');
+  if (ours50 && theirs50)
+    record(
+      "koord-manager bench: steady: our create p50 / koord-manager's",
+      medianRatio(ours50, theirs50),
+      '×',
+      1,
+    );
   for (const [k, values] of tally.readyMs)
     inform(`koord-manager bench: ${k}: start to Ready (median)`, median(values), 'ms');
 
