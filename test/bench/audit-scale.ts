@@ -59,7 +59,7 @@ function peakRssMiB(pid: number): number {
 }
 
 /** Creates the scale objects unless a run before created them (the marker ConfigMap says what it created). */
-async function ensureObjects(client: ApiClient, size: ScaleSize): Promise<void> {
+export async function ensureScaleObjects(client: ApiClient, size: ScaleSize): Promise<void> {
   const markerPath = `/api/v1/namespaces/${OPERATOR_NAMESPACE}/configmaps`;
   await client.create('/api/v1/namespaces', {
     metadata: { name: OPERATOR_NAMESPACE, labels: { [NAMESPACE_NAME_LABEL]: OPERATOR_NAMESPACE } },
@@ -271,7 +271,7 @@ export async function benchAuditScale(size: ScaleSize): Promise<void> {
       'policy-reports/policyreports.wgpolicyk8s.io',
       'policy-reports/clusterpolicyreports.wgpolicyk8s.io',
     );
-    await ensureObjects(client, size);
+    await ensureScaleObjects(client, size);
     const pods = await countAll(kubeConfig, '/api/v1/pods');
     const nodes = await countAll(kubeConfig, '/api/v1/nodes');
     inform(

@@ -355,7 +355,7 @@ function bucketPercentile(before: Map<number, number>, after: Map<number, number
   return Number.NaN;
 }
 
-function reasonOf(message: string): string {
+export function reasonOf(message: string): string {
   if (message.includes('exceeded quota')) return 'exceeded quota';
   if (/failed calling webhook/i.test(message)) return 'webhook not called';
   if (/timeout|deadline/i.test(message)) return 'timeout';
@@ -415,10 +415,10 @@ class CreateError extends Error {
   }
 }
 
-type PodCreator = (namespace: string, body: V1Pod) => Promise<void>;
+export type PodCreator = (namespace: string, body: V1Pod) => Promise<void>;
 
 /** Pod creates over one keep-alive pool of at most MAX_CLIENT_CONNECTIONS, as the kubeconfig's user. */
-async function podCreator(kubeConfig: KubeConfig): Promise<PodCreator> {
+export async function podCreator(kubeConfig: KubeConfig): Promise<PodCreator> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig names no cluster');
   const options: {
@@ -597,7 +597,7 @@ async function leaderOf(replicas: Replicas): Promise<OperatorProcess> {
   });
 }
 
-function podIn(quota: string, labels: Record<string, string> = {}): V1Pod {
+export function podIn(quota: string, labels: Record<string, string> = {}): V1Pod {
   return {
     metadata: { generateName: `${quota}-`, labels: { [QUOTA_LABEL]: quota, ...labels } },
     spec: {
@@ -612,7 +612,7 @@ function podIn(quota: string, labels: Record<string, string> = {}): V1Pod {
   };
 }
 
-async function applyQuota(namespace: string, name: string, pods: number): Promise<void> {
+export async function applyQuota(namespace: string, name: string, pods: number): Promise<void> {
   await kubectl(
     ['apply', '-f', '-'],
     `apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata: {name: ${name}, namespace: ${namespace}}\nspec: {min: {cpu: "0"}, max: {cpu: "${pods * REQUEST_MILLICPU}m"}}\n`,
@@ -762,7 +762,7 @@ async function stopLeader(setup: Setup): Promise<{ stopped: OperatorProcess; too
 }
 
 /** A create retried on 429 after the Retry-After the API server names, as client-go retries it. */
-async function createRetrying(create: PodCreator, namespace: string, body: V1Pod): Promise<void> {
+export async function createRetrying(create: PodCreator, namespace: string, body: V1Pod): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await create(namespace, body);

@@ -46,6 +46,12 @@
  *            chart run it, on the local control plane, driven by the fuzzer's case families phase
  *            by phase and by 20,000 admitted pods through the quota ledger; its resident memory,
  *            heap, external memory and array buffers at each mark (fuzz-memory.ts has the flags)
+ *   koord-manager only when named (builds koord-manager v1.8.0 from its Go module once): Koordinator's
+ *            webhooks as its chart runs them, ours as the image runs it, and no webhook, in turn,
+ *            --rounds rounds: a burst of --burst (1000) 500m creates into a quota with room for
+ *            --room (500) with --replicas=1,2; --steady (1000) creates at --rate (20/s); the
+ *            decisions that differ; --scale-pods=N: each process's start to Ready and peak RSS on N
+ *            pods (koord-manager.ts; --parts=burst,steady,scale)
  *
  * Prints one line per measurement with its target; exits 0 (a miss is information, not a failure).
  * Flags: --duration=MS (each load run, default 4000), --connections=N (default 20),
@@ -97,6 +103,8 @@ import { AUDIT_SCALE_DEFAULTS, benchAuditScale } from './audit-scale.js';
 import { benchPaths } from './paths.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
 import { benchIdleCpu } from './idle-cpu.js';
+import { benchKoordManager } from './koord-manager.js';
+import { sideBySideSettings } from './koord-manager-settings.js';
 import { benchNarrowingCluster, benchNarrowingSize } from './narrowing.js';
 import { benchMatchConditions } from './match-conditions.js';
 import type { ScaleSize } from '../harness/scale-objects.js';
@@ -757,6 +765,18 @@ if (suites.includes('audit-scale')) {
   await survive('audit scale', () =>
     benchAuditScale({ pods: sized('pods'), nodes: sized('nodes'), namespaces: sized('namespaces') }),
   );
+}
+// koord-manager built, then minutes of bursts and paced creates per round: only when asked for by name.
+if (suites.includes('koord-manager')) {
+  const sideBySide = sideBySideSettings(flags, rounds);
+  const { startedNow } = await startCluster((line) => {
+    console.error(`[cluster] ${line}`);
+  });
+  try {
+    await survive('koord-manager', () => benchKoordManager(sideBySide));
+  } finally {
+    if (startedNow) await stopCluster(() => undefined);
+  }
 }
 // A Go build per tested release: only when asked for by name.
 if (suites.includes('conditions')) await survive('conditions', benchMatchConditions);

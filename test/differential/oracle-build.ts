@@ -2,23 +2,21 @@
  * Builds the differential suite's oracle: Koordinator's webhooks at one pinned version, set up by
  * our harness (test/differential/oracle/*.go), as scripts/cluster builds Kubernetes.
  *
- * The module comes from the Go module proxy (`go mod download`), is copied out of the module cache
- * into a temporary folder, and the harness is dropped into the copy as `cmd/admission-operator-oracle`:
+ * The module comes from the Go module proxy and is copied out of the module cache into a temporary
+ * folder (scripts/upstream/koordinator-module.ts), and the harness is dropped into the copy as `cmd/admission-operator-oracle`:
  * built inside Koordinator's own module, its `replace` directives (k8s.io at v0.28.7,
  * controller-runtime v0.16.5, ...) apply exactly as in koord-manager's build. The binary goes to a
  * temporary folder under .cache/bin and is renamed into place, keyed by the version and the
  * harness's content, so an interrupted build is never reused and a changed harness rebuilds.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../scripts/cluster/layout.js';
 import { ensureGoBinaries } from '../../scripts/go-build.js';
+import { copyKoordinatorModule } from '../../scripts/upstream/koordinator-module.js';
 
-export const KOORDINATOR_MODULE = 'github.com/koordinator-sh/koordinator';
 /**
  * The Koordinator releases the suite compares against, the reference first: one oracle each, built
  * from the same harness (it compiles against both releases' controller-runtime).
@@ -32,29 +30,6 @@ const HARNESS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'oracle');
 /** Where the harness goes inside the module copy. */
 const HARNESS_PACKAGE = 'cmd/admission-operator-oracle';
 const BINARY = 'koordinator-oracle';
-
-interface Output {
-  stdout: string;
-}
-
-function run(command: string, args: string[], cwd: string, inherit: boolean): Promise<Output> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      stdio: ['ignore', inherit ? 'inherit' : 'pipe', 'inherit'],
-      env: { ...process.env, GOFLAGS: '-mod=mod' },
-    });
-    let stdout = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code === 0) resolvePromise({ stdout });
-      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`})`));
-    });
-  });
-}
 
 /** The harness's Go files, sorted by name. */
 async function harnessFiles(): Promise<string[]> {
@@ -70,19 +45,6 @@ async function oracleKey(version: KoordinatorVersion): Promise<string> {
     hash.update('\0');
   }
   return `koordinator-${version}-oracle-${hash.digest('hex').slice(0, 12)}`;
-}
-
-/** The module's folder in the module cache, downloaded through the proxy `go env GOPROXY` names. */
-async function moduleDir(version: KoordinatorVersion): Promise<string> {
-  const { stdout } = await run(
-    'go',
-    ['mod', 'download', '-json', `${KOORDINATOR_MODULE}@${version}`],
-    tmpdir(),
-    false,
-  );
-  const info = JSON.parse(stdout) as { Dir?: string; Error?: string };
-  if (!info.Dir) throw new Error(`go mod download ${KOORDINATOR_MODULE}@${version}: ${info.Error}`);
-  return info.Dir;
 }
 
 /**
@@ -107,13 +69,11 @@ export async function ensureOracle(
     async () => {
       // The module cache is read-only: the copy must take the harness, go.sum updates (-mod=mod)
       // and, at the end, its own removal.
-      const source = await mkdtemp(join(tmpdir(), 'koordinator-oracle-src-'));
-      await cp(await moduleDir(version), source, { recursive: true });
-      await run('chmod', ['-R', 'u+w', source], source, true);
-      const target = join(source, HARNESS_PACKAGE);
+      const source = await copyKoordinatorModule(version, 'koordinator-oracle-src-');
+      const target = join(source.dir, HARNESS_PACKAGE);
       await mkdir(target, { recursive: true });
       for (const name of await harnessFiles()) await cp(join(HARNESS_DIR, name), join(target, name));
-      return { dir: source, cleanup: () => rm(source, { recursive: true, force: true }) };
+      return source;
     },
     log,
   );

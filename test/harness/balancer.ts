@@ -42,7 +42,12 @@ interface BackendState {
   open: number;
   /** A probe of it is waiting for its answer: like the kubelet's, the next one waits for it. */
   probing: boolean;
+  /** Where its readiness is asked, when not its own port's HTTPS /readyz (koord-manager's health port). */
+  probe: ReadinessProbe | undefined;
 }
+
+/** Whether a backend is ready, asked within the time-out: a readiness probe other than /readyz on its port. */
+export type ReadinessProbe = (timeoutMs: number) => Promise<boolean>;
 
 export interface BalancerStats {
   /** Connections accepted, per backend port. */
@@ -131,8 +136,16 @@ export class TcpBalancer {
   }
 
   /** Adds a replica; like a new pod, it gets connections only once a probe has seen it ready. */
-  add(port: number): void {
-    this.backends.set(port, { port, ready: false, member: true, connections: 0, open: 0, probing: false });
+  add(port: number, probe?: ReadinessProbe): void {
+    this.backends.set(port, {
+      port,
+      ready: false,
+      member: true,
+      connections: 0,
+      open: 0,
+      probing: false,
+      probe,
+    });
   }
 
   /** Removes a replica (its pod object is gone): no new connections from now on. */
@@ -178,7 +191,10 @@ export class TcpBalancer {
       // A late answer must not overwrite a newer one (a drain's 503 with the 200 of before it).
       if (backend.probing) continue;
       backend.probing = true;
-      void probeReady(this.host, backend.port, this.probeTimeoutMs).then((ready) => {
+      const asked = backend.probe
+        ? backend.probe(this.probeTimeoutMs).catch(() => false)
+        : probeReady(this.host, backend.port, this.probeTimeoutMs);
+      void asked.then((ready) => {
         backend.probing = false;
         const timer = setTimeout(() => {
           this.timers.delete(timer);
