@@ -1,0 +1,506 @@
+/**
+ * The migration from Koordinator's webhooks to ours, live on the local node, step by step as
+ * docs/beside-upstream.md says: koord-manager v1.8.0 runs from its own image under Koordinator's
+ * official chart (its webhook configurations, Service and certificates), ours beside it.
+ *
+ * Every step creates a workload of 210 pods that a 50 % ClusterColocationProfile with a label
+ * suffix selects, into an ElasticQuota with room for exactly 200 of them (the last 10 one at a
+ * time, once the 200 are in), and checks: no label suffixed twice, the share given the profile
+ * within 50 ± 10 %, the 200 admitted with no refusal or warning and the 10 refused (or, where
+ * nobody enforces, warned) for the quota by whoever decides (quota counted once, by each side that
+ * counts), and koord-manager's controllers still running. Each switch runs under a stream of creates
+ * that must see no label suffixed twice and no failed call.
+ *
+ * Step 0 shows why the docs put our mutating webhooks in `dryrun` while theirs mutate: in plain
+ * `warn` ours patch too, and the profile's suffix is appended twice.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
+import {
+  buildAndLoadImage,
+  helmUpgrade,
+  releaseName,
+  releaseNamespace,
+} from '../../scripts/image/deploy-local.js';
+import { applyYaml, clusterKubeConfig, kubectl, uniqueSuffix, waitFor } from '../harness/cluster.js';
+import {
+  createWorkload,
+  MIGRATION_NAMESPACE_LABEL,
+  profileManifest,
+  quotaManifest,
+  summarize,
+  WarningClient,
+  workloadPod,
+  type CreateOutcome,
+  type WorkloadSummary,
+} from './migration-workload.js';
+import {
+  KOORDINATOR_GATES_ON,
+  koordinatorHelmArguments,
+  koordinatorNamespace,
+  koordinatorRelease,
+  loadKoordManagerImage,
+} from './upstream/koordinator.js';
+
+const execFileAsync = promisify(execFile);
+
+const log = (line: string): void => {
+  console.error(`[migration] ${line}`);
+};
+
+/** Pods a step's quota has room for, and the ones past it, created one at a time once those are in. */
+const FIT = 200;
+const PAST = 10;
+const CONCURRENCY = 10;
+/** The profile's probability, and the share a step's 200 may show (50 ± 10 %). */
+const SHARE_LOW = 0.4;
+const SHARE_HIGH = 0.6;
+
+/** koord-manager's gates with its mutating webhooks off (step 2), then every one of its default-on webhooks off (step 3). */
+const GATES_MUTATING_OFF = `${KOORDINATOR_GATES_ON},PodMutatingWebhook=false,ElasticMutatingWebhook=false`;
+const GATES_ALL_OFF = `${GATES_MUTATING_OFF},PodValidatingWebhook=false,ElasticValidatingWebhook=false`;
+
+/** Our webhooks whose upstream twin mutates: in `dryrun` while the twin does (docs/beside-upstream.md). */
+const OUR_TWIN_MUTATORS = ['mutate-pod', 'mutate-elasticquota', 'mutate-reservation'];
+const ENFORCEMENT_MIGRATING = `*=warn,${OUR_TWIN_MUTATORS.map((name) => `${name}=dryrun`).join(',')}`;
+const ENFORCEMENT_MUTATING = '*=warn';
+const ENFORCEMENT_DENY = '*=deny';
+
+/** Which webhook refused a create, from the API server's message. */
+function refuser(message: string): string {
+  return /admission webhook "([^"]+)"/.exec(message)?.[1] ?? message.slice(0, 120);
+}
+
+const OUR_VALIDATE_POD = 'validate-pod.admission-operator.io';
+const THEIR_VALIDATE_POD = 'vpod.koordinator.sh';
+const EXCEEDED = /exceeded quota/;
+/** koord-manager refusing a pod because its write of the quota's ledger annotation conflicted. */
+const LEDGER_RACE = /the object has been modified/;
+/** The rate of the stream of creates while webhooks switch, as the other end-to-end steps create. */
+const STREAM_PER_SECOND = 20;
+
+async function helm(args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(binaries.helm, [...args, `--kubeconfig=${kubeconfigPath}`], {
+    maxBuffer: 64 * 2 ** 20,
+  });
+  return stdout;
+}
+
+/** koord-manager's pod: Ready, its restarts, and the leader Lease it renews. */
+async function koordManager(): Promise<{ name: string; ready: boolean; restarts: number }> {
+  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  const pods = (
+    await core.listNamespacedPod({
+      namespace: koordinatorNamespace,
+      labelSelector: 'koord-app=koord-manager',
+    })
+  ).items.filter((pod) => !pod.metadata?.deletionTimestamp);
+  assert.equal(pods.length, 1, `one koord-manager pod (${pods.map((pod) => pod.metadata?.name).join(', ')})`);
+  const pod = pods[0];
+  const status = pod?.status?.containerStatuses?.[0];
+  return {
+    name: pod?.metadata?.name ?? '',
+    ready: status?.ready === true,
+    restarts: status?.restartCount ?? 0,
+  };
+}
+
+/** koord-manager's controllers run: its pod Ready without a restart, and its leader Lease held by it and renewed. */
+async function assertKoordManagerRunning(): Promise<void> {
+  const manager = await koordManager();
+  assert.ok(manager.ready, `koord-manager ${manager.name} is Ready`);
+  assert.equal(manager.restarts, 0, `koord-manager ${manager.name} never restarted`);
+  const leases = (await clusterKubeConfig()).makeApiClient(CoordinationV1Api);
+  await waitFor(
+    `koord-manager ${manager.name} to hold and renew its leader Lease`,
+    async () => {
+      const lease = await leases.readNamespacedLease({
+        namespace: koordinatorNamespace,
+        name: 'koordinator-manager',
+      });
+      const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+      return (
+        (lease.spec?.holderIdentity ?? '').startsWith(`${manager.name}_`) && Date.now() - renewed < 15_000
+      );
+    },
+    { timeoutMs: 60_000, intervalMs: 1_000 },
+  );
+}
+
+/** The paths of the webhooks in koord-manager's two configurations (its chart's names). */
+async function theirPaths(): Promise<string[]> {
+  const { stdout } = await kubectl([
+    'get',
+    'mutatingwebhookconfiguration/koordinator-mutating-webhook-configuration',
+    'validatingwebhookconfiguration/koordinator-validating-webhook-configuration',
+    '--ignore-not-found',
+    '-o',
+    'jsonpath={range .items[*]}{range .webhooks[*]}{.clientConfig.service.path}{" "}{end}{end}',
+  ]);
+  return stdout.split(/\s+/).filter(Boolean).sort();
+}
+
+/** Installs or upgrades Koordinator's chart with `gates`, and waits for koord-manager to serve. */
+async function koordinator(gates: string, extra: string[] = []): Promise<void> {
+  const started = Date.now();
+  await helm([...koordinatorHelmArguments(gates), ...extra, '--wait', '--timeout', '5m']);
+  await waitFor('koord-manager Ready', async () => (await koordManager()).ready, {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
+  log(
+    `Koordinator's chart with featureGates=${gates}: koord-manager Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+/** Our chart's pods, Ready or not. */
+async function ourPods(): Promise<string[]> {
+  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  const list = await core.listNamespacedPod({
+    namespace: releaseNamespace,
+    labelSelector: `app.kubernetes.io/name=admission-operator,app.kubernetes.io/instance=${releaseName}`,
+  });
+  return list.items.filter((pod) => !pod.metadata?.deletionTimestamp).map((pod) => pod.metadata?.name ?? '');
+}
+
+/** One of our replica's metrics, through the API server's pod proxy. */
+async function metricsOf(pod: string): Promise<string> {
+  return (
+    await kubectl(['get', '--raw', `/api/v1/namespaces/${releaseNamespace}/pods/${pod}:8080/proxy/metrics`])
+  ).stdout;
+}
+
+/**
+ * Sets our enforcement at run time (the ConfigMap's `enforcement` key, as the README does) and
+ * waits until every replica has it in force (its admission_webhook_enforcement gauge).
+ */
+async function enforce(setting: string): Promise<void> {
+  await kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'admission-operator', namespace: releaseNamespace },
+      data: { enforcement: setting },
+    }),
+  );
+  const expected = (name: string): string => {
+    for (const part of setting.split(',')) {
+      const [webhook, action] = part.split('=');
+      if (webhook === name) return action ?? '';
+    }
+    return (
+      setting
+        .split(',')
+        .find((part) => part.startsWith('*='))
+        ?.slice(2) ?? 'deny'
+    );
+  };
+  await waitFor(
+    `every replica to enforce ${setting}`,
+    async () => {
+      for (const pod of await ourPods()) {
+        const metrics = await metricsOf(pod);
+        for (const webhook of ['mutate-pod', 'validate-pod', 'mutate-elasticquota']) {
+          const line = `admission_webhook_enforcement{webhook="${webhook}",action="${expected(webhook)}"} 1`;
+          if (!metrics.includes(line)) return false;
+        }
+      }
+      return true;
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  log(`our enforcement: ${setting}`);
+}
+
+interface Step {
+  /** Who refuses a pod past the quota: their webhook, ours, or nobody (ours only warns). */
+  refusedBy: 'theirs' | 'ours' | 'nobody';
+  /** Whether ours warns of the quota (we are in warn for validate-pod). */
+  oursWarn: boolean;
+}
+
+describe('migrating from koord-manager’s webhooks to ours, live on the node', () => {
+  let client: WarningClient;
+  const suffix = uniqueSuffix();
+  const profile = `e2e-migration-${suffix}`;
+  const namespaces: string[] = [];
+
+  /**
+   * A namespace the profile selects, with an ElasticQuota of room for `fit` pods named as the
+   * namespace (Koordinator's quota names are one tree, unique across the cluster).
+   */
+  async function workNamespace(name: string, fit: number): Promise<string> {
+    const namespace = `migration-${name}-${suffix}`;
+    namespaces.push(namespace);
+    await kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: namespace, labels: { [MIGRATION_NAMESPACE_LABEL]: 'true' } },
+      }),
+    );
+    await applyYaml(quotaManifest(namespace, namespace, fit));
+    return namespace;
+  }
+
+  /**
+   * Waits until whoever decides knows the quota: a dry-run pod far past it is refused for
+   * exceeding it (by their webhook or ours, as the step has it) and, where ours warns, warned of
+   * it, several times in a row (the API server's connections reach every replica).
+   */
+  async function quotaKnown(namespace: string, step: Step): Promise<void> {
+    let inARow = 0;
+    await waitFor(
+      `the deciding webhooks to know the quota of ${namespace}`,
+      async () => {
+        const outcome = await client.create(
+          `/api/v1/namespaces/${namespace}/pods`,
+          workloadPod(namespace, '100000'),
+          true,
+        );
+        const refused =
+          step.refusedBy === 'nobody' ? outcome.refusal === undefined : EXCEEDED.test(outcome.refusal ?? '');
+        const warned = !step.oursWarn || outcome.warnings.some((warning) => EXCEEDED.test(warning));
+        inARow = refused && warned ? inARow + 1 : 0;
+        return inARow >= 8;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+  }
+
+  /** The step's workload: 200 into room for 200, then 10 past it one at a time. */
+  async function workload(
+    name: string,
+    step: Step,
+  ): Promise<{ fit: CreateOutcome[]; past: CreateOutcome[]; summary: WorkloadSummary }> {
+    const namespace = await workNamespace(name, FIT);
+    await quotaKnown(namespace, step);
+    const started = Date.now();
+    const fit = await createWorkload(client, namespace, namespace, FIT, CONCURRENCY);
+    const past = await createWorkload(client, namespace, namespace, PAST, 1);
+    const summary = summarize(fit);
+    log(
+      `${name}: ${FIT + PAST} creates in ${((Date.now() - started) / 1000).toFixed(1)} s; of the ${FIT}: ${JSON.stringify(summary)}; past the quota: ${past
+        .map((outcome) => (outcome.refusal ? `refused by ${refuser(outcome.refusal)}` : 'admitted'))
+        .join(', ')}`,
+    );
+    return { fit, past, summary };
+  }
+
+  /** What every step holds to, beside its own checks. */
+  function assertStep(name: string, result: Awaited<ReturnType<typeof workload>>, step: Step): void {
+    const { fit, past, summary } = result;
+    // Quota counted once: the 200 that fit are all admitted, and nobody warns of them.
+    assert.equal(
+      summary.refused,
+      0,
+      `${name}: a pod that fits was refused: ${fit.find((o) => o.refusal)?.refusal}`,
+    );
+    const warnedFit = fit.filter((outcome) => outcome.warnings.some((warning) => EXCEEDED.test(warning)));
+    assert.equal(
+      warnedFit.length,
+      0,
+      `${name}: a pod that fits was warned of the quota: ${warnedFit[0]?.warnings.join(' | ')}`,
+    );
+    // Nothing suffixed twice; the profile's share.
+    assert.equal(summary.suffixedTwice, 0, `${name}: pool labels suffixed twice`);
+    assert.equal(summary.otherPool, 0, `${name}: pool labels changed otherwise`);
+    assert.equal(
+      summary.suffixedOnce,
+      summary.profiled,
+      `${name}: every profiled pod suffixed once, no other`,
+    );
+    const share = summary.profiled / summary.created;
+    assert.ok(
+      share >= SHARE_LOW && share <= SHARE_HIGH,
+      `${name}: the profile's share ${(share * 100).toFixed(1)} % is within 50 ± 10 %`,
+    );
+    // Past the quota: refused by whoever decides, and warned of by ours where ours warns.
+    for (const [index, outcome] of past.entries()) {
+      const what = `${name}: pod ${FIT + index + 1} past the quota`;
+      if (step.refusedBy === 'nobody')
+        assert.equal(outcome.refusal, undefined, `${what} is admitted (nobody enforces)`);
+      else {
+        assert.match(outcome.refusal ?? '', EXCEEDED, `${what} is refused for the quota`);
+        const by = refuser(outcome.refusal ?? '');
+        if (step.refusedBy === 'theirs')
+          assert.equal(by, THEIR_VALIDATE_POD, `${what} is refused by koord-manager`);
+        else assert.equal(by, OUR_VALIDATE_POD, `${what} is refused by ours`);
+      }
+      if (step.oursWarn)
+        assert.ok(
+          outcome.warnings.some((warning) => EXCEEDED.test(warning)),
+          `${what}: ours warns it would refuse it (${outcome.warnings.join(' | ')})`,
+        );
+    }
+  }
+
+  /**
+   * Runs `change` under a stream of creates at 20/s (a profiled namespace with ample quota, at
+   * most 10 in flight): no call may fail, no pool label may be suffixed twice while webhooks
+   * switch, and nothing may be refused but by koord-manager's own quota ledger losing a write
+   * race (`the object has been modified`), which its rollouts cause with or without us: two of its
+   * pods, old and new, each update the ElasticQuota's annotation from their own view.
+   */
+  async function underLoad(name: string, change: () => Promise<void>): Promise<void> {
+    const namespace = await workNamespace(`switch-${name}`, 100_000);
+    await waitFor('the stream namespace’s quota to be known', async () => {
+      const outcome = await client.create(
+        `/api/v1/namespaces/${namespace}/pods`,
+        workloadPod(namespace),
+        true,
+      );
+      return outcome.refusal === undefined;
+    });
+    let stop = false;
+    const outcomes: CreateOutcome[] = [];
+    const inFlight = new Set<Promise<void>>();
+    const stream = (async () => {
+      while (!stop) {
+        if (inFlight.size < CONCURRENCY) {
+          const call = client
+            .create(`/api/v1/namespaces/${namespace}/pods`, workloadPod(namespace))
+            .then((outcome) => {
+              outcomes.push(outcome);
+            })
+            .finally(() => inFlight.delete(call));
+          inFlight.add(call);
+        }
+        await sleep(1_000 / STREAM_PER_SECOND);
+      }
+      await Promise.all(inFlight);
+    })();
+    try {
+      await change();
+    } finally {
+      stop = true;
+      await stream;
+    }
+    const summary = summarize(outcomes);
+    const raced = outcomes.filter(
+      ({ refusal }) =>
+        refusal !== undefined && refuser(refusal) === THEIR_VALIDATE_POD && LEDGER_RACE.test(refusal),
+    ).length;
+    log(
+      `switch ${name}: ${outcomes.length} creates under it: ${JSON.stringify(summary)}; refused by koord-manager's ledger race: ${raced}`,
+    );
+    const other = outcomes.find(({ refusal }) => refusal !== undefined && !LEDGER_RACE.test(refusal));
+    assert.equal(other?.refusal, undefined, `switch ${name}: a create was refused`);
+    assert.equal(summary.suffixedTwice, 0, `switch ${name}: pool labels suffixed twice while switching`);
+    assert.equal(summary.otherPool, 0, `switch ${name}: pool labels changed otherwise`);
+  }
+
+  before(async () => {
+    const tag = await buildAndLoadImage(log);
+    await loadKoordManagerImage(log);
+    client = await WarningClient.of(await clusterKubeConfig());
+    // Koordinator first, as its users have it; --take-ownership takes its CRDs over from an
+    // earlier release of ours that created them (docs/beside-upstream.md, the handover).
+    await koordinator(KOORDINATOR_GATES_ON, ['--take-ownership']);
+    assert.deepEqual(
+      await theirPaths(),
+      [
+        '/mutate-pod',
+        '/mutate-pod',
+        '/mutate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
+        '/validate-pod',
+        '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota',
+      ].sort(),
+      'koord-manager serves its default webhooks',
+    );
+    await applyYaml(profileManifest(profile));
+    await kubectl([
+      'delete',
+      'configmap',
+      'admission-operator',
+      '-n',
+      releaseNamespace,
+      '--ignore-not-found',
+    ]).catch(() => undefined);
+    // Ours beside it in warn, everything (step 0's setting), CRDs left to Koordinator's chart.
+    await helmUpgrade(tag, [
+      '--set',
+      'replicaCount=2',
+      '--set',
+      'crds.enabled=false',
+      '--set-json',
+      'webhooks.enforcement={"*":"warn"}',
+    ]);
+  });
+
+  after(async () => {
+    client?.close();
+    await helm(['uninstall', releaseName, '-n', releaseNamespace, '--wait']).catch((error: unknown) => {
+      log(`uninstall ours: ${String(error)}`);
+    });
+    for (const namespace of namespaces)
+      await kubectl(['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']).catch(
+        () => undefined,
+      );
+    await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']).catch(
+      () => undefined,
+    );
+    await kubectl([
+      'delete',
+      'configmap',
+      'admission-operator',
+      '-n',
+      releaseNamespace,
+      '--ignore-not-found',
+    ]).catch(() => undefined);
+    await helm(['uninstall', koordinatorRelease, '-n', 'default', '--wait']).catch((error: unknown) => {
+      log(`uninstall Koordinator: ${String(error)}`);
+    });
+  });
+
+  it('step 0 (what the docs warn against): ours in plain warn beside koord-manager mutate too, and the suffix is appended twice', async () => {
+    await enforce('*=warn');
+    const { summary } = await workload('step0', { refusedBy: 'theirs', oursWarn: true });
+    assert.ok(summary.suffixedTwice > 0, `some pool labels suffixed twice (${JSON.stringify(summary)})`);
+    assert.ok(
+      summary.profiled / summary.created > SHARE_HIGH,
+      'the profile reaches more than 60 % (two rolls of 50 %)',
+    );
+  });
+
+  it('step 1: ours in warn with our twin mutators in dryrun, koord-manager deciding: one suffix, 50 %, its refusals ours too', async () => {
+    await enforce(ENFORCEMENT_MIGRATING);
+    assertStep('step 1', await workload('step1', { refusedBy: 'theirs', oursWarn: true }), {
+      refusedBy: 'theirs',
+      oursWarn: true,
+    });
+    await assertKoordManagerRunning();
+  });
+
+  it('step 2: koord-manager’s mutating webhooks off by its featureGates, then ours mutate: the profile from ours alone, quota still theirs', async () => {
+    await underLoad('mutators', async () => {
+      await koordinator(GATES_MUTATING_OFF);
+      assert.deepEqual(
+        await theirPaths(),
+        ['/validate-pod', '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota'].sort(),
+      );
+      await enforce(ENFORCEMENT_MUTATING);
+    });
+    const step: Step = { refusedBy: 'theirs', oursWarn: true };
+    assertStep('step 2', await workload('step2', step), step);
+    await assertKoordManagerRunning();
+  });
+
+  it('step 3: ours in deny, then koord-manager’s validating webhooks off: ours decide alone, its controllers still run', async () => {
+    await underLoad('validators', async () => {
+      await enforce(ENFORCEMENT_DENY);
+      await koordinator(GATES_ALL_OFF);
+      assert.deepEqual(await theirPaths(), [], 'koord-manager serves no webhook');
+    });
+    const step: Step = { refusedBy: 'ours', oursWarn: false };
+    assertStep('step 3', await workload('step3', step), step);
+    await assertKoordManagerRunning();
+  });
+});
