@@ -22,9 +22,26 @@ export function jsonPatch(original: KubeObject, mutated: KubeObject): JsonPatch 
   return diffJson(original, mutated);
 }
 
+/**
+ * A control character with the blanks after it (a newline and the indent of the next line of a
+ * multi-line message, a tab).
+ */
+const CONTROL_RUN = /\p{Cc}+[ ]*/gu;
+
+/**
+ * A warning as the API server passes it on. It silently drops a warning holding any control
+ * character (Go's unicode.IsControl: C0, DEL, C1), and upstream messages are often multi-line
+ * (Kthena's "validation failed:\n  - spec...."): each run becomes one space.
+ */
+export function warningText(warning: string): string {
+  return warning.replace(CONTROL_RUN, ' ');
+}
+
 function boundedWarnings(warnings: readonly string[] | undefined): { warnings?: string[] } {
   if (!warnings || warnings.length === 0) return {};
-  const shown = warnings.slice(0, MAX_WARNINGS).map((warning) => truncate(warning, MAX_WARNING_CHARS));
+  const shown = warnings
+    .slice(0, MAX_WARNINGS)
+    .map((warning) => truncate(warningText(warning), MAX_WARNING_CHARS));
   if (warnings.length > MAX_WARNINGS) shown.push(`…and ${warnings.length - MAX_WARNINGS} more warnings`);
   return { warnings: shown };
 }
