@@ -1,15 +1,17 @@
 /**
- * The migration from Koordinator's webhooks to ours, live on the local node, step by step as
- * docs/beside-upstream.md says: koord-manager v1.8.0 runs from its own image under Koordinator's
- * official chart (its webhook configurations, Service and certificates), ours beside it.
+ * The migration from Koordinator's and Kthena's webhooks to ours, live on the local node, step by
+ * step as docs/beside-upstream.md says: koord-manager v1.8.0 and Kthena v1.0.0's controller-manager
+ * run from images of their Go modules' binaries under their own official charts (their webhook
+ * configurations, Services and certificates), ours beside them.
  *
  * Every step creates a workload of 210 pods that a 50 % ClusterColocationProfile with a label
  * suffix selects, into an ElasticQuota with room for exactly 200 of them (the last 10 one at a
  * time, once the 200 are in), and checks: no label suffixed twice, the share given the profile
- * within 50 ± 10 %, the 200 admitted with no refusal or warning and the 10 refused (or, where
- * nobody enforces, warned) for the quota by whoever decides (quota counted once, by each side that
- * counts), and koord-manager's controllers still running. Each switch runs under a stream of creates
- * that must see no label suffixed twice and no failed call.
+ * within 50 ± 10 %, the 200 admitted with no refusal or warning and the 10 refused (warned of by ours
+ * where ours warns) for the quota by whoever decides (quota counted once, by each side that
+ * counts); Kthena's example ModelBooster admitted and a broken one refused with Kthena's message by
+ * whoever decides; and both upstream managers still running. Each switch runs under a stream of
+ * creates that must see no label suffixed twice and no failed call.
  *
  * Step 0 shows why the docs put our mutating webhooks in `dryrun` while theirs mutate: in plain
  * `warn` ours patch too, and the profile's suffix is appended twice.
@@ -19,6 +21,9 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
 import {
@@ -28,6 +33,7 @@ import {
   releaseNamespace,
 } from '../../scripts/image/deploy-local.js';
 import { applyYaml, clusterKubeConfig, kubectl, uniqueSuffix, waitFor } from '../harness/cluster.js';
+import { kthenaModuleDir } from '../harness/kthena-module.js';
 import {
   createWorkload,
   MIGRATION_NAMESPACE_LABEL,
@@ -39,6 +45,13 @@ import {
   type CreateOutcome,
   type WorkloadSummary,
 } from './migration-workload.js';
+import {
+  kthenaHelmArguments,
+  kthenaNamespace,
+  kthenaRelease,
+  KTHENA_POD_SELECTOR,
+  loadKthenaControllerManagerImage,
+} from './upstream/kthena.js';
 import {
   KOORDINATOR_GATES_ON,
   koordinatorHelmArguments,
@@ -66,10 +79,28 @@ const GATES_MUTATING_OFF = `${KOORDINATOR_GATES_ON},PodMutatingWebhook=false,Ela
 const GATES_ALL_OFF = `${GATES_MUTATING_OFF},PodValidatingWebhook=false,ElasticValidatingWebhook=false`;
 
 /** Our webhooks whose upstream twin mutates: in `dryrun` while the twin does (docs/beside-upstream.md). */
-const OUR_TWIN_MUTATORS = ['mutate-pod', 'mutate-elasticquota', 'mutate-reservation'];
-const ENFORCEMENT_MIGRATING = `*=warn,${OUR_TWIN_MUTATORS.map((name) => `${name}=dryrun`).join(',')}`;
-const ENFORCEMENT_MUTATING = '*=warn';
+const KOORDINATOR_TWIN_MUTATORS = ['mutate-pod', 'mutate-elasticquota', 'mutate-reservation'];
+const KTHENA_TWIN_MUTATORS = ['mutate-modelbooster', 'mutate-autoscalingpolicy'];
+const dryrun = (names: readonly string[]): string => names.map((name) => `,${name}=dryrun`).join('');
+/** The docs' steps: 1, ours in warn with every twin mutator in dryrun; 3, Koordinator's twins on; 4, ours in deny, then Kthena's twins on. */
+const ENFORCEMENT_MIGRATING = `*=warn${dryrun([...KOORDINATOR_TWIN_MUTATORS, ...KTHENA_TWIN_MUTATORS])}`;
+const ENFORCEMENT_MUTATING = `*=warn${dryrun(KTHENA_TWIN_MUTATORS)}`;
+const ENFORCEMENT_DENYING = `*=deny${dryrun(KTHENA_TWIN_MUTATORS)}`;
 const ENFORCEMENT_DENY = '*=deny';
+/** The webhooks whose setting `enforce` waits for on every replica. */
+const WATCHED_WEBHOOKS = [
+  'mutate-pod',
+  'validate-pod',
+  'mutate-elasticquota',
+  'mutate-modelbooster',
+  'validate-modelbooster',
+];
+
+/** Kthena's refusal of a vLLM ModelBooster with two workers, word for word on both sides. */
+const KTHENA_REFUSAL =
+  /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/;
+const THEIR_VALIDATE_MODELBOOSTER = 'validate-modelbooster.volcano.sh';
+const OUR_VALIDATE_MODELBOOSTER = 'validate-modelbooster.admission-operator.io';
 
 /** Which webhook refused a create, from the API server's message. */
 function refuser(message: string): string {
@@ -158,6 +189,58 @@ async function koordinator(gates: string, extra: string[] = []): Promise<void> {
   );
 }
 
+/** Kthena's controller-manager: Ready, and its restarts. */
+async function kthenaControllerManager(): Promise<{ name: string; ready: boolean; restarts: number }> {
+  const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
+  const pods = (
+    await core.listNamespacedPod({ namespace: kthenaNamespace, labelSelector: KTHENA_POD_SELECTOR })
+  ).items.filter((pod) => !pod.metadata?.deletionTimestamp);
+  assert.equal(
+    pods.length,
+    1,
+    `one Kthena controller-manager pod (${pods.map((pod) => pod.metadata?.name).join(', ')})`,
+  );
+  const status = pods[0]?.status?.containerStatuses?.[0];
+  return {
+    name: pods[0]?.metadata?.name ?? '',
+    ready: status?.ready === true,
+    restarts: status?.restartCount ?? 0,
+  };
+}
+
+/**
+ * Installs or upgrades Kthena's chart with its webhooks on or off and waits for its
+ * controller-manager to be Ready (a first install may restart it once: test/e2e/upstream/kthena.ts).
+ */
+async function kthena(webhooks: boolean): Promise<void> {
+  const started = Date.now();
+  // No --wait: Helm would wait for the router's LoadBalancer Service to get an address, which no
+  // local cluster gives it; the controller-manager's readiness is what matters, waited for below.
+  await helm(await kthenaHelmArguments(webhooks));
+  await waitFor('Kthena’s controller-manager Ready', async () => (await kthenaControllerManager()).ready, {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
+  log(
+    `Kthena's chart with its webhooks ${webhooks ? 'on' : 'off'}: controller-manager Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+/** Kthena's example ModelBooster (one vLLM server), and the same split into a prefill and a decode worker. */
+async function modelBoosters(): Promise<{ valid: Record<string, unknown>; broken: Record<string, unknown> }> {
+  const file = join(await kthenaModuleDir(), 'examples', 'model-booster', 'Qwen2.5-0.5B-Instruct.yaml');
+  const valid = parse(await readFile(file, 'utf8')) as {
+    spec: { backend: { workers: Record<string, unknown>[] } };
+  };
+  const broken = structuredClone(valid);
+  const [worker] = broken.spec.backend.workers;
+  broken.spec.backend.workers = [
+    { ...worker, type: 'prefill' },
+    { ...worker, type: 'decode' },
+  ];
+  return { valid, broken };
+}
+
 /** Our chart's pods, Ready or not. */
 async function ourPods(): Promise<string[]> {
   const core = (await clusterKubeConfig()).makeApiClient(CoreV1Api);
@@ -206,7 +289,7 @@ async function enforce(setting: string): Promise<void> {
     async () => {
       for (const pod of await ourPods()) {
         const metrics = await metricsOf(pod);
-        for (const webhook of ['mutate-pod', 'validate-pod', 'mutate-elasticquota']) {
+        for (const webhook of WATCHED_WEBHOOKS) {
           const line = `admission_webhook_enforcement{webhook="${webhook}",action="${expected(webhook)}"} 1`;
           if (!metrics.includes(line)) return false;
         }
@@ -230,6 +313,10 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
   const suffix = uniqueSuffix();
   const profile = `e2e-migration-${suffix}`;
   const namespaces: string[] = [];
+  /** Where the ModelBoosters are tried (by dry run). */
+  const kthenaWork = `migration-kthena-${suffix}`;
+  /** The controller-manager's restarts once installed (a first install may restart it once). */
+  let kthenaRestarts = 0;
 
   /**
    * A namespace the profile selects, with an ElasticQuota of room for `fit` pods named as the
@@ -292,6 +379,39 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
         .join(', ')}`,
     );
     return { fit, past, summary };
+  }
+
+  /**
+   * Kthena's side of a step, by server-side dry run (Kthena's webhooks declare no side effects, and
+   * nothing is left for its controllers to act on): its example ModelBooster is admitted with no
+   * warning; the broken one is refused with Kthena's message by `refusedBy`'s webhook, and ours
+   * warns of it with the same message where ours warns.
+   */
+  async function assertKthena(name: string, refusedBy: 'theirs' | 'ours', oursWarn: boolean): Promise<void> {
+    const path = `/apis/workload.serving.volcano.sh/v1alpha1/namespaces/${kthenaWork}/modelboosters`;
+    const { valid, broken } = await modelBoosters();
+    const admitted = await client.create(path, valid, true);
+    assert.equal(admitted.refusal, undefined, `${name}: Kthena's example ModelBooster is admitted`);
+    assert.deepEqual(admitted.warnings, [], `${name}: and nobody warns of it`);
+    const refused = await client.create(path, broken, true);
+    assert.match(
+      refused.refusal ?? '',
+      KTHENA_REFUSAL,
+      `${name}: the broken ModelBooster is refused with Kthena's message`,
+    );
+    assert.equal(
+      refuser(refused.refusal ?? ''),
+      refusedBy === 'theirs' ? THEIR_VALIDATE_MODELBOOSTER : OUR_VALIDATE_MODELBOOSTER,
+      `${name}: by ${refusedBy === 'theirs' ? 'Kthena' : 'ours'}`,
+    );
+    if (oursWarn)
+      assert.ok(
+        refused.warnings.some((warning) => KTHENA_REFUSAL.test(warning)),
+        `${name}: ours warns it would refuse it (${refused.warnings.join(' | ')})`,
+      );
+    const manager = await kthenaControllerManager();
+    assert.ok(manager.ready, `${name}: Kthena's controller-manager ${manager.name} is Ready`);
+    assert.equal(manager.restarts, kthenaRestarts, `${name}: Kthena's controller-manager did not restart`);
   }
 
   /** What every step holds to, beside its own checks. */
@@ -416,6 +536,12 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
       'koord-manager serves its default webhooks',
     );
     await applyYaml(profileManifest(profile));
+    // Kthena with its webhooks on, as its users have it.
+    await loadKthenaControllerManagerImage(log);
+    await kthena(true);
+    kthenaRestarts = (await kthenaControllerManager()).restarts;
+    namespaces.push(kthenaWork);
+    await kubectl(['create', 'namespace', kthenaWork]);
     await kubectl([
       'delete',
       'configmap',
@@ -455,6 +581,12 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
       releaseNamespace,
       '--ignore-not-found',
     ]).catch(() => undefined);
+    await helm(['uninstall', kthenaRelease, '-n', kthenaNamespace, '--wait']).catch((error: unknown) => {
+      log(`uninstall Kthena: ${String(error)}`);
+    });
+    await kubectl(['delete', 'namespace', kthenaNamespace, '--wait=false', '--ignore-not-found']).catch(
+      () => undefined,
+    );
     await helm(['uninstall', koordinatorRelease, '-n', 'default', '--wait']).catch((error: unknown) => {
       log(`uninstall Koordinator: ${String(error)}`);
     });
@@ -470,13 +602,14 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     );
   });
 
-  it('step 1: ours in warn with our twin mutators in dryrun, koord-manager deciding: one suffix, 50 %, its refusals ours too', async () => {
+  it('step 1: ours in warn with our twin mutators in dryrun, koord-manager and Kthena deciding: one suffix, 50 %, their refusals ours too', async () => {
     await enforce(ENFORCEMENT_MIGRATING);
     assertStep('step 1', await workload('step1', { refusedBy: 'theirs', oursWarn: true }), {
       refusedBy: 'theirs',
       oursWarn: true,
     });
     await assertKoordManagerRunning();
+    await assertKthena('step 1', 'theirs', true);
   });
 
   it('step 2: koord-manager’s mutating webhooks off by its featureGates, then ours mutate: the profile from ours alone, quota still theirs', async () => {
@@ -491,16 +624,20 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     const step: Step = { refusedBy: 'theirs', oursWarn: true };
     assertStep('step 2', await workload('step2', step), step);
     await assertKoordManagerRunning();
+    await assertKthena('step 2', 'theirs', true);
   });
 
-  it('step 3: ours in deny, then koord-manager’s validating webhooks off: ours decide alone, its controllers still run', async () => {
+  it('step 3: ours in deny, then koord-manager’s validating webhooks and Kthena’s webhooks off, then our Kthena twins on: ours decide alone, their controllers still run', async () => {
     await underLoad('validators', async () => {
-      await enforce(ENFORCEMENT_DENY);
+      await enforce(ENFORCEMENT_DENYING);
       await koordinator(GATES_ALL_OFF);
       assert.deepEqual(await theirPaths(), [], 'koord-manager serves no webhook');
+      await kthena(false);
+      await enforce(ENFORCEMENT_DENY);
     });
     const step: Step = { refusedBy: 'ours', oursWarn: false };
     assertStep('step 3', await workload('step3', step), step);
     await assertKoordManagerRunning();
+    await assertKthena('step 3', 'ours', false);
   });
 });
