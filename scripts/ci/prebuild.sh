@@ -11,5 +11,6 @@ cluster=(npx tsx scripts/cluster/cli.ts build)
 "${cluster[@]}" --promtool                     # the integration suite: control plane, helm, promtool
 "${cluster[@]}" --node                         # the end-to-end suite's node
 "${cluster[@]}" --kubernetes="$floor"          # the floor subset's control plane (beside the end-to-end suite)
-npx tsx scripts/upstream/koord-manager.ts >/dev/null  # the end-to-end migration beside koord-manager (warms the v1.8.0 oracle's packages)
+npx tsx scripts/upstream/koord-manager.ts >/dev/null               # the end-to-end migration beside koord-manager (warms the v1.8.0 oracle's packages)
+npx tsx scripts/upstream/kthena-controller-manager.ts >/dev/null   # and beside Kthena's controller-manager (warms the Kthena oracle's)
 npx tsx test/differential/build-oracles.ts     # the differential suite (after the end-to-end suite)
