@@ -251,6 +251,18 @@ async function ourPods(): Promise<string[]> {
   return list.items.filter((pod) => !pod.metadata?.deletionTimestamp).map((pod) => pod.metadata?.name ?? '');
 }
 
+/** Our operator's ConfigMap, whose `enforcement` key `enforce` writes: the chart's values apply again. */
+async function deleteEnforcementConfigMap(): Promise<void> {
+  await kubectl([
+    'delete',
+    'configmap',
+    'admission-operator',
+    '-n',
+    releaseNamespace,
+    '--ignore-not-found',
+  ]).catch(() => undefined);
+}
+
 /** One of our replica's metrics, through the API server's pod proxy. */
 async function metricsOf(pod: string): Promise<string> {
   return (
@@ -542,14 +554,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     kthenaRestarts = (await kthenaControllerManager()).restarts;
     namespaces.push(kthenaWork);
     await kubectl(['create', 'namespace', kthenaWork]);
-    await kubectl([
-      'delete',
-      'configmap',
-      'admission-operator',
-      '-n',
-      releaseNamespace,
-      '--ignore-not-found',
-    ]).catch(() => undefined);
+    await deleteEnforcementConfigMap();
     // Ours beside it in warn, everything (step 0's setting), CRDs left to Koordinator's chart.
     await helmUpgrade(tag, [
       '--set',
@@ -573,14 +578,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']).catch(
       () => undefined,
     );
-    await kubectl([
-      'delete',
-      'configmap',
-      'admission-operator',
-      '-n',
-      releaseNamespace,
-      '--ignore-not-found',
-    ]).catch(() => undefined);
+    await deleteEnforcementConfigMap();
     await helm(['uninstall', kthenaRelease, '-n', kthenaNamespace, '--wait']).catch((error: unknown) => {
       log(`uninstall Kthena: ${String(error)}`);
     });
