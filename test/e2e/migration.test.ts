@@ -100,6 +100,14 @@ const WATCHED_WEBHOOKS = [
 const KTHENA_REFUSAL =
   /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/;
 const THEIR_VALIDATE_MODELBOOSTER = 'validate-modelbooster.volcano.sh';
+/** The CRDs of Kthena v1.0.0's chart (its subcharts' crds/ folders). */
+const KTHENA_CRDS = [
+  'modelboosters.workload.serving.volcano.sh',
+  'autoscalingpolicies.workload.serving.volcano.sh',
+  'modelservings.workload.serving.volcano.sh',
+  'modelroutes.networking.serving.volcano.sh',
+  'modelservers.networking.serving.volcano.sh',
+];
 const OUR_VALIDATE_MODELBOOSTER = 'validate-modelbooster.admission-operator.io';
 
 /** Which webhook refused a create, from the API server's message. */
@@ -329,6 +337,12 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
   const kthenaWork = `migration-kthena-${suffix}`;
   /** The controller-manager's restarts once installed (a first install may restart it once). */
   let kthenaRestarts = 0;
+  /**
+   * Kthena's CRDs this test's install of its chart created (its `crds/` folder skips those that
+   * exist), deleted at the end so that the cluster is left as found: a later install of ours with
+   * `crds.enabled` cannot adopt CRDs no release owns.
+   */
+  let kthenaCrdsCreated: string[] = [];
 
   /**
    * A namespace the profile selects, with an ElasticQuota of room for `fit` pods named as the
@@ -550,6 +564,10 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     await applyYaml(profileManifest(profile));
     // Kthena with its webhooks on, as its users have it.
     await loadKthenaControllerManagerImage(log);
+    const present = new Set((await kubectl(['get', 'crd', '-o', 'name'])).stdout.split(/\s+/));
+    kthenaCrdsCreated = KTHENA_CRDS.filter(
+      (crd) => !present.has(`customresourcedefinition.apiextensions.k8s.io/${crd}`),
+    );
     await kthena(true);
     kthenaRestarts = (await kthenaControllerManager()).restarts;
     namespaces.push(kthenaWork);
@@ -585,6 +603,10 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     await kubectl(['delete', 'namespace', kthenaNamespace, '--wait=false', '--ignore-not-found']).catch(
       () => undefined,
     );
+    if (kthenaCrdsCreated.length > 0)
+      await kubectl(['delete', 'crd', ...kthenaCrdsCreated, '--ignore-not-found']).catch((error: unknown) => {
+        log(`delete Kthena's CRDs: ${String(error)}`);
+      });
     await helm(['uninstall', koordinatorRelease, '-n', 'default', '--wait']).catch((error: unknown) => {
       log(`uninstall Koordinator: ${String(error)}`);
     });
