@@ -5,9 +5,11 @@
  *   tsx scripts/ci/timings-report.ts <timings file> <total seconds>
  *
  * A run on a machine with warm caches reuses builds, or gets them from Go's build cache, that a new
- * machine must compile. The cold estimate counts each build at no less than the seconds it took on
- * a cold machine of this shape (cold-build-seconds.json), as if it ran in the foreground: an upper
- * bound, since .ci/run builds in the background while suites wait on the API server. Over the
+ * machine must compile. The builds run in the background while the suites mostly wait on the API
+ * server, so what a cold machine pays is their CPU, not their wall time: the cold estimate adds to
+ * this run's total the CPU seconds each build took on a cold machine of this shape
+ * (cold-build-cpu-seconds.json) beyond what it took here, spread over its cores. Measured on one
+ * commit: warm 1,461 s, estimated 2,488 s, cold 2,167 s (docs/development.md, "CI time"). Over the
  * budget, the table says so.
  */
 import { readFileSync } from 'node:fs';
@@ -16,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The cold budget: .ci/run's limit is 90 minutes, and growth must show long before it. */
 export const COLD_BUDGET_SECONDS = 45 * 60;
+/** The cores of CI's machine shape, over which the background builds' CPU is spread. */
+export const CI_CORES = 2;
 
 export interface Row {
   kind: string;
@@ -71,37 +75,42 @@ export function report(
   const reused = new Set(
     rows.filter((row) => row.kind === 'reused' && !built.has(row.name)).map((row) => row.name),
   );
-  let reusedCold = 0;
+  // CPU seconds a cold machine would spend on builds this run did not pay for in full.
+  let coldCpu = 0;
   const unknown: string[] = [];
+  const coldOf = (reference: number | undefined): string =>
+    reference === undefined ? 'no cold reference' : `cold ${reference} CPU s`;
   for (const [name, seconds] of built) {
     const reference = coldReference[name];
-    // A build Go's cache served (a fresh clone on a warm machine) ran in less than its cold time.
-    if (reference !== undefined) reusedCold += Math.max(0, reference - seconds);
     const used = cpu.get(name);
+    // A build Go's cache served (a fresh clone on a warm machine) cost less than its cold CPU.
+    if (reference !== undefined) coldCpu += Math.max(0, reference - (used ?? 0));
     lines.push(
-      `  ${pad(name, 56)}${num(seconds)}  built (${used === undefined ? '' : `${used} CPU s; `}${reference === undefined ? 'no cold reference' : `cold ${reference}`})`,
+      `  ${pad(name, 56)}${num(seconds)}  built (${used === undefined ? '' : `${used} CPU s; `}${coldOf(reference)})`,
     );
   }
   for (const name of reused) {
     const reference = coldReference[name];
-    lines.push(
-      `  ${pad(name, 56)}${num(undefined)}  reused (${reference === undefined ? 'no cold reference' : `cold ${reference}`})`,
-    );
+    lines.push(`  ${pad(name, 56)}${num(undefined)}  reused (${coldOf(reference)})`);
     if (reference === undefined) unknown.push(name);
-    else reusedCold += reference;
+    else coldCpu += reference;
   }
-  const measured = Object.fromEntries(built);
-  const estimate = totalSeconds + reusedCold;
+  const measured = Object.fromEntries(
+    builds.filter((row) => row.cpu !== undefined).map((row) => [row.name, row.cpu]),
+  );
+  const estimate = totalSeconds + Math.ceil(coldCpu / CI_CORES);
   const over = estimate > COLD_BUDGET_SECONDS;
   lines.push(
     '',
-    `total ${totalSeconds} s (${(totalSeconds / 60).toFixed(1)} min); cold estimate at most ${estimate} s ` +
-      `(${(estimate / 60).toFixed(1)} min: + ${reusedCold} s for builds reused or served by Go's cache) of the ${COLD_BUDGET_SECONDS / 60}-minute budget`,
+    `total ${totalSeconds} s (${(totalSeconds / 60).toFixed(1)} min); cold estimate ${estimate} s ` +
+      `(${(estimate / 60).toFixed(1)} min: + ${coldCpu} CPU s of builds reused or served by Go's cache, over ${CI_CORES} cores) of the ${COLD_BUDGET_SECONDS / 60}-minute budget`,
   );
   if (unknown.length > 0)
     lines.push(`no cold reference for ${unknown.join(', ')}: the estimate leaves them out`);
   if (Object.keys(measured).length > 0)
-    lines.push(`this run's build seconds (cold-build-seconds.json's form): ${JSON.stringify(measured)}`);
+    lines.push(
+      `this run's build CPU seconds (cold-build-cpu-seconds.json's form): ${JSON.stringify(measured)}`,
+    );
   if (over)
     lines.push(
       `WARNING: the cold estimate passes ${COLD_BUDGET_SECONDS / 60} minutes: find the growth in the table above`,
@@ -117,7 +126,7 @@ function main(): void {
     return;
   }
   const here = dirname(fileURLToPath(import.meta.url));
-  const reference = JSON.parse(readFileSync(join(here, 'cold-build-seconds.json'), 'utf8')) as Record<
+  const reference = JSON.parse(readFileSync(join(here, 'cold-build-cpu-seconds.json'), 'utf8')) as Record<
     string,
     number
   >;
