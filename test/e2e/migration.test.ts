@@ -4,10 +4,10 @@
  * run from images of their Go modules' binaries under their own official charts (their webhook
  * configurations, Services and certificates), ours beside them.
  *
- * Every step creates a workload of 210 pods that a 50 % ClusterColocationProfile with a label
- * suffix selects, into an ElasticQuota with room for exactly 200 of them (the last 10 one at a
- * time, once the 200 are in), and checks: no label suffixed twice, the share given the profile
- * within 50 ± 10 %, the 200 admitted with no refusal or warning and the 10 refused (warned of by ours
+ * Every step creates a workload of 410 pods that a 50 % ClusterColocationProfile with a label
+ * suffix selects, into an ElasticQuota with room for exactly 400 of them (the last 10 one at a
+ * time, once the 400 are in), and checks: no label suffixed twice, the share given the profile
+ * within 50 ± 10 %, the 400 admitted with no refusal or warning and the 10 refused (warned of by ours
  * where ours warns) for the quota by whoever decides (quota counted once, by each side that
  * counts); Kthena's example ModelBooster admitted and a broken one refused with Kthena's message by
  * whoever decides; and both upstream managers still running. Each switch runs under a stream of
@@ -66,11 +66,16 @@ const log = (line: string): void => {
   console.error(`[migration] ${line}`);
 };
 
-/** Pods a step's quota has room for, and the ones past it, created one at a time once those are in. */
-const FIT = 200;
+/**
+ * Pods a step's quota has room for, and the ones past it, created one at a time once those are in.
+ * 400 rather than 200: a profile of 50 % applies with probability 0.51 (a roll in 0..99 at most
+ * 50), so the share of 200 leaves 50 ± 10 % about once in 160 steps, the share of 400 about once
+ * in 6,000.
+ */
+const FIT = 400;
 const PAST = 10;
 const CONCURRENCY = 10;
-/** The profile's probability, and the share a step's 200 may show (50 ± 10 %). */
+/** The share of a step's pods the profile may reach (50 ± 10 %). */
 const SHARE_LOW = 0.4;
 const SHARE_HIGH = 0.6;
 
@@ -388,7 +393,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
     );
   }
 
-  /** The step's workload: 200 into room for 200, then 10 past it one at a time. */
+  /** The step's workload: FIT into room for FIT, then PAST past it one at a time. */
   async function workload(
     name: string,
     step: Step,
@@ -443,7 +448,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
   /** What every step holds to, beside its own checks. */
   function assertStep(name: string, result: Awaited<ReturnType<typeof workload>>, step: Step): void {
     const { fit, past, summary } = result;
-    // Quota counted once: the 200 that fit are all admitted, and nobody warns of them.
+    // Quota counted once: the pods that fit are all admitted, and nobody warns of them.
     assert.equal(
       summary.refused,
       0,
