@@ -33,7 +33,7 @@ import {
   releaseNamespace,
 } from '../../scripts/image/deploy-local.js';
 import { applyYaml, clusterKubeConfig, kubectl, uniqueSuffix, waitFor } from '../harness/cluster.js';
-import { kthenaModuleDir } from '../harness/kthena-module.js';
+import { KTHENA_CRDS, kthenaModuleDir } from '../harness/kthena-module.js';
 import {
   createWorkload,
   MIGRATION_NAMESPACE_LABEL,
@@ -105,14 +105,6 @@ const WATCHED_WEBHOOKS = [
 const KTHENA_REFUSAL =
   /spec\.backend\.workers: Invalid value: 2: If backend type is 'vLLM', there must be exactly one worker/;
 const THEIR_VALIDATE_MODELBOOSTER = 'validate-modelbooster.volcano.sh';
-/** The CRDs of Kthena v1.0.0's chart (its subcharts' crds/ folders). */
-const KTHENA_CRDS = [
-  'modelboosters.workload.serving.volcano.sh',
-  'autoscalingpolicies.workload.serving.volcano.sh',
-  'modelservings.workload.serving.volcano.sh',
-  'modelroutes.networking.serving.volcano.sh',
-  'modelservers.networking.serving.volcano.sh',
-];
 const OUR_VALIDATE_MODELBOOSTER = 'validate-modelbooster.admission-operator.io';
 
 /** Which webhook refused a create, from the API server's message. */

@@ -10,6 +10,15 @@ export const KTHENA_MODULE = 'github.com/volcano-sh/kthena';
 /** The Kthena release the rules follow (docs/rules/kthena.md). */
 export const KTHENA_VERSION = 'v1.0.0';
 
+/** The CRDs of Kthena's chart (its subcharts' crds/ folders). */
+export const KTHENA_CRDS = [
+  'modelboosters.workload.serving.volcano.sh',
+  'autoscalingpolicies.workload.serving.volcano.sh',
+  'modelservings.workload.serving.volcano.sh',
+  'modelroutes.networking.serving.volcano.sh',
+  'modelservers.networking.serving.volcano.sh',
+];
+
 let cached: Promise<string> | undefined;
 
 /** The module's folder in the module cache (read-only), downloaded on first use. */

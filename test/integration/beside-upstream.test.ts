@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { kubectl, uniqueSuffix, waitFor } from '../harness/cluster.js';
-import { kthenaModuleDir } from '../harness/kthena-module.js';
+import { KTHENA_CRDS, kthenaModuleDir } from '../harness/kthena-module.js';
 
 const execFileAsync = promisify(execFile);
 const ours = join(repoRoot, 'charts', 'admission-operator');
@@ -34,13 +34,6 @@ const KOORDINATOR_CRDS = [
   'elasticquotas.scheduling.sigs.k8s.io',
   'reservations.scheduling.koordinator.sh',
   'clustercolocationprofiles.config.koordinator.sh',
-];
-const KTHENA_CRDS = [
-  'modelboosters.workload.serving.volcano.sh',
-  'autoscalingpolicies.workload.serving.volcano.sh',
-  'modelservings.workload.serving.volcano.sh',
-  'modelroutes.networking.serving.volcano.sh',
-  'modelservers.networking.serving.volcano.sh',
 ];
 /** The eight kinds this chart can install the CRDs of (crds/). */
 const SHARED_CRDS = [...KOORDINATOR_CRDS, ...KTHENA_CRDS];
