@@ -29,16 +29,12 @@ export interface BinaryImage {
   path: string;
 }
 
-async function podman(args: string[], input?: string): Promise<string> {
-  const { stdout } = await execFileAsync('podman', args, {
-    env: podmanEnv,
-    maxBuffer: 16 * 2 ** 20,
-    ...(input === undefined ? {} : { input }),
-  });
+async function podman(args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync('podman', args, { env: podmanEnv, maxBuffer: 16 * 2 ** 20 });
   return stdout.trim();
 }
 
-/** Builds the image unless podman has it, and imports it into the node's containerd. */
+/** Makes the image (again: it takes seconds) and imports it into the node's containerd. */
 export async function loadBinaryImage(spec: BinaryImage, log: (line: string) => void): Promise<void> {
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), 'binary-image-'));

@@ -53,6 +53,8 @@ import {
   loadKthenaControllerManagerImage,
 } from './upstream/kthena.js';
 import {
+  KOORDINATOR_GATES_MUTATING_OFF,
+  KOORDINATOR_GATES_OFF,
   KOORDINATOR_GATES_ON,
   koordinatorHelmArguments,
   koordinatorNamespace,
@@ -78,10 +80,6 @@ const CONCURRENCY = 10;
 /** The share of a step's pods the profile may reach (50 ± 10 %). */
 const SHARE_LOW = 0.4;
 const SHARE_HIGH = 0.6;
-
-/** koord-manager's gates with its mutating webhooks off (step 2), then every one of its default-on webhooks off (step 3). */
-const GATES_MUTATING_OFF = `${KOORDINATOR_GATES_ON},PodMutatingWebhook=false,ElasticMutatingWebhook=false`;
-const GATES_ALL_OFF = `${GATES_MUTATING_OFF},PodValidatingWebhook=false,ElasticValidatingWebhook=false`;
 
 /** Our webhooks whose upstream twin mutates: in `dryrun` while the twin does (docs/beside-upstream.md). */
 const KOORDINATOR_TWIN_MUTATORS = ['mutate-pod', 'mutate-elasticquota', 'mutate-reservation'];
@@ -631,7 +629,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
 
   it('step 2: koord-manager’s mutating webhooks off by its featureGates, then ours mutate: the profile from ours alone, quota still theirs', async () => {
     await underLoad('mutators', async () => {
-      await koordinator(GATES_MUTATING_OFF);
+      await koordinator(KOORDINATOR_GATES_MUTATING_OFF);
       assert.deepEqual(
         await theirPaths(),
         ['/validate-pod', '/validate-scheduling-sigs-k8s-io-v1alpha1-elasticquota'].sort(),
@@ -647,7 +645,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
   it('step 3: ours in deny, then koord-manager’s validating webhooks and Kthena’s webhooks off, then our Kthena twins on: ours decide alone, their controllers still run', async () => {
     await underLoad('validators', async () => {
       await enforce(ENFORCEMENT_DENYING);
-      await koordinator(GATES_ALL_OFF);
+      await koordinator(KOORDINATOR_GATES_OFF);
       assert.deepEqual(await theirPaths(), [], 'koord-manager serves no webhook');
       await kthena(false);
       await enforce(ENFORCEMENT_DENY);

@@ -16,13 +16,11 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { kubectl, uniqueSuffix, waitFor } from '../harness/cluster.js';
-import { KTHENA_CRDS, kthenaModuleDir } from '../harness/kthena-module.js';
+import { KTHENA_CRDS, kthenaChart, kthenaModuleDir } from '../harness/kthena-module.js';
+import { koordinatorChart } from '../harness/koord-manager.js';
 
 const execFileAsync = promisify(execFile);
 const ours = join(repoRoot, 'charts', 'admission-operator');
-/** Koordinator's official chart, `versions/v1.8.0` of koordinator-sh/charts, unchanged (../shared/upstream). */
-const koordinatorChart =
-  process.env.KOORDINATOR_CHART ?? join(repoRoot, '..', 'shared', 'upstream', 'koordinator-charts-v1.8.0');
 
 /** Kthena's webhooks off: its values for the end of the migration, and what lets objects of its kinds be created with no pod to answer its failurePolicy=Fail webhooks. */
 const KTHENA_WEBHOOKS_OFF = [
@@ -53,8 +51,6 @@ function helm(args: string[]): Promise<{ stdout: string; stderr: string }> {
 
 /** `--set` of each value. */
 const set = (...values: string[]): string[] => values.flatMap((value) => ['--set', value]);
-
-const kthenaChart = async (): Promise<string> => join(await kthenaModuleDir(), 'charts', 'kthena');
 
 /** The stderr of a command that must fail. */
 async function failure(command: Promise<unknown>): Promise<string> {

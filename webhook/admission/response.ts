@@ -41,7 +41,8 @@ function boundedWarnings(warnings: readonly string[] | undefined): { warnings?: 
   if (!warnings || warnings.length === 0) return {};
   const shown = warnings
     .slice(0, MAX_WARNINGS)
-    .map((warning) => truncate(warningText(warning), MAX_WARNING_CHARS));
+    // Truncated first, so the replacement costs no more than a warning may hold.
+    .map((warning) => warningText(truncate(warning, MAX_WARNING_CHARS)));
   if (warnings.length > MAX_WARNINGS) shown.push(`…and ${warnings.length - MAX_WARNINGS} more warnings`);
   return { warnings: shown };
 }

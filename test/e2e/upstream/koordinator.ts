@@ -10,11 +10,10 @@
  */
 import { join } from 'node:path';
 import { repoRoot } from '../../../scripts/cluster/layout.js';
+import { koordinatorChart } from '../../harness/koord-manager.js';
 import { loadBinaryImage } from '../../../scripts/upstream/binary-image.js';
 import { ensureKoordManager, KOORD_MANAGER_VERSION } from '../../../scripts/upstream/koord-manager.js';
 
-export const koordinatorChart =
-  process.env.KOORDINATOR_CHART ?? join(repoRoot, '..', 'shared', 'upstream', 'koordinator-charts-v1.8.0');
 export const koordinatorRelease = 'koordinator';
 /** The chart's `installation.namespace`, where koord-manager runs. */
 export const koordinatorNamespace = 'koordinator-system';
@@ -30,14 +29,10 @@ const IMAGE_REPOSITORY = 'koordinator-sh/koord-manager';
  * quota at admission turns it on).
  */
 export const KOORDINATOR_GATES_ON = 'EnableQuotaAdmission=true';
-/** The supported switch (docs/beside-upstream.md): its four default-on webhooks off, the rest as before. */
-export const KOORDINATOR_GATES_OFF = [
-  KOORDINATOR_GATES_ON,
-  'PodMutatingWebhook=false',
-  'PodValidatingWebhook=false',
-  'ElasticMutatingWebhook=false',
-  'ElasticValidatingWebhook=false',
-].join(',');
+/** The supported switch (docs/beside-upstream.md), in the migration's order: its mutating webhooks off first. */
+export const KOORDINATOR_GATES_MUTATING_OFF = `${KOORDINATOR_GATES_ON},PodMutatingWebhook=false,ElasticMutatingWebhook=false`;
+/** Then its validating ones too: every webhook on by default off, the rest as before. */
+export const KOORDINATOR_GATES_OFF = `${KOORDINATOR_GATES_MUTATING_OFF},PodValidatingWebhook=false,ElasticValidatingWebhook=false`;
 
 /**
  * An affinity no node satisfies, so the chart's DaemonSets of other binaries place no pod. Their

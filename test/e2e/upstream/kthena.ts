@@ -23,31 +23,20 @@
  * - Neither Volcano's PodGroups nor LeaderWorkerSets are needed: the controller-manager looks their
  *   CRDs up and runs without them.
  */
-import { join } from 'node:path';
 import { loadBinaryImage } from '../../../scripts/upstream/binary-image.js';
 import {
   ensureKthenaControllerManager,
   KTHENA_CONTROLLER_MANAGER_VERSION,
 } from '../../../scripts/upstream/kthena-controller-manager.js';
-import { kthenaModuleDir } from '../../harness/kthena-module.js';
+import { kthenaChart } from '../../harness/kthena-module.js';
 
 export const kthenaRelease = 'kthena';
 export const kthenaNamespace = 'kthena-system';
-
-/** Kthena's chart as its module ships it (read-only, in the Go module cache). */
-export async function kthenaChart(): Promise<string> {
-  return join(await kthenaModuleDir(), 'charts', 'kthena');
-}
 
 const IMAGE_REPOSITORY = 'localhost/volcano-sh/kthena-controller-manager';
 /** The chart's Deployment sets no command: the image's entrypoint runs, at its Dockerfile's path. */
 const BINARY_PATH = '/kthena-controller-manager';
 
-/** The chart's names of what the controller-manager serves and writes. */
-export const KTHENA_DEPLOYMENT = 'kthena-controller-manager';
-export const KTHENA_VALIDATING_WEBHOOK = 'kthena-controller-manager-validating-webhook';
-export const KTHENA_MUTATING_WEBHOOK = 'kthena-controller-manager-mutating-webhook';
-export const KTHENA_CERT_SECRET = 'kthena-controller-manager-webhook-certs';
 /** The pod's label (the Deployment's selector has the release's labels too). */
 export const KTHENA_POD_SELECTOR = 'app.kubernetes.io/component=kthena-controller-manager';
 
