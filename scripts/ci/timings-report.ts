@@ -29,6 +29,8 @@ export interface Row {
   code?: number;
   /** A build's CPU seconds, its cost however busy the machine was. */
   cpu?: number;
+  /** A phase's or suite's second of the run it began at. */
+  start?: number;
 }
 
 export function parseTimings(text: string): Row[] {
@@ -36,12 +38,13 @@ export function parseTimings(text: string): Row[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const [kind = '', name = '', seconds, last] = line.split('\t');
+      const [kind = '', name = '', seconds, last, start] = line.split('\t');
       return {
         kind,
         name,
         ...(seconds === undefined ? {} : { seconds: Number(seconds) }),
         ...(last === undefined ? {} : kind === 'built' ? { cpu: Number(last) } : { code: Number(last) }),
+        ...(start === undefined ? {} : { start: Number(start) }),
       };
     });
 }
@@ -55,16 +58,23 @@ export function report(
   totalSeconds: number,
   coldReference: Record<string, number>,
 ): { lines: string[]; over: boolean } {
-  const lines = ['CI timings (wall seconds; background builds overlap the phases)', ''];
-  // A phase's line is written when it ends: the suites before it, after the previous phase, are its.
-  let suites: Row[] = [];
-  for (const row of rows) {
-    if (row.kind === 'suite') suites.push(row);
-    if (row.kind !== 'phase') continue;
-    lines.push(`${pad(row.name, 58)}${num(row.seconds)}${row.code ? `  exit ${row.code}` : ''}`);
-    for (const suite of suites)
-      lines.push(`  ${pad(suite.name, 56)}${num(suite.seconds)}${suite.code ? `  exit ${suite.code}` : ''}`);
-    suites = [];
+  const lines = [
+    'CI timings (from: the second of the run it began at; wall seconds. Phases run side by side,',
+    'the suites inside them, indented, and the background builds below overlap them)',
+    '',
+    `${'from'.padStart(6)}${'wall'.padStart(6)}`,
+  ];
+  // In the order they began; a row without its start (a line of an older form) keeps its place.
+  const timed = rows
+    .map((row, index) => ({ row, index }))
+    .filter(({ row }) => row.kind === 'phase' || row.kind === 'suite')
+    .sort((a, b) => (a.row.start ?? 0) - (b.row.start ?? 0) || a.index - b.index)
+    .map(({ row }) => row);
+  for (const row of timed) {
+    const indent = row.kind === 'suite' ? '  ' : '';
+    lines.push(
+      `${num(row.start)}${num(row.seconds)}  ${indent}${pad(row.name, 58 - indent.length)}${row.code ? `  exit ${row.code}` : ''}`.trimEnd(),
+    );
   }
   lines.push('', 'Go builds');
   // Every process that needs a build looks for it (each integration test file starts the cluster):

@@ -608,7 +608,7 @@ describe('the chart on the local node', () => {
       '--set',
       'replicaCount=2',
       '--set',
-      'certificates.caLifetime=60s,certificates.caRenewBefore=30s',
+      'certificates.caLifetime=40s,certificates.caRenewBefore=20s',
       '--set',
       'certificates.servingLifetime=20s,certificates.servingRenewBefore=10s',
     ]);
@@ -619,9 +619,9 @@ describe('the chart on the local node', () => {
     const started = Date.now();
     const served = new Set<string>();
     const signers = new Set<string>();
-    // Two rotations: a new CA at 30 s and the serving certificate switched to it after the
-    // bundle's propagation, then again 60 s in.
-    while (Date.now() - started < 80_000) {
+    // Two rotations: a new CA at 20 s and the serving certificate switched to it after the
+    // bundle's propagation (10 s), then again 40 s in; the serving certificate renewed every 10 s.
+    while (Date.now() - started < 55_000) {
       const secret = await readSecret(releaseNamespace);
       const leafPem = secretValue(secret, 'tls.crt');
       if (leafPem) {
@@ -645,7 +645,7 @@ describe('the chart on the local node', () => {
     );
     assert.notEqual(lastCa, firstCa, 'the CA bundle changed');
     assert.ok(signers.size >= 2, `the serving certificates came from ${signers.size} CA(s)`);
-    assert.ok(served.size >= 4, `${served.size} serving certificates in 80 s`);
+    assert.ok(served.size >= 4, `${served.size} serving certificates in 55 s`);
     assert.ok(result.created > 0);
     assert.equal(result.failures.length, 0, describeFailures(result.failures, started));
     // Back to the chart's lifetimes for the steps that follow.

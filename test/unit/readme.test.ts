@@ -75,7 +75,12 @@ describe('README', () => {
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    const runByNpmTest = pkg.scripts.test?.split(/\s*&&\s*/) ?? [];
+    // `npm test` runs its suites from a script (scripts/test-all.ts), each as `npmRun...('<script>')`.
+    const runner = /^tsx (\S+\.ts)$/.exec(pkg.scripts.test ?? '')?.[1];
+    assert.ok(runner, `npm test is "${pkg.scripts.test ?? ''}", not tsx running a script`);
+    const runByNpmTest = [
+      ...readFileSync(join(repoRoot, runner), 'utf8').matchAll(/npmRun(?:Beside)?\('([\w:-]+)'\)/g),
+    ].map((match) => `npm run ${match[1] ?? ''}`);
     const runByTests = filesUnder('test', '.ts')
       .map((file) => readFileSync(file, 'utf8'))
       .join('\n');

@@ -3,23 +3,29 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CI_CORES, COLD_BUDGET_SECONDS, parseTimings, report } from '../../../scripts/ci/timings-report.js';
 
+// As written: each row when it ends, the lanes side by side (the static checks beside the unit suite).
 const timings = [
   'reused\tcontrol plane v1.37.2',
   'built\thelm v3.22.0\t70',
-  'phase\tstatic checks\t50\t0',
-  'suite\tunit\t110\t0',
-  'suite\tintegration (Kubernetes v1.37.2)\t600\t1',
-  'phase\tnpm test\t720\t1',
+  'suite\tintegration (Kubernetes v1.37.2)\t600\t1\t10',
+  'suite\tunit\t110\t0\t610',
+  'phase\tstatic checks\t50\t0\t612',
+  'phase\tnpm test\t720\t1\t8',
   '',
 ].join('\n');
 
 describe('.ci/run timings table', () => {
-  it('puts each suite under the phase it ran in, and lists every build', () => {
+  it('lays out phases and suites in the order they began, each with its start and wall seconds, and lists every build', () => {
     const { lines } = report(parseTimings(timings), 800, { 'control plane v1.37.2': 400 });
     const at = (text: string): number => lines.findIndex((line) => line.includes(text));
-    assert.ok(at('static checks') < at('npm test') && at('npm test') < at('  unit'));
-    assert.match(lines[at('integration')] ?? '', /600 {2}exit 1$/);
-    assert.match(lines[at('npm test')] ?? '', /720 {2}exit 1$/);
+    assert.ok(at('npm test') < at('integration') && at('integration') < at('unit'));
+    assert.ok(at('unit') < at('static checks'));
+    assert.match(
+      lines[at('integration')] ?? '',
+      /^ {4}10 {3}600 {4}integration \(Kubernetes v1\.37\.2\) +exit 1$/,
+    );
+    assert.match(lines[at('npm test')] ?? '', /^ {5}8 {3}720 {2}npm test +exit 1$/);
+    assert.match(lines[at('static checks')] ?? '', /^ {3}612 {4}50 {2}static checks$/);
     assert.match(lines[at('control plane')] ?? '', /reused \(cold 400 CPU s\)/);
     assert.match(lines[at('helm')] ?? '', /70 {2}built \(no cold reference\)/);
   });
