@@ -18,18 +18,22 @@
 // First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
 import './runtime/require-node.js';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { recordTiming } from './ci/timings.js';
 import { CLUSTER_INSTANCE_ENV, takeKubernetesOption } from './cluster/kubernetes-versions.js';
-import { planIntegration } from './integration-shards.js';
+import { planIntegration, SHARED_ENDED_ENV } from './integration-shards.js';
 import { bundleTestOperator } from './operator-bundle.js';
 
 const CLUSTERS_OPTION = '--clusters=';
 /** How many clusters the integration suite runs its files on at once: --clusters, else this, else 2 (1 on one core). */
 const CLUSTERS_ENV = 'INTEGRATION_CLUSTERS';
+async function signalSharedEnded(): Promise<void> {
+  const file = process.env[SHARED_ENDED_ENV];
+  if (file) await writeFile(file, `${new Date().toISOString()}\n`).catch(() => undefined);
+}
 
 let args: string[];
 let clusters: number;
@@ -108,32 +112,39 @@ function runNodeTests(
 }
 
 /**
- * The integration files on `clusters` clusters at once (integration-shards.ts): the first share
- * on this process's cluster, each other share by a run of this script on a cluster of its own
- * ($CLUSTER_INSTANCE), then the files that run alone, here. Every file runs, whatever failed.
+ * The integration files on `clusters` clusters at once (integration-shards.ts): each share but the
+ * first by a run of this script on a cluster of its own ($CLUSTER_INSTANCE), started at once so that
+ * its cluster starts beside this one's; the first share here, once this process's cluster is up
+ * (`ownShare`); then the files that run alone, here. Every file runs, whatever failed.
  */
-async function runSharded(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function startShards(files: string[]): {
+  ownShare: string[];
+  exclusive: string[];
+  others: Promise<number[]>;
+} {
   const plan = planIntegration(files, clusters);
-  const shared = plan.shards.length > 1;
   log(
     `${plan.shards.length} clusters side by side: ${plan.shards.map((shard) => shard.length).join(' + ')} files` +
       (plan.exclusive.length > 0
         ? `, then ${plan.exclusive.map((file) => relative('test/integration', file)).join(', ')} alone`
         : ''),
   );
-  const codes = await Promise.all(
-    plan.shards.map((shard, index) =>
-      index === 0
-        ? runNodeTests(shard, env, true, shared ? '[1] ' : undefined)
-        : run(
-            ['--import', 'tsx', join('scripts', 'run-tests.ts'), 'integration', ...shard],
-            { ...process.env, [CLUSTER_INSTANCE_ENV]: String(index + 1), [CLUSTERS_ENV]: '1' },
-            `[${index + 1}] `,
-          ),
+  const others = Promise.all(
+    plan.shards.slice(1).map((shard, index) =>
+      run(
+        ['--import', 'tsx', join('scripts', 'run-tests.ts'), 'integration', ...shard],
+        {
+          ...process.env,
+          [CLUSTER_INSTANCE_ENV]: String(index + 2),
+          [CLUSTERS_ENV]: '1',
+          // Only this run knows when every cluster's share has ended.
+          [SHARED_ENDED_ENV]: '',
+        },
+        `[${index + 2}] `,
+      ),
     ),
   );
-  if (plan.exclusive.length > 0) codes.push(await runNodeTests(plan.exclusive, env, true));
-  return codes.find((code) => code !== 0) ?? 0;
+  return { ownShare: plan.shards[0] ?? [], exclusive: plan.exclusive, others };
 }
 
 const log = (line: string): void => {
@@ -163,6 +174,10 @@ async function main(suite: string | undefined): Promise<number> {
   if (suite === 'unit') return runNodeTests(files, process.env, false);
 
   log(`Kubernetes ${kubernetesVersion}`);
+  const sharded =
+    suite === 'integration' && clusters > 1 && files.length > 1 ? startShards(files) : undefined;
+  /** The other clusters' exit codes, once they have ended (none when this run is not sharded). */
+  const othersEnded = async (): Promise<number[]> => (sharded ? await sharded.others : []);
   // The operator the tests start, bundled once for every file (test/harness/operator-bundle.ts),
   // while the cluster starts.
   const bundleDir = await mkdtemp(join(tmpdir(), 'admission-operator-bundle-'));
@@ -186,6 +201,7 @@ async function main(suite: string | undefined): Promise<number> {
     console.error(
       `\n${suite.toUpperCase()} TESTS FAILED: the local ${suite === 'e2e' ? 'cluster with its node' : 'control plane'} did not start.\n${(error as Error).message}\n${await logTails()}`,
     );
+    await othersEnded();
     return 1;
   }
   const stop = async (): Promise<void> => {
@@ -198,6 +214,7 @@ async function main(suite: string | undefined): Promise<number> {
     );
     await rm(bundleDir, { recursive: true, force: true });
     await stop();
+    await othersEnded();
     return 1;
   }
   process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
@@ -208,9 +225,21 @@ async function main(suite: string | undefined): Promise<number> {
     ADMISSION_TEST_OPERATOR_BUNDLE: bundleDir,
   };
   try {
-    return suite === 'integration' && clusters > 1 && files.length > 1
-      ? await runSharded(files, env)
-      : await runNodeTests(files, env, true);
+    if (!sharded) return await runNodeTests(files, env, true);
+    const sideBySide = Date.now();
+    const codes = [
+      sharded.ownShare.length > 0 ? await runNodeTests(sharded.ownShare, env, true, '[1] ') : 0,
+      ...(await sharded.others),
+    ];
+    await recordTiming(
+      'suite',
+      `integration side by side (${clusters} clusters, Kubernetes ${kubernetesVersion})`,
+      Math.round((Date.now() - sideBySide) / 1000),
+      codes.find((code) => code !== 0) ?? 0,
+    );
+    await signalSharedEnded();
+    if (sharded.exclusive.length > 0) codes.push(await runNodeTests(sharded.exclusive, env, true));
+    return codes.find((code) => code !== 0) ?? 0;
   } finally {
     await rm(bundleDir, { recursive: true, force: true });
     await stop();
@@ -219,6 +248,7 @@ async function main(suite: string | undefined): Promise<number> {
 
 const started = Date.now();
 const code = await main(args[0]);
+if (args[0] === 'integration') await signalSharedEnded();
 // The whole suite, its cluster's start included.
 const label =
   args[0] === 'unit'

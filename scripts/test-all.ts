@@ -1,23 +1,30 @@
 /**
  * `npm test`: every suite, each as the README runs it alone (`npm run test:unit`, ...).
  *
- *   integration, then end-to-end, with the unit suite beside the end-to-end suite
+ *   the integration suite, then the end-to-end suite; the unit suite beside them from the moment
+ *   the integration files that run side by side have ended
  *
- * The unit suite is CPU from start to end; the end-to-end suite mostly waits on the node, the
- * kubelet's probes, rollouts and leases (measured on 2 cores: 60-80 % idle), and the integration
- * suite's two clusters keep both cores busy. So the unit suite runs beside the end-to-end suite, in
- * the idle scheduling class (`chrt --idle 0`, where the system has it): it takes only CPU nothing
- * else wants, and the end-to-end suite's creates under load, probes and lease periods keep theirs.
- * Its output is printed in one block when it ends, not interleaved. When the integration suite
- * fails, the end-to-end suite does not run (it installs the same operator on a node: minutes), the
- * unit suite still does.
+ * The unit suite is CPU from start to end. The integration suite's files on two clusters keep both
+ * cores busy; the replica tests that run alone after them, and the end-to-end suite, mostly wait on
+ * leases, rollouts, the node and the kubelet's probes (measured on 2 cores). So the unit suite starts
+ * when the integration run signals that its side-by-side part has ended (scripts/run-tests.ts,
+ * $INTEGRATION_SHARED_ENDED_FILE), in the idle scheduling class (`chrt --idle 0`, where the system
+ * has it): it takes only CPU nothing else wants, and the replica tests' bursts and the end-to-end
+ * suite's creates under load keep theirs. Its output is printed in one block when it ends, not
+ * interleaved. When the integration suite fails, the end-to-end suite does not run (it installs the
+ * same operator on a node: minutes); the unit suite still does.
  *
  * Exits with the first failing suite's code.
  */
 // First: an unsupported Node.js gets one line saying so, not a dependency's stack trace.
 import './runtime/require-node.js';
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SHARED_ENDED_ENV } from './integration-shards.js';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,9 +37,9 @@ function idleClass(): string[] {
 }
 
 /** `npm run <script>` (a suite, as the README runs it) with its output on ours; resolves its exit code. */
-function npmRun(script: string): Promise<number> {
+function npmRun(script: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolvePromise) => {
-    const child = spawn(npm, ['run', '--silent', script], { cwd: repoRoot, stdio: 'inherit' });
+    const child = spawn(npm, ['run', '--silent', script], { cwd: repoRoot, stdio: 'inherit', env });
     child.on('close', (code, signal) => {
       resolvePromise(code ?? (signal ? 1 : 0));
     });
@@ -64,10 +71,30 @@ function npmRunBeside(script: string): Promise<number> {
   });
 }
 
-const integration = await npmRun('test:integration');
-const [unit, e2e] =
-  integration === 0
-    ? await Promise.all([npmRunBeside('test:unit'), npmRun('test:e2e')])
-    : [await npmRunBeside('test:unit'), undefined];
-if (e2e === undefined) console.error('the end-to-end suite did not run: the integration suite failed');
-process.exitCode = [integration, e2e ?? 0, unit].find((code) => code !== 0) ?? 0;
+/** Resolves once `file` exists, or when `ended` has settled. */
+async function appears(file: string, ended: Promise<unknown>): Promise<void> {
+  const stop = new AbortController();
+  void ended.finally(() => {
+    stop.abort();
+  });
+  while (!stop.signal.aborted) {
+    if (existsSync(file)) return;
+    await sleep(1000);
+  }
+}
+
+// .ci/run names the file so that its checks start at the same moment; otherwise one of our own.
+const ownSignalDir = process.env[SHARED_ENDED_ENV] ? undefined : await mkdtemp(join(tmpdir(), 'npm-test-'));
+const sharedEnded = process.env[SHARED_ENDED_ENV] || join(ownSignalDir ?? '', 'integration-shared-ended');
+try {
+  const integrationRun = npmRun('test:integration', { ...process.env, [SHARED_ENDED_ENV]: sharedEnded });
+  await appears(sharedEnded, integrationRun);
+  const unitRun = npmRunBeside('test:unit');
+  const integration = await integrationRun;
+  const e2e = integration === 0 ? await npmRun('test:e2e') : undefined;
+  if (e2e === undefined) console.error('the end-to-end suite did not run: the integration suite failed');
+  const unit = await unitRun;
+  process.exitCode = [integration, e2e ?? 0, unit].find((code) => code !== 0) ?? 0;
+} finally {
+  if (ownSignalDir) await rm(ownSignalDir, { recursive: true, force: true });
+}

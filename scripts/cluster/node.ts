@@ -196,6 +196,17 @@ export async function importImage(archive: string): Promise<void> {
   await ctr(['images', 'import', archive]);
 }
 
+/** The names of the images the node's containerd holds, as its CRI finds them. */
+export async function nodeImages(): Promise<Set<string>> {
+  const names = (await ctr(['images', 'list', '--quiet'])).split('\n').map((line) => line.trim());
+  return new Set(names.filter((name) => name !== ''));
+}
+
+/** Gives an image the node holds another name: the same content, nothing imported. */
+export async function tagNodeImage(source: string, target: string): Promise<void> {
+  await ctr(['images', 'tag', '--force', source, target]);
+}
+
 /** The host pid of a running container's first process (the end-to-end suite kills containers with it). */
 export async function containerPid(containerId: string): Promise<number> {
   for (const line of (await ctr(['tasks', 'list'])).split('\n')) {

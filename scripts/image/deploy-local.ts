@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { binaries, cacheDir, kubeconfigPath, repoRoot } from '../cluster/layout.js';
 import { clusterStatus } from '../cluster/control-plane.js';
-import { importImage } from '../cluster/node.js';
+import { importImage, nodeImages, tagNodeImage } from '../cluster/node.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -48,16 +48,26 @@ async function output(
 /**
  * Builds the image, tags it `<repository>:local-<content id>` and imports it into the node's
  * containerd; resolves with the tag. `retag` gives the same content another tag (for upgrades
- * that must roll out without a rebuild).
+ * that must roll out without a rebuild). Content the node already holds is not imported again
+ * (the end-to-end suite's files each build the image; a save and import costs seconds of CPU).
  */
 export async function buildAndLoadImage(log: (line: string) => void, retag?: string): Promise<string> {
   const started = Date.now();
   const buildTag = `${imageRepository}:dev`;
   await runInherit(join(repoRoot, 'scripts', 'image', 'build.sh'), [buildTag]);
   const id = await output('podman', ['image', 'inspect', '--format', '{{.Id}}', buildTag], podmanEnv);
+  const contentImage = `${imageRepository}:local-${id.slice(0, 12)}`;
   const tag = retag ?? `local-${id.slice(0, 12)}`;
   const image = `${imageRepository}:${tag}`;
   await output('podman', ['tag', buildTag, image], podmanEnv);
+  // Only the content's own tag names what it holds: another tag may name older content.
+  if ((await nodeImages()).has(contentImage)) {
+    if (image !== contentImage) await tagNodeImage(contentImage, image);
+    log(
+      `image ${image} built; the node held its content already (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
+    return tag;
+  }
   const work = await mkdtemp(join(tmpdir(), 'deploy-local-'));
   try {
     const archive = join(work, 'image.tar');
@@ -67,6 +77,8 @@ export async function buildAndLoadImage(log: (line: string) => void, retag?: str
       podmanEnv,
     );
     await importImage(archive);
+    // Under the content's own tag too, so that a later build of the same content finds it.
+    if (image !== contentImage) await tagNodeImage(image, contentImage);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
