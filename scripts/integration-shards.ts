@@ -1,17 +1,18 @@
 /**
  * How the integration suite's files are shared among the local clusters it runs on at once
  * (scripts/run-tests.ts, `--clusters`). Most files spend their time waiting on the API server,
- * leases and bookmarks, so two clusters side by side take about half the time on 2 cores; the
- * files are dealt longest first to the cluster with the least time so far.
+ * leases and bookmarks, so two clusters side by side take about half the time on 2 cores. The files
+ * form one queue, longest first, from which each cluster takes the next file when it is free: a
+ * file's time moves by up to 25 s between runs with what runs beside it, so a deal made in advance
+ * left one cluster idle for up to a minute while the other finished.
  */
 
 /**
- * Seconds each longer file takes, its tests' time in CI plus about 3 s to start its process (.ci/run
+ * Seconds each longer file takes (only its place in the queue depends on it), its tests' time in CI plus about 3 s to start its process (.ci/run
  * at 7947c8c and 7095b42 on 2 cores, the two clusters side by side; a file's time moves by up to 25 s
- * between runs with what runs beside it). Only for balance: a file not listed counts as
- * DEFAULT_SECONDS, and a wrong figure makes a run slower, never wrong. Out of date, they cost time:
- * with figures from an earlier layout (the 20,000-pod file at 240 s where it took 137) one cluster
- * ended 80 s after the other.
+ * between runs with what runs beside it). A file not listed counts as DEFAULT_SECONDS; a
+ * wrong figure makes a run slower, never wrong: a long file taken last keeps one cluster busy
+ * while the other has nothing left.
  */
 export const FILE_SECONDS: Readonly<Record<string, number>> = {
   'stalled-watches.test.ts': 183,
@@ -51,27 +52,20 @@ export const EXCLUSIVE: ReadonlySet<string> = new Set(['replicas.test.ts']);
 export const SHARED_ENDED_ENV = 'INTEGRATION_SHARED_ENDED_FILE';
 
 export interface IntegrationPlan {
-  /** One list of files per cluster, run side by side. */
-  shards: string[][];
-  /** Run after every shard has ended, on the first cluster. */
+  /** The files the clusters share, longest first: each cluster takes the next one when it is free. */
+  queue: string[];
+  /** Run after every cluster's share has ended, on the first cluster. */
   exclusive: string[];
 }
 
 const fileName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 const secondsOf = (path: string): number => FILE_SECONDS[fileName(path)] ?? DEFAULT_SECONDS;
 
-/** Deals `files` among `clusters` clusters (at least 1), the exclusive ones kept apart. */
-export function planIntegration(files: readonly string[], clusters: number): IntegrationPlan {
-  const count = Math.max(1, Math.floor(clusters));
+/** The shared files in the order the clusters take them, the exclusive ones kept apart. */
+export function planIntegration(files: readonly string[]): IntegrationPlan {
   const exclusive = files.filter((file) => EXCLUSIVE.has(fileName(file)));
-  const shared = files.filter((file) => !EXCLUSIVE.has(fileName(file)));
-  const shards: string[][] = Array.from({ length: count }, () => []);
-  const load = new Array<number>(count).fill(0);
-  const longestFirst = [...shared].sort((a, b) => secondsOf(b) - secondsOf(a) || a.localeCompare(b));
-  for (const file of longestFirst) {
-    const least = load.indexOf(Math.min(...load));
-    shards[least]?.push(file);
-    load[least] = (load[least] ?? 0) + secondsOf(file);
-  }
-  return { shards: shards.map((shard) => shard.sort()).filter((shard) => shard.length > 0), exclusive };
+  const queue = files
+    .filter((file) => !EXCLUSIVE.has(fileName(file)))
+    .sort((a, b) => secondsOf(b) - secondsOf(a) || a.localeCompare(b));
+  return { queue, exclusive };
 }

@@ -28,6 +28,8 @@ import { planIntegration, SHARED_ENDED_ENV } from './integration-shards.js';
 import { bundleTestOperator } from './operator-bundle.js';
 
 const CLUSTERS_OPTION = '--clusters=';
+/** Set by the first cluster's run for each other's: the directory where the clusters claim queued files. */
+const QUEUE_OPTION = '--queue=';
 /** How many clusters the integration suite runs its files on at once: --clusters, else this, else 2 (1 on one core). */
 const CLUSTERS_ENV = 'INTEGRATION_CLUSTERS';
 async function signalSharedEnded(): Promise<void> {
@@ -37,10 +39,12 @@ async function signalSharedEnded(): Promise<void> {
 
 let args: string[];
 let clusters: number;
+let queueDir: string | undefined;
 try {
   args = takeKubernetesOption(process.argv.slice(2));
   const option = args.find((arg) => arg.startsWith(CLUSTERS_OPTION))?.slice(CLUSTERS_OPTION.length);
-  args = args.filter((arg) => !arg.startsWith(CLUSTERS_OPTION));
+  queueDir = args.find((arg) => arg.startsWith(QUEUE_OPTION))?.slice(QUEUE_OPTION.length);
+  args = args.filter((arg) => !arg.startsWith(CLUSTERS_OPTION) && !arg.startsWith(QUEUE_OPTION));
   const asked = option ?? process.env[CLUSTERS_ENV] ?? String(Math.min(2, availableParallelism()));
   if (!/^[1-9]$/.test(asked))
     throw new Error(`--clusters (or $${CLUSTERS_ENV}) must be 1 to 9, not ${asked.slice(0, 20)}`);
@@ -111,28 +115,71 @@ function runNodeTests(
   return run(['--import', 'tsx', '--test', ...filter, ...files], env, prefix);
 }
 
+/** How many files this run's cluster took from the queue (its row in the timings table). */
+let filesTaken = 0;
+
 /**
- * The integration files on `clusters` clusters at once (integration-shards.ts): each share but the
- * first by a run of this script on a cluster of its own ($CLUSTER_INSTANCE), started at once so that
- * its cluster starts beside this one's; the first share here, once this process's cluster is up
- * (`ownShare`); then the files that run alone, here. Every file runs, whatever failed.
+ * Runs the queued files one at a time on this process's cluster, each that no other cluster has
+ * claimed (a file created in `dir`: the claim is atomic); resolves the first failing exit code.
  */
-function startShards(files: string[]): {
-  ownShare: string[];
+async function runQueue(
+  files: string[],
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  prefix: string,
+): Promise<number> {
+  const failed: string[] = [];
+  let code = 0;
+  for (const file of files) {
+    const claim = join(dir, file.replaceAll('/', '_'));
+    const claimed = await writeFile(claim, String(clusterInstance), { flag: 'wx' }).then(
+      () => true,
+      () => false,
+    );
+    if (!claimed) continue;
+    filesTaken++;
+    const fileCode = await runNodeTests([file], env, true, prefix);
+    if (fileCode !== 0) {
+      failed.push(relative('test/integration', file));
+      code ||= fileCode;
+    }
+  }
+  log(`${filesTaken} files run here${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}`);
+  return code;
+}
+
+/**
+ * The integration files on `clusters` clusters at once (integration-shards.ts): one queue, longest
+ * first, each cluster taking the next file when it is free. Each cluster but the first is a run of
+ * this script on a cluster of its own ($CLUSTER_INSTANCE), started at once so that its cluster
+ * starts beside this one's; this process's cluster takes from the queue once it is up; then the
+ * files that run alone, here. Every file runs, whatever failed.
+ */
+async function startLanes(files: string[]): Promise<{
+  queue: string[];
+  dir: string;
   exclusive: string[];
   others: Promise<number[]>;
-} {
-  const plan = planIntegration(files, clusters);
+}> {
+  const plan = planIntegration(files);
+  const dir = await mkdtemp(join(tmpdir(), 'integration-queue-'));
   log(
-    `${plan.shards.length} clusters side by side: ${plan.shards.map((shard) => shard.length).join(' + ')} files` +
+    `${clusters} clusters side by side take ${plan.queue.length} files from one queue, longest first` +
       (plan.exclusive.length > 0
         ? `, then ${plan.exclusive.map((file) => relative('test/integration', file)).join(', ')} alone`
         : ''),
   );
   const others = Promise.all(
-    plan.shards.slice(1).map((shard, index) =>
+    Array.from({ length: plan.queue.length > 1 ? clusters - 1 : 0 }, (_, index) =>
       run(
-        ['--import', 'tsx', join('scripts', 'run-tests.ts'), 'integration', ...shard],
+        [
+          '--import',
+          'tsx',
+          join('scripts', 'run-tests.ts'),
+          'integration',
+          `${QUEUE_OPTION}${dir}`,
+          ...plan.queue,
+        ],
         {
           ...process.env,
           [CLUSTER_INSTANCE_ENV]: String(index + 2),
@@ -144,7 +191,7 @@ function startShards(files: string[]): {
       ),
     ),
   );
-  return { ownShare: plan.shards[0] ?? [], exclusive: plan.exclusive, others };
+  return { queue: plan.queue, dir, exclusive: plan.exclusive, others };
 }
 
 const log = (line: string): void => {
@@ -175,7 +222,9 @@ async function main(suite: string | undefined): Promise<number> {
 
   log(`Kubernetes ${kubernetesVersion}`);
   const sharded =
-    suite === 'integration' && clusters > 1 && files.length > 1 ? startShards(files) : undefined;
+    suite === 'integration' && queueDir === undefined && clusters > 1 && files.length > 1
+      ? await startLanes(files)
+      : undefined;
   /** The other clusters' exit codes, once they have ended (none when this run is not sharded). */
   const othersEnded = async (): Promise<number[]> => (sharded ? await sharded.others : []);
   // The operator the tests start, bundled once for every file (test/harness/operator-bundle.ts),
@@ -225,12 +274,11 @@ async function main(suite: string | undefined): Promise<number> {
     ADMISSION_TEST_OPERATOR_BUNDLE: bundleDir,
   };
   try {
+    if (queueDir !== undefined) return await runQueue(files, queueDir, env, '');
     if (!sharded) return await runNodeTests(files, env, true);
     const sideBySide = Date.now();
-    const codes = [
-      sharded.ownShare.length > 0 ? await runNodeTests(sharded.ownShare, env, true, '[1] ') : 0,
-      ...(await sharded.others),
-    ];
+    const codes = [await runQueue(sharded.queue, sharded.dir, env, '[1] '), ...(await sharded.others)];
+    await rm(sharded.dir, { recursive: true, force: true });
     await recordTiming(
       'suite',
       `integration side by side (${clusters} clusters, Kubernetes ${kubernetesVersion})`,
@@ -253,6 +301,12 @@ if (args[0] === 'integration') await signalSharedEnded();
 const label =
   args[0] === 'unit'
     ? 'unit'
-    : `${args[0] ?? ''}${onCluster} (Kubernetes ${kubernetesVersion}${args.length > 1 ? `, ${args.length - 1} files` : ''})`;
+    : `${args[0] ?? ''}${onCluster} (Kubernetes ${kubernetesVersion}${
+        queueDir !== undefined
+          ? `, ${filesTaken} files from the queue`
+          : args.length > 1
+            ? `, ${args.length - 1} files`
+            : ''
+      })`;
 await recordTiming('suite', label, Math.round((Date.now() - started) / 1000), code);
 process.exitCode = code;

@@ -162,6 +162,29 @@ export async function podReadyNamespace(t: TestContext, prefix = 'pods'): Promis
 }
 
 /**
+ * Resolves once kube-controller-manager acts again: a new namespace gets its default ServiceAccount.
+ * A test that restarts the API server leaves the controllers' informers backing off (the restarted
+ * server refuses them until its RBAC has loaded, and client-go then waits up to 30 s between tries):
+ * it waits for this before the next file on its cluster, which expects a cluster like a fresh one.
+ */
+export async function controllersServing(timeoutMs = 120_000): Promise<void> {
+  const core = await coreApi();
+  const name = `controllers-${uniqueSuffix()}`;
+  await core.createNamespace({
+    body: { metadata: { name, labels: { 'admission-operator.test/owner': 'tests' } } },
+  });
+  try {
+    await waitFor(
+      "kube-controller-manager to create a new namespace's default ServiceAccount",
+      () => core.readNamespacedServiceAccount({ namespace: name, name: 'default' }),
+      { timeoutMs, intervalMs: 250 },
+    );
+  } finally {
+    await core.deleteNamespace({ name }).catch(() => undefined);
+  }
+}
+
+/**
  * Creates a minimal pod (it stays Pending: there is no scheduler) that both pod webhooks are called
  * for (governed-pod.ts); rejects with the API server's error.
  */

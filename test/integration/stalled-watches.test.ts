@@ -10,12 +10,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, it, type TestContext } from 'node:test';
+import { after, describe, it, type TestContext } from 'node:test';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { compactEtcd, startApiServer, stopApiServer } from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath } from '../../scripts/cluster/layout.js';
 import { SILENCE_BOUND_MS } from '../../operator/kube/reflector.js';
-import { clusterKubeConfig, installCrds, kubectl, podReadyNamespace, waitFor } from '../harness/cluster.js';
+import {
+  clusterKubeConfig,
+  controllersServing,
+  installCrds,
+  kubectl,
+  podReadyNamespace,
+  waitFor,
+} from '../harness/cluster.js';
 import { freshOperator, httpGet, httpsGet, logsMatching, type OperatorProcess } from '../harness/operator.js';
 import { kubeconfigThrough, TcpProxy } from '../harness/tcp-proxy.js';
 
@@ -131,6 +138,10 @@ const log = (line: string): void => {
 };
 
 describe('Stalled watches', () => {
+  // The API server restarts below leave kube-controller-manager slow to act for up to half a minute;
+  // the file after this one on the same cluster waited 30 s for a namespace's ServiceAccount, and failed.
+  after(() => controllersServing());
+
   it('replaces every watch frozen under it within the bound, and admits no more than the quota meanwhile', async (t) => {
     await installCrds('elasticquotas.scheduling.sigs.k8s.io');
     const { proxy, kubeconfig } = await proxied(t);
