@@ -61,7 +61,7 @@ function npmRunBeside(script: string): Promise<number> {
     child.on('close', (code, signal) => {
       const result = code ?? (signal ? 1 : 0);
       process.stdout.write(
-        `\n── npm run ${script} (beside the end-to-end suite${idle.length > 0 ? ', idle scheduling class' : ''}): ` +
+        `\n── npm run ${script} (beside the cluster suites${idle.length > 0 ? ', idle scheduling class' : ''}): ` +
           `${result === 0 ? 'passed' : `FAILED, exit ${result}`} ──\n`,
       );
       process.stdout.write(Buffer.concat(output));
