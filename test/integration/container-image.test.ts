@@ -69,7 +69,23 @@ describe('container image', () => {
       {
         timeoutMs: 60_000,
       },
-    );
+    ).catch(async (error: unknown) => {
+      // The container is removed when the test ends: what it said goes with the failure.
+      const logs = await podman(['logs', '--tail=40', name]).then(
+        ({ stdout, stderr }) => `${stdout}${stderr}`,
+        (logsError: unknown) => `podman logs failed: ${String(logsError)}`,
+      );
+      const state = await podman([
+        'inspect',
+        name,
+        '--format',
+        '{{.State.Status}} exit {{.State.ExitCode}}',
+      ]).then(
+        ({ stdout }) => stdout.trim(),
+        () => 'unknown',
+      );
+      throw new Error(`${(error as Error).message}\ncontainer ${state}; its last lines:\n${logs}`);
+    });
     await waitForPublishedSecret(namespace);
 
     await podman(['stop', '--time=20', name]);
