@@ -32,6 +32,8 @@ const CLUSTERS_OPTION = '--clusters=';
 const QUEUE_OPTION = '--queue=';
 /** How many clusters the integration suite runs its files on at once: --clusters, else this, else 2 (1 on one core). */
 const CLUSTERS_ENV = 'INTEGRATION_CLUSTERS';
+
+/** Writes the file $INTEGRATION_SHARED_ENDED_FILE names, where it is set (integration-shards.ts). */
 async function signalSharedEnded(): Promise<void> {
   const file = process.env[SHARED_ENDED_ENV];
   if (file) await writeFile(file, `${new Date().toISOString()}\n`).catch(() => undefined);
@@ -225,8 +227,13 @@ async function main(suite: string | undefined): Promise<number> {
     suite === 'integration' && queueDir === undefined && clusters > 1 && files.length > 1
       ? await startLanes(files)
       : undefined;
-  /** The other clusters' exit codes, once they have ended (none when this run is not sharded). */
-  const othersEnded = async (): Promise<number[]> => (sharded ? await sharded.others : []);
+  /** The other clusters' exit codes, once they have ended (none when this run is not sharded); the queue's claims removed. */
+  const othersEnded = async (): Promise<number[]> => {
+    if (!sharded) return [];
+    const codes = await sharded.others;
+    await rm(sharded.dir, { recursive: true, force: true });
+    return codes;
+  };
   // The operator the tests start, bundled once for every file (test/harness/operator-bundle.ts),
   // while the cluster starts.
   const bundleDir = await mkdtemp(join(tmpdir(), 'admission-operator-bundle-'));
@@ -277,8 +284,7 @@ async function main(suite: string | undefined): Promise<number> {
     if (queueDir !== undefined) return await runQueue(files, queueDir, env, '');
     if (!sharded) return await runNodeTests(files, env, true);
     const sideBySide = Date.now();
-    const codes = [await runQueue(sharded.queue, sharded.dir, env, '[1] '), ...(await sharded.others)];
-    await rm(sharded.dir, { recursive: true, force: true });
+    const codes = [await runQueue(sharded.queue, sharded.dir, env, '[1] '), ...(await othersEnded())];
     await recordTiming(
       'suite',
       `integration side by side (${clusters} clusters, Kubernetes ${kubernetesVersion})`,
