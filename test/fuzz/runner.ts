@@ -1,8 +1,8 @@
 /**
  * Runs fuzz cases against the real admission server and applies the checks: batches sent over
- * keep-alive HTTPS with a small concurrency, a health check after each batch, hangs blamed
- * and the server restarted, slow reviews confirmed by replaying them alone, and resident
- * memory compared before and after.
+ * keep-alive HTTPS with a small concurrency, a health check after each batch, timed-out and
+ * slow reviews confirmed by replaying them alone (scaled by how busy the machine is then), and
+ * resident memory compared before and after.
  */
 import {
   checkHandlerTime,
@@ -33,7 +33,14 @@ export interface RunOptions {
   /** Stop starting batches after this long (the report says so). */
   deadlineMs?: number;
   progress?: (line: string) => void;
+  /** Makes the rule loop forever on this case: proves that a real hang is still reported. */
+  hangOnCase?: number;
 }
+
+/** How often a timed-out case, or a failed health check, is tried again before it counts. */
+const REPLAYS = 3;
+/** A replay waits at most this many client timeouts, however slow the machine measured. */
+const MAX_TIMEOUT_SCALE = 15;
 
 export interface FailureRecord extends Failure {
   seed: number;
@@ -63,11 +70,14 @@ export interface RunReport {
   stoppedAtDeadline: boolean;
 }
 
-interface Outcome {
-  fuzzCase: FuzzCase;
+interface Replay {
   result: HttpResult;
-  /** The case that was inside a rule when this one timed out. */
-  blocked: number | undefined;
+  /** Set when every replay timed out: how long the last one waited, and where the thread was. */
+  hang?: { waitedMs: number; insideItsRule: boolean };
+}
+
+interface Outcome extends Replay {
+  fuzzCase: FuzzCase;
 }
 
 async function pool<T>(items: T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -121,15 +131,15 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     }
   };
 
-  const server = await FuzzServer.create();
+  const server = await FuzzServer.create(options.hangOnCase);
   await server.start();
-  const send = (fuzzCase: FuzzCase): Promise<HttpResult> =>
+  const send = (fuzzCase: FuzzCase, timeout = timeoutMs): Promise<HttpResult> =>
     sendCase(fuzzCase, {
       port: server.port,
       agent: server.agent,
       ca: server.ca,
       client: server.apiServer,
-      timeoutMs,
+      timeoutMs: timeout,
     });
   // Warm up (JIT, TLS sessions, lazy modules) so the first cases are not blamed for it.
   for (const path of seeded) {
@@ -142,6 +152,35 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
   let calibrationBaseMs = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 5; round++)
     calibrationBaseMs = Math.min(calibrationBaseMs, await server.calibrate());
+
+  // The machine's slowdown of the server thread now, against the run's quietest (1 when it did not answer).
+  const currentLoad = async (): Promise<number> => {
+    const calibrationMs = await server.calibrate();
+    return Number.isFinite(calibrationMs) ? Math.max(1, calibrationMs / calibrationBaseMs) : 1;
+  };
+  // A case that timed out, sent alone up to REPLAYS times, each with the client timeout scaled by
+  // the load measured right before it: on a machine busy with other work an answer takes longer
+  // but comes, while a review that blocks the server never answers.
+  const replayAlone = async (fuzzCase: FuzzCase): Promise<Replay> => {
+    let waitedMs = 0;
+    let insideItsRule = false;
+    let result: HttpResult | undefined;
+    for (let attempt = 0; attempt < REPLAYS; attempt++) {
+      waitedMs = Math.round(timeoutMs * Math.min(MAX_TIMEOUT_SCALE, await currentLoad()));
+      server.decisions.delete(fuzzCase.uid ?? '');
+      result = await send(fuzzCase, waitedMs);
+      if (!result.timedOut) return { result };
+      insideItsRule = server.blockedCase() === fuzzCase.index;
+      await server.restart();
+    }
+    return { result: result as HttpResult, hang: { waitedMs, insideItsRule } };
+  };
+  // A health or sync check that failed is asked again (a starved thread answers late); a dead
+  // server fails every time.
+  const confirmed = async (check: () => Promise<boolean>): Promise<boolean> => {
+    for (let attempt = 0; attempt < REPLAYS; attempt++) if (await check()) return true;
+    return false;
+  };
 
   // The allocator keeps the high-water mark of the largest bodies seen; growth after that is what leaks.
   let rssQuarterBytes = rssBeforeBytes;
@@ -159,7 +198,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     const serverErrorsBefore = server.serverErrors;
     await pool(batch, concurrency, async (fuzzCase) => {
       const result = await send(fuzzCase);
-      outcomes.push({ fuzzCase, result, blocked: result.timedOut ? server.blockedCase() : undefined });
+      outcomes.push({ fuzzCase, result });
     });
     casesRun += batch.length;
     for (const fuzzCase of batch) {
@@ -167,19 +206,14 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
       casesByPath[route] = (casesByPath[route] ?? 0) + 1;
     }
 
-    // A timeout means the server's thread was stuck: blame the case inside a rule, retry the rest alone.
+    // A timeout means the server's thread was stuck, or the machine starved it. Every hung case is
+    // replayed alone on a fresh server before it counts: a review that blocks the thread times out
+    // on every replay, however long the wait.
     const hung = outcomes.filter((o) => o.result.timedOut && o.fuzzCase.expect.kind !== 'none');
     if (hung.length > 0) {
-      const culprits = new Set(
-        hung.map((o) => o.blocked).filter((b): b is number => b !== undefined && b >= 0),
-      );
       await server.restart();
-      for (const outcome of hung) {
-        if (culprits.has(outcome.fuzzCase.index)) continue;
-        outcome.result = await send(outcome.fuzzCase);
-        if (outcome.result.timedOut) await server.restart();
-      }
-    } else if (!(await server.sync())) {
+      for (const outcome of hung) Object.assign(outcome, await replayAlone(outcome.fuzzCase));
+    } else if (!(await confirmed(() => server.sync()))) {
       record(batch[0] as FuzzCase, [
         { class: 'server-down', detail: 'the server stopped answering its parent thread' },
       ]);
@@ -187,8 +221,21 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
     }
 
     const slow: FuzzCase[] = [];
-    for (const { fuzzCase, result } of outcomes) {
-      record(fuzzCase, checkResponse(fuzzCase, result, entries.get(fuzzCase.path)));
+    for (const { fuzzCase, result, hang } of outcomes) {
+      const found = checkResponse(fuzzCase, result, entries.get(fuzzCase.path));
+      record(
+        fuzzCase,
+        hang
+          ? found.map((failure) =>
+              failure.class === 'timeout'
+                ? {
+                    ...failure,
+                    detail: `no answer in ${REPLAYS} replays alone (the last waited ${hang.waitedMs} ms); the server thread was ${hang.insideItsRule ? "inside this case's rule" : 'outside any rule of this case'}`,
+                  }
+                : failure,
+            )
+          : found,
+      );
       if (result.timedOut && fuzzCase.expect.kind !== 'none') {
         if (!slowest?.timedOut) {
           slowest = {
@@ -294,7 +341,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
       server.strayOutput = '';
     }
 
-    if (!(await server.health())) {
+    if (!(await confirmed(() => server.health()))) {
       record(batch[batch.length - 1] as FuzzCase, [
         { class: 'server-down', detail: 'GET /healthz failed after this batch' },
       ]);

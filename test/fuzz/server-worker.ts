@@ -24,6 +24,8 @@ export interface WorkerInput {
   clientCaPem: string;
   /** Int32 [0]: 1 + the index of the case inside a rule, -1 for an unknown uid, 0 for none. */
   marker: SharedArrayBuffer;
+  /** The index of a case whose rule loops forever (the runner's own test of hang detection). */
+  hangOnCase?: number;
 }
 
 export type WorkerMessage =
@@ -98,6 +100,9 @@ const webhooks: WebhookEntry[] = fuzzWebhooks().map((entry) => ({
   ...entry,
   handler: (request, snapshot) => {
     Atomics.store(marker, 0, caseOf(request.uid));
+    if (input.hangOnCase !== undefined && caseOf(request.uid) === input.hangOnCase + 1) {
+      for (;;);
+    }
     try {
       return entry.handler(request, snapshot);
     } finally {

@@ -52,7 +52,10 @@ export class FuzzServer {
   /** admission_bad_requests_total{status="500"} of the running server, as of its last answer. */
   serverErrors = 0;
 
-  private constructor(certificate: LocalCertificate) {
+  private constructor(
+    certificate: LocalCertificate,
+    private readonly hangOnCase: number | undefined,
+  ) {
     this.ca = certificate.ca;
     this.apiServer = certificate.apiServer;
     this.certificate = certificate;
@@ -61,10 +64,11 @@ export class FuzzServer {
 
   /**
    * A server with a CA, serving certificate and API server client certificate of its own (not
-   * started yet); it verifies callers as an operator with --client-ca-file does.
+   * started yet); it verifies callers as an operator with --client-ca-file does. `hangOnCase`
+   * makes the rule loop forever on that case.
    */
-  static async create(): Promise<FuzzServer> {
-    return new FuzzServer(await localServingCertificate('fuzz-ca'));
+  static async create(hangOnCase?: number): Promise<FuzzServer> {
+    return new FuzzServer(await localServingCertificate('fuzz-ca'), hangOnCase);
   }
 
   private newAgent(): Agent {
@@ -81,6 +85,7 @@ export class FuzzServer {
       privateKeyPem: this.certificate.privateKeyPem,
       clientCaPem: this.certificate.ca,
       marker: this.marker,
+      ...(this.hangOnCase === undefined ? {} : { hangOnCase: this.hangOnCase }),
     };
     const worker = new Worker(
       `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,

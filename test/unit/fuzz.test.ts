@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fuzzPaths } from '../fuzz/generate.js';
+import { fuzzPaths, generateCase } from '../fuzz/generate.js';
 import { formatReport, runFuzz } from '../fuzz/runner.js';
 
 const SEED = 20_260_601;
@@ -29,4 +29,22 @@ describe('admission server fuzz (short run)', () => {
       assert.deepEqual(report.countsByClass, {}, `fuzz failures:\n${summary}`);
     },
   );
+
+  it('still reports a rule that never returns, after replaying it alone on a fresh server', async () => {
+    // A plain transport case that expects a decision goes through its rule unchanged.
+    const index = Array.from({ length: 400 }, (_, i) => i).find((i) => {
+      const fuzzCase = generateCase(SEED, i);
+      return fuzzCase.transport === 'plain' && fuzzCase.expect.kind === 'decision';
+    });
+    assert.notEqual(index, undefined, 'the seed has a plain case that expects a decision');
+    const report = await runFuzz({
+      seed: SEED,
+      cases: 1,
+      only: [index as number],
+      hangOnCase: index,
+      timeoutMs: 500,
+    });
+    assert.deepEqual(report.countsByClass, { timeout: 1 }, formatReport(report, 2));
+    assert.match(report.failures[0]?.detail ?? '', /no answer in 3 replays alone .*inside this case's rule/);
+  });
 });
