@@ -92,7 +92,8 @@ export class CertificateManager extends EventEmitter<{ material: [ServingMateria
       {
         kind: KINDS.secret.plural,
         path: `/api/${KINDS.secret.version}/namespaces/${options.namespace}/${KINDS.secret.plural}`,
-        list: () => this.core.listNamespacedSecret({ namespace: options.namespace, fieldSelector }),
+        list: (bounded) =>
+          this.core.listNamespacedSecret({ namespace: options.namespace, fieldSelector }, bounded),
         fieldSelector,
       },
       options.logger,

@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events';
 import {
   ListWatch,
   Watch,
+  type ConfigurationOptions,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -21,6 +22,7 @@ import { systemClock, type Clock } from './clock.js';
 import { isNotFound } from './errors.js';
 import { SILENCE_BOUND_MS, watchSeconds } from './reflector.js';
 import { watchLiveness } from './watch-liveness.js';
+import { abortAfter, API_CALL_TIMEOUT_MS } from './request-timeout.js';
 
 /** The longest timer Node.js keeps (about 24.8 days): no inactivity timeout, for the bench's reference. */
 const NEVER_MS = 2 ** 31 - 1;
@@ -86,7 +88,14 @@ export interface WatchSpec<T extends KubernetesObject> {
   kind: string;
   /** The collection's API path, e.g. /api/v1/namespaces. */
   path: string;
-  list: () => Promise<KubernetesListObject<T>>;
+  /**
+   * Lists the collection, passing `bounded` to the API call: it aborts the list after
+   * `listTimeoutMs`. Unbounded, a list on a connection that went silent under it waits five
+   * minutes (undici's own timeout), and the informer with it.
+   */
+  list: (bounded: ConfigurationOptions) => Promise<KubernetesListObject<T>>;
+  /** The bound of one list; API_CALL_TIMEOUT_MS unless a test shortens it. */
+  listTimeoutMs?: number;
   labelSelector?: string;
   fieldSelector?: string;
   /**
@@ -144,7 +153,7 @@ export class SupervisedInformer<T extends KubernetesObject> extends EventEmitter
           this.lastHeard = this.clock.monotonic();
         },
       ),
-      spec.list,
+      () => spec.list(abortAfter(spec.listTimeoutMs ?? API_CALL_TIMEOUT_MS)),
       false,
       spec.labelSelector,
       spec.fieldSelector,

@@ -119,7 +119,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       {
         kind: 'mutatingwebhookconfigurations',
         path: '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
-        list: () => this.api.listMutatingWebhookConfiguration({ fieldSelector }),
+        list: (bounded) => this.api.listMutatingWebhookConfiguration({ fieldSelector }, bounded),
         fieldSelector,
       },
       logger,
@@ -132,7 +132,7 @@ export class ConfigurationReconciler extends EventEmitter<{ published: [] }> {
       {
         kind: 'validatingwebhookconfigurations',
         path: '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
-        list: () => this.api.listValidatingWebhookConfiguration({ fieldSelector }),
+        list: (bounded) => this.api.listValidatingWebhookConfiguration({ fieldSelector }, bounded),
         fieldSelector,
       },
       logger,

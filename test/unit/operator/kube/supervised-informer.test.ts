@@ -70,7 +70,7 @@ describe('SupervisedInformer', () => {
     const restarts: string[] = [];
     const informer = new SupervisedInformer<V1Namespace>(
       kubeConfig,
-      { kind: 'namespaces', path: '/api/v1/namespaces', list: () => core.listNamespace() },
+      { kind: 'namespaces', path: '/api/v1/namespaces', list: (bounded) => core.listNamespace({}, bounded) },
       pino({ level: 'silent' }),
       (kind) => restarts.push(kind),
     );
@@ -84,6 +84,61 @@ describe('SupervisedInformer', () => {
     for (let i = 0; i < 50 && !added.includes('watched'); i++)
       await new Promise((done) => setTimeout(done, 20));
     assert.deepEqual(added, ['listed', 'watched']);
+    await informer.stop();
+  });
+});
+
+describe('SupervisedInformer, a list that never answers', () => {
+  it('is aborted at its bound, its connection closed, and listed again until it syncs', async (t) => {
+    // The first list gets its request read and no answer: a connection gone silent under it.
+    let lists = 0;
+    let hungClosed = false;
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.searchParams.get('watch') === 'true') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.flushHeaders();
+        return;
+      }
+      if (++lists === 1) {
+        req.socket.once('close', () => (hungClosed = true));
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'NamespaceList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: '1' },
+          items: [{ metadata: { name: 'listed', resourceVersion: '1' } }],
+        }),
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    t.after(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const kubeConfig = loopbackKubeConfig(server);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const restarts: string[] = [];
+    const informer = new SupervisedInformer<V1Namespace>(
+      kubeConfig,
+      {
+        kind: 'namespaces',
+        path: '/api/v1/namespaces',
+        list: (bounded) => core.listNamespace({}, bounded),
+        listTimeoutMs: 200,
+      },
+      pino({ level: 'silent' }),
+      (kind) => restarts.push(kind),
+    );
+    await informer.start();
+    assert.equal(informer.synced, true);
+    assert.equal(lists, 2);
+    assert.deepEqual(restarts, ['namespaces']);
+    assert.ok(informer.get('listed'));
+    assert.equal(hungClosed, true, 'the aborted list closed its connection');
     await informer.stop();
   });
 });
@@ -135,7 +190,7 @@ describe('SupervisedInformer, a watch silent for the bound', () => {
       {
         kind: 'secrets',
         path: '/api/v1/namespaces/ops/secrets',
-        list: () => core.listNamespacedSecret({ namespace: 'ops' }),
+        list: (bounded) => core.listNamespacedSecret({ namespace: 'ops' }, bounded),
       },
       pino({ level: 'silent' }),
       undefined,
