@@ -14,6 +14,18 @@ interface Pair {
   client: Socket;
   upstream: Socket;
   frozen: boolean;
+  openedAt: number;
+  frozenAt: number | undefined;
+  /** Bytes from the client and from the server, and when each last sent any (dropped ones too). */
+  fromClient: Traffic;
+  fromServer: Traffic;
+  /** The server ended its side while the connection was frozen (the client was not told). */
+  serverEnded: boolean;
+}
+
+interface Traffic {
+  bytes: number;
+  lastAt: number | undefined;
 }
 
 export class TcpProxy {
@@ -47,16 +59,28 @@ export class TcpProxy {
 
   private pipe(client: Socket): void {
     const upstream = connect(this.target.port, this.target.host);
-    const pair: Pair = { client, upstream, frozen: this.holding };
+    const now = Date.now();
+    const pair: Pair = {
+      client,
+      upstream,
+      frozen: this.holding,
+      openedAt: now,
+      frozenAt: this.holding ? now : undefined,
+      fromClient: { bytes: 0, lastAt: undefined },
+      fromServer: { bytes: 0, lastAt: undefined },
+      serverEnded: false,
+    };
     this.pairs.add(pair);
     this.opened++;
-    const forward = (from: Socket, to: Socket): void => {
+    const forward = (from: Socket, to: Socket, traffic: Traffic): void => {
       from.on('data', (chunk: Buffer) => {
+        traffic.bytes += chunk.length;
+        traffic.lastAt = Date.now();
         if (!pair.frozen) to.write(chunk);
       });
     };
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, pair.fromClient);
+    forward(upstream, client, pair.fromServer);
     const end = (): void => {
       this.pairs.delete(pair);
       client.destroy();
@@ -67,8 +91,10 @@ export class TcpProxy {
     // The API server ending a frozen connection (a watch's timeout, a restart) is not heard either:
     // the client's side stays open and silent until the client gives up on it.
     const upstreamEnded = (): void => {
-      if (pair.frozen) upstream.destroy();
-      else end();
+      if (pair.frozen) {
+        pair.serverEnded = true;
+        upstream.destroy();
+      } else end();
     };
     upstream.on('error', upstreamEnded);
     upstream.on('close', upstreamEnded);
@@ -77,8 +103,12 @@ export class TcpProxy {
   /** Freezes every connection open now: nothing more passes either way, and none is closed. */
   freeze(): number {
     let frozen = 0;
+    const now = Date.now();
     for (const pair of this.pairs) {
-      if (!pair.frozen) frozen++;
+      if (!pair.frozen) {
+        frozen++;
+        pair.frozenAt = now;
+      }
       pair.frozen = true;
     }
     return frozen;
@@ -102,6 +132,28 @@ export class TcpProxy {
   get open(): { all: number; frozen: number } {
     const all = [...this.pairs];
     return { all: all.length, frozen: all.filter((pair) => pair.frozen).length };
+  }
+
+  /**
+   * The frozen connections still open, one line each: when each was opened and what passed on it
+   * before and since its freeze, in seconds relative to the freeze. A failing test prints it, so
+   * that a connection its client never gave up is told from another (a watch streams bytes from
+   * the server until it is frozen; an idle pooled connection sent nothing for a while before).
+   */
+  describeFrozen(): string {
+    const lines: string[] = [];
+    for (const pair of this.pairs) {
+      if (!pair.frozen || pair.frozenAt === undefined) continue;
+      const at = pair.frozenAt;
+      const rel = (ms: number | undefined): string =>
+        ms === undefined ? 'never' : `${((ms - at) / 1000).toFixed(1)} s`;
+      lines.push(
+        `opened ${rel(pair.openedAt)}; from the client ${pair.fromClient.bytes} bytes, last ${rel(pair.fromClient.lastAt)}; ` +
+          `from the server ${pair.fromServer.bytes} bytes, last ${rel(pair.fromServer.lastAt)}` +
+          (pair.serverEnded ? '; the server ended it' : ''),
+      );
+    }
+    return lines.join('\n');
   }
 
   /** Connections accepted since the start. */

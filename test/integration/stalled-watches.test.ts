@@ -174,7 +174,10 @@ describe('Stalled watches', () => {
     assert.equal(admitted, 4);
 
     // Every connection frozen under the operator was dropped by it, within the bound.
-    assert.ok(allReplacedAt !== undefined, `${proxy.open.frozen} frozen connections still open`);
+    assert.ok(
+      allReplacedAt !== undefined,
+      `${proxy.open.frozen} frozen connections still open (times from the freeze):\n${proxy.describeFrozen()}`,
+    );
     t.diagnostic(
       `every frozen connection closed ${Math.round((allReplacedAt - frozenAt) / 1000)} s after the freeze`,
     );
