@@ -27,6 +27,7 @@ import {
 } from './kubernetes-version.js';
 import { runOperator } from './operator.js';
 import type { Endpoint } from './webhooks/desired-configurations.js';
+import { abortAfter, API_CALL_TIMEOUT_MS } from './kube/request-timeout.js';
 
 interface Connection {
   kubeConfig: KubeConfig;
@@ -133,10 +134,10 @@ class NoClusterError extends Error {}
 async function ensureNamespace(kubeConfig: KubeConfig, namespace: string, logger: Logger): Promise<void> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   try {
-    await core.readNamespace({ name: namespace });
+    await core.readNamespace({ name: namespace }, abortAfter(API_CALL_TIMEOUT_MS));
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await core.createNamespace({ body: { metadata: { name: namespace } } }, abortAfter(API_CALL_TIMEOUT_MS));
     logger.info({ namespace }, 'created the operator namespace');
   }
 }
@@ -149,7 +150,7 @@ async function checkServerVersion(kubeConfig: KubeConfig, logger: Logger): Promi
   const api = kubeConfig.makeApiClient(VersionApi);
   for (let attempt = 0; ; attempt++) {
     try {
-      return checkKubernetesVersion(await api.getCode());
+      return checkKubernetesVersion(await api.getCode({}, abortAfter(API_CALL_TIMEOUT_MS)));
     } catch (error) {
       const wait = VERSION_READ_RETRIES_MS[attempt];
       if (wait === undefined) throw error;

@@ -6,6 +6,7 @@
 import { RbacAuthorizationV1Api, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { isNotFound } from './errors.js';
+import { abortAfter, API_CALL_TIMEOUT_MS } from './request-timeout.js';
 
 export class OwnerResolver {
   private readonly rbac: RbacAuthorizationV1Api;
@@ -23,7 +24,10 @@ export class OwnerResolver {
   async reference(): Promise<V1OwnerReference | undefined> {
     if (!this.clusterRole || this.owner) return this.owner;
     try {
-      const role = await this.rbac.readClusterRole({ name: this.clusterRole });
+      const role = await this.rbac.readClusterRole(
+        { name: this.clusterRole },
+        abortAfter(API_CALL_TIMEOUT_MS),
+      );
       this.owner = {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'ClusterRole',
