@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { installCrds, kubectl, podReadyNamespace, testNamespace, waitFor } from '../harness/cluster.js';
 import { freshOperator } from '../harness/operator.js';
 import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { temporaryDirectory } from '../harness/temp-dir.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -139,7 +139,7 @@ describe('admit --cluster', () => {
       return stdout.includes('gpu.nvidia.com/class: h100');
     });
 
-    const dir = await mkdtemp(join(tmpdir(), 'admit-cli-'));
+    const dir = await temporaryDirectory('admit-cli-');
     const file = join(dir, 'objects.yaml');
     await writeFile(file, docs.map((doc) => doc.yaml).join('---\n'));
     const common = [
@@ -235,7 +235,7 @@ spec:
           args: [--namespace=${operatorNamespace}, "--enforcement=validate-pod=warn,"]
 `,
     );
-    const dir = await mkdtemp(join(tmpdir(), 'admit-enforcement-'));
+    const dir = await temporaryDirectory('admit-enforcement-');
     const file = join(dir, 'pod.yaml');
     const wrongPriority = documents(team, 'koordinator-system').find((doc) => doc.name === 'wrong-priority');
     await writeFile(file, wrongPriority?.yaml ?? '');

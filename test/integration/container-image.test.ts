@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -20,6 +19,7 @@ import {
   stopBeforeCleanup,
   waitForPublishedSecret,
 } from '../harness/operator.js';
+import { temporaryDirectory } from '../harness/temp-dir.js';
 
 const execFileAsync = promisify(execFile);
 const TAG = 'localhost/admission-operator:test';
@@ -38,7 +38,7 @@ describe('container image', () => {
     const namespace = await testNamespace(t, 'image');
     const [port] = await freePorts(1);
     // The image runs as 65532: give it a copy of the admin kubeconfig it can read.
-    const dir = await mkdtemp(join(tmpdir(), 'image-kubeconfig-'));
+    const dir = await temporaryDirectory('image-kubeconfig-');
     await chmod(dir, 0o755);
     const kubeconfig = join(dir, 'kubeconfig');
     await copyFile(kubeconfigPath, kubeconfig);

@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
@@ -37,6 +36,7 @@ import {
   waitForPublishedSecret,
   type OperatorProcess,
 } from '../harness/operator.js';
+import { temporaryDirectory } from '../harness/temp-dir.js';
 
 const execFileAsync = promisify(execFile);
 const chart = join(repoRoot, 'charts', 'admission-operator');
@@ -52,7 +52,7 @@ async function serviceAccountKubeconfig(namespace: string, account: string): Pro
     clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
   };
   const cluster = admin.clusters[0]!.cluster;
-  const path = join(await mkdtemp(join(tmpdir(), 'sa-kubeconfig-')), 'kubeconfig');
+  const path = join(await temporaryDirectory('sa-kubeconfig-'), 'kubeconfig');
   await writeFile(
     path,
     JSON.stringify({

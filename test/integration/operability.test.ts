@@ -9,8 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -32,6 +31,7 @@ import {
   readAlertsFile,
   readDashboard,
 } from '../harness/monitoring-files.js';
+import { temporaryDirectory } from '../harness/temp-dir.js';
 
 const execFileAsync = promisify(execFile);
 const chart = join(repoRoot, 'charts', 'admission-operator');
@@ -120,7 +120,7 @@ describe('alerts, dashboard and Events', () => {
       assert.ok(!alert.expr.includes('namespace="admission-system"'));
     }
     assert.match(rendered.map((alert) => alert.expr).join('\n'), /job="mon-admission-operator-metrics"/);
-    const renderedFile = join(await mkdtemp(join(tmpdir(), 'rules-')), 'rendered.yaml');
+    const renderedFile = join(await temporaryDirectory('rules-'), 'rendered.yaml');
     await writeFile(renderedFile, JSON.stringify({ groups: rule.spec.groups }));
     assert.match(await run(promtool, ['check', 'rules', renderedFile]), /SUCCESS/);
 

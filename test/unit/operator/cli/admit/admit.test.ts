@@ -3,13 +3,13 @@
  * per rule family, the output formats and the exit codes.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { admitMain } from '../../../../../operator/cli/admit/main.js';
 import { repoRoot } from '../../../../../scripts/cluster/layout.js';
+import { temporaryDirectory } from '../../../../harness/temp-dir.js';
 
 const fixture = (name: string): string => join(repoRoot, 'test', 'fixtures', 'admit', name);
 const STATE = ['--state', fixture('state.yaml')];
@@ -72,7 +72,7 @@ describe('admission-operator admit', () => {
   });
 
   it('counts the pods given as state against their quota, as the pod watch does', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'admit-state-'));
+    const dir = await temporaryDirectory('admit-state-');
     await writeFile(
       join(dir, 'running.yaml'),
       'apiVersion: v1\nkind: Pod\nmetadata: {name: running, namespace: team-a}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]}\nstatus: {phase: Running}\n',
@@ -168,9 +168,7 @@ describe('admission-operator admit', () => {
   it('judges an UPDATE against the old object given with --old', async () => {
     const pod = (qos: string): string =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a, labels: {koordinator.sh/qosClass: ${qos}}}\nspec: {containers: [{name: c, image: i}]}\n`;
-    const { writeFile, mkdtemp } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const dir = await mkdtemp(join(tmpdir(), 'admit-old-'));
+    const dir = await temporaryDirectory('admit-old-');
     await writeFile(join(dir, 'old.yaml'), pod('LS'));
     const { code, stdout } = await admit(
       ['-f', '-', '--operation', 'UPDATE', '--old', join(dir, 'old.yaml')],
@@ -310,7 +308,7 @@ describe('admission-operator admit', () => {
     });
 
     it('takes the operator ConfigMap’s enforcement from the state, as the operator does; --enforcement wins', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'admit-enforcement-'));
+      const dir = await temporaryDirectory('admit-enforcement-');
       const config = join(dir, 'operator-config.yaml');
       await writeFile(
         config,

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputError, loadManifests, type Manifest } from '../../../../../operator/cli/admit/manifests.js';
+import { temporaryDirectory } from '../../../../harness/temp-dir.js';
 
 const noStdin = (): Promise<string> => Promise.resolve('');
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `text` saved as the file `name` in a fresh directory, and that directory as messages name it. */
 async function saved(text: string, name: string): Promise<{ path: string; dir: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'admit-'));
+  const dir = await temporaryDirectory('admit-');
   const path = join(dir, name);
   await writeFile(path, text);
   return { path, dir: escaped(`${dir}${sep}`) };
@@ -77,7 +77,7 @@ describe('manifest loading', () => {
   });
 
   it('walks directories in name order, reads stdin for -, and names a missing path', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'admit-'));
+    const root = await temporaryDirectory('admit-');
     await mkdir(join(root, 'sub'));
     await writeFile(join(root, 'b.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n');
     await writeFile(
