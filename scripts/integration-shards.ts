@@ -45,15 +45,6 @@ export const DEFAULT_SECONDS = 8;
 export const EXCLUSIVE: ReadonlySet<string> = new Set(['replicas.test.ts']);
 
 /**
- * Files `npm test` runs beside the end-to-end suite, on a second cluster, instead of in the
- * integration run (scripts/test-all.ts): they mostly wait (frozen watches replaced after 75 s,
- * bookmarks, an API server restart), and the end-to-end suite leaves most of the CPU free (measured:
- * 60-80 % idle), where in the integration run they held a cluster's turn for 206 s while both cores
- * were busy. `npm run test:integration` alone still runs them with the others.
- */
-export const BESIDE_E2E: readonly string[] = ['stalled-watches.test.ts'];
-
-/**
  * Names a file the integration run writes when its files side by side have ended, before the ones
  * that run alone (or when the suite ends): `npm test` starts the CPU-bound unit suite then, in the
  * idle scheduling class, beside the replica tests' waits (scripts/test-all.ts), and .ci/run its checks.

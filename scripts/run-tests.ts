@@ -30,8 +30,6 @@ import { bundleTestOperator } from './operator-bundle.js';
 const CLUSTERS_OPTION = '--clusters=';
 /** Set by the first cluster's run for each other's: the directory where the clusters claim queued files. */
 const QUEUE_OPTION = '--queue=';
-/** A file (its name) this run leaves to another run of the caller's (`npm test` runs it beside the end-to-end suite). */
-const LEAVE_OUT_OPTION = '--leave-out=';
 /** How many clusters the integration suite runs its files on at once: --clusters, else this, else 2 (1 on one core). */
 const CLUSTERS_ENV = 'INTEGRATION_CLUSTERS';
 
@@ -44,18 +42,11 @@ async function signalSharedEnded(): Promise<void> {
 let args: string[];
 let clusters: number;
 let queueDir: string | undefined;
-let leftOut: string[];
 try {
   args = takeKubernetesOption(process.argv.slice(2));
   const option = args.find((arg) => arg.startsWith(CLUSTERS_OPTION))?.slice(CLUSTERS_OPTION.length);
   queueDir = args.find((arg) => arg.startsWith(QUEUE_OPTION))?.slice(QUEUE_OPTION.length);
-  leftOut = args
-    .filter((arg) => arg.startsWith(LEAVE_OUT_OPTION))
-    .map((arg) => arg.slice(LEAVE_OUT_OPTION.length));
-  args = args.filter(
-    (arg) =>
-      !arg.startsWith(CLUSTERS_OPTION) && !arg.startsWith(QUEUE_OPTION) && !arg.startsWith(LEAVE_OUT_OPTION),
-  );
+  args = args.filter((arg) => !arg.startsWith(CLUSTERS_OPTION) && !arg.startsWith(QUEUE_OPTION));
   const asked = option ?? process.env[CLUSTERS_ENV] ?? String(Math.min(2, availableParallelism()));
   if (!/^[1-9]$/.test(asked))
     throw new Error(`--clusters (or $${CLUSTERS_ENV}) must be 1 to 9, not ${asked.slice(0, 20)}`);
@@ -218,21 +209,13 @@ async function main(suite: string | undefined): Promise<number> {
   }
   const onlyFiles = args.slice(1);
   // A webhook's own tests sit in its folder (webhook/webhooks/<name>/) and run with the unit suite.
-  const found =
+  const files =
     onlyFiles.length > 0
       ? onlyFiles
       : [
           ...(await testFiles(join('test', suite))),
           ...(suite === 'unit' ? await testFiles(join('webhook', 'webhooks')) : []),
         ];
-  const nameOf = (file: string): string => file.slice(file.lastIndexOf('/') + 1);
-  const unknown = leftOut.filter((name) => !found.some((file) => nameOf(file) === name));
-  if (unknown.length > 0) {
-    // A renamed file must not drop out of both runs unnoticed.
-    console.error(`${LEAVE_OUT_OPTION} names no test file of this run: ${unknown.join(', ')}`);
-    return 2;
-  }
-  const files = found.filter((file) => !leftOut.includes(nameOf(file)));
   if (files.length === 0) {
     console.error(`no test files under test/${suite}`);
     return 1;

@@ -2,8 +2,7 @@
  * `npm test`: every suite, each as the README runs it alone (`npm run test:unit`, ...).
  *
  *   the integration suite, then the end-to-end suite; the unit suite beside them from the moment
- *   the integration files that run side by side have ended; the integration files that mostly wait
- *   (integration-shards.ts, BESIDE_E2E) beside the end-to-end suite, on a second cluster
+ *   the integration files that run side by side have ended
  *
  * The unit suite is CPU from start to end. The integration suite's files on two clusters keep both
  * cores busy; the replica tests that run alone after them, and the end-to-end suite, mostly wait on
@@ -25,8 +24,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLUSTER_INSTANCE_ENV } from './cluster/kubernetes-versions.js';
-import { BESIDE_E2E, SHARED_ENDED_ENV } from './integration-shards.js';
+import { SHARED_ENDED_ENV } from './integration-shards.js';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,49 +36,24 @@ function idleClass(): string[] {
   return spawnSync('chrt', ['--idle', '0', 'true']).status === 0 ? ['chrt', '--idle', '0'] : [];
 }
 
-/** `npm run <script> -- <args>` (a suite, as the README runs it) with its output on ours; resolves its exit code. */
-function npmRun(script: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/** `npm run <script>` (a suite, as the README runs it) with its output on ours; resolves its exit code. */
+function npmRun(script: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolvePromise) => {
-    const child = spawn(npm, ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])], {
-      cwd: repoRoot,
-      stdio: 'inherit',
-      env,
-    });
+    const child = spawn(npm, ['run', '--silent', script], { cwd: repoRoot, stdio: 'inherit', env });
     child.on('close', (code, signal) => {
       resolvePromise(code ?? (signal ? 1 : 0));
     });
   });
 }
 
-interface Beside {
-  /** Run in the idle scheduling class: only the CPU nothing else wants. */
-  idle: boolean;
-  args?: string[];
-  env?: NodeJS.ProcessEnv;
-  /** How the block of output names the run. */
-  title?: string;
-}
-
-/** `npm run <script>` beside the cluster suites, its output kept and printed in one block when it ends. */
-function npmRunBeside(
-  script: string,
-  { idle, args = [], env = process.env, title }: Beside,
-): Promise<number> {
-  const scheduling = idle ? idleClass() : [];
-  const command = [
-    ...scheduling,
-    npm,
-    'run',
-    '--silent',
-    script,
-    ...(args.length > 0 ? ['--', ...args] : []),
-  ];
-  const name = title ?? `npm run ${script}`;
+/** `npm run <script>` in the idle class, its output kept and printed in one block when it ends. */
+function npmRunBeside(script: string): Promise<number> {
+  const idle = idleClass();
+  const command = [...idle, npm, 'run', '--silent', script];
   return new Promise((resolvePromise) => {
     const child = spawn(command[0] ?? npm, command.slice(1), {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env,
     });
     const output: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
@@ -88,11 +61,11 @@ function npmRunBeside(
     child.on('close', (code, signal) => {
       const result = code ?? (signal ? 1 : 0);
       process.stdout.write(
-        `\n── ${name} (beside the cluster suites${scheduling.length > 0 ? ', idle scheduling class' : ''}): ` +
+        `\n── npm run ${script} (beside the cluster suites${idle.length > 0 ? ', idle scheduling class' : ''}): ` +
           `${result === 0 ? 'passed' : `FAILED, exit ${result}`} ──\n`,
       );
       process.stdout.write(Buffer.concat(output));
-      process.stdout.write(`── end of ${name} ──\n\n`);
+      process.stdout.write(`── end of npm run ${script} ──\n\n`);
       resolvePromise(result);
     });
   });
@@ -114,26 +87,14 @@ async function appears(file: string, ended: Promise<unknown>): Promise<void> {
 const ownSignalDir = process.env[SHARED_ENDED_ENV] ? undefined : await mkdtemp(join(tmpdir(), 'npm-test-'));
 const sharedEnded = process.env[SHARED_ENDED_ENV] || join(ownSignalDir ?? '', 'integration-shared-ended');
 try {
-  const integrationRun = npmRun(
-    'test:integration',
-    BESIDE_E2E.map((name) => `--leave-out=${name}`),
-    { ...process.env, [SHARED_ENDED_ENV]: sharedEnded },
-  );
+  const integrationRun = npmRun('test:integration', { ...process.env, [SHARED_ENDED_ENV]: sharedEnded });
   await appears(sharedEnded, integrationRun);
-  const unitRun = npmRunBeside('test:unit', { idle: true });
+  const unitRun = npmRunBeside('test:unit');
   const integration = await integrationRun;
-  // The files left out above, on a cluster of their own, at normal priority: they count seconds.
-  const besideRun = npmRunBeside('test:integration', {
-    idle: false,
-    args: BESIDE_E2E.map((name) => `test/integration/${name}`),
-    env: { ...process.env, [CLUSTER_INSTANCE_ENV]: '2', INTEGRATION_CLUSTERS: '1', [SHARED_ENDED_ENV]: '' },
-    title: `npm run test:integration -- ${BESIDE_E2E.join(' ')}, on cluster 2`,
-  });
   const e2e = integration === 0 ? await npmRun('test:e2e') : undefined;
   if (e2e === undefined) console.error('the end-to-end suite did not run: the integration suite failed');
-  const beside = await besideRun;
   const unit = await unitRun;
-  process.exitCode = [integration, beside, e2e ?? 0, unit].find((code) => code !== 0) ?? 0;
+  process.exitCode = [integration, e2e ?? 0, unit].find((code) => code !== 0) ?? 0;
 } finally {
   if (ownSignalDir) await rm(ownSignalDir, { recursive: true, force: true });
 }

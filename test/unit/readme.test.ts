@@ -79,7 +79,7 @@ describe('README', () => {
     const runner = /^tsx (\S+\.ts)$/.exec(pkg.scripts.test ?? '')?.[1];
     assert.ok(runner, `npm test is "${pkg.scripts.test ?? ''}", not tsx running a script`);
     const runByNpmTest = [
-      ...readFileSync(join(repoRoot, runner), 'utf8').matchAll(/npmRun(?:Beside)?\(\s*'([\w:-]+)'[,)]/g),
+      ...readFileSync(join(repoRoot, runner), 'utf8').matchAll(/npmRun(?:Beside)?\('([\w:-]+)'[,)]/g),
     ].map((match) => `npm run ${match[1] ?? ''}`);
     const runByTests = filesUnder('test', '.ts')
       .map((file) => readFileSync(file, 'utf8'))

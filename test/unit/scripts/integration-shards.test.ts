@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
-  BESIDE_E2E,
   DEFAULT_SECONDS,
   EXCLUSIVE,
   FILE_SECONDS,
@@ -58,11 +57,7 @@ describe('planIntegration', () => {
 
   it('has a figure only for files that exist', () => {
     const present = new Set(readdirSync(new URL('../../integration/', import.meta.url)));
-    for (const name of [...Object.keys(FILE_SECONDS), ...EXCLUSIVE, ...BESIDE_E2E])
+    for (const name of [...Object.keys(FILE_SECONDS), ...EXCLUSIVE])
       assert.ok(present.has(name), `${name} is in integration-shards.ts but not in test/integration`);
-  });
-
-  it('runs none of the files that run alone beside the end-to-end suite', () => {
-    for (const name of BESIDE_E2E) assert.ok(!EXCLUSIVE.has(name), name);
   });
 });
