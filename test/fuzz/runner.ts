@@ -5,6 +5,7 @@
  * resident memory compared before and after.
  */
 import {
+  HANDLER_MS_LIMIT,
   checkHandlerTime,
   checkLogLine,
   checkResponse,
@@ -39,6 +40,9 @@ export interface RunOptions {
 
 /** How often a timed-out case, or a failed health check, is tried again before it counts. */
 const REPLAYS = 3;
+/** How often a slow review is replayed alone, a pause between, before it counts as slow. */
+const SLOW_REPLAYS = 5;
+const SLOW_REPLAY_PAUSE_MS = 250;
 /** A replay waits at most this many client timeouts, however slow the machine measured. */
 const MAX_TIMEOUT_SCALE = 15;
 
@@ -269,7 +273,10 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
       let best = Number.POSITIVE_INFINITY;
       let bestRaw = Number.POSITIVE_INFINITY;
       let bestLoad = 1;
-      for (let attempt = 0; attempt < 3 && best > 0; attempt++) {
+      // Replayed until one replay is within the limit: a starved thread (the idle scheduling class
+      // beside busy suites) can be slow for one replay and the next, never five times with pauses.
+      for (let attempt = 0; attempt < SLOW_REPLAYS && best > HANDLER_MS_LIMIT; attempt++) {
+        if (attempt > 0) await sleep(SLOW_REPLAY_PAUSE_MS);
         const calibrationMs = await server.calibrate();
         const load = Number.isFinite(calibrationMs) ? Math.max(1, calibrationMs / calibrationBaseMs) : 1;
         server.decisions.delete(fuzzCase.uid ?? '');
