@@ -4,7 +4,7 @@
  * integration tests).
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as turn } from 'node:timers/promises';
 import {
@@ -21,6 +21,19 @@ import { watchSilenceHandler } from '../../../../operator/kube/operator-events.j
 import { SILENCE_BOUND_MS } from '../../../../operator/kube/reflector.js';
 import { SupervisedInformer } from '../../../../operator/kube/supervised-informer.js';
 import { loopbackKubeConfig } from '../../../harness/loopback-kubeconfig.js';
+
+/** A list of one namespace, "listed", at resourceVersion 1. */
+function answerListed(res: ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      kind: 'NamespaceList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '1' },
+      items: [{ metadata: { name: 'listed', resourceVersion: '1' } }],
+    }),
+  );
+}
 
 describe('SupervisedInformer', () => {
   let server: Server;
@@ -47,15 +60,7 @@ describe('SupervisedInformer', () => {
         );
         return;
       }
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          kind: 'NamespaceList',
-          apiVersion: 'v1',
-          metadata: { resourceVersion: '1' },
-          items: [{ metadata: { name: 'listed', resourceVersion: '1' } }],
-        }),
-      );
+      answerListed(res);
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     kubeConfig = loopbackKubeConfig(server);
@@ -104,15 +109,7 @@ describe('SupervisedInformer, a list that never answers', () => {
         req.socket.once('close', () => (hungClosed = true));
         return;
       }
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          kind: 'NamespaceList',
-          apiVersion: 'v1',
-          metadata: { resourceVersion: '1' },
-          items: [{ metadata: { name: 'listed', resourceVersion: '1' } }],
-        }),
-      );
+      answerListed(res);
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     t.after(() => {
