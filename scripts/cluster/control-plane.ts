@@ -565,10 +565,37 @@ export async function logTails(lines = 30): Promise<string> {
   return parts.join('\n');
 }
 
-/** The API server as the integration suite stopped it: how to start it again as it was. */
-export interface StoppedApiServer {
+/** A control-plane process as the integration suite stopped it: how to start it again as it was. */
+export interface StoppedProcess {
+  name: string;
   binary: string;
   args: string[];
+}
+/** The API server as the integration suite stopped it. */
+export type StoppedApiServer = StoppedProcess;
+
+/** Stops the recorded process `name` (SIGTERM), its flags read from the process itself. */
+async function stopRecorded(name: string, log: Log): Promise<StoppedProcess> {
+  const proc = (await readState())?.processes.find((p) => p.name === name);
+  if (!proc || !isAlive(proc)) throw new Error(`no running ${name} to stop`);
+  const [binary, ...args] = readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  if (binary !== proc.binary) throw new Error(`pid ${proc.pid} is not the recorded ${name}`);
+  await stopProcesses([proc], log);
+  return { name, binary, args };
+}
+
+/** Starts a process stopRecorded stopped, with the same flags, in its place in the state file. */
+async function startRecorded(
+  stopped: StoppedProcess,
+): Promise<{ state: ClusterState; exited: Promise<string> }> {
+  const state = await readState();
+  if (!state) throw new Error(`no cluster state to start ${stopped.name} into`);
+  const started = startProcess(stopped.name, stopped.binary, stopped.args);
+  state.processes = state.processes.map((p) =>
+    p.name === stopped.name ? { name: p.name, pid: started.pid, binary: started.binary } : p,
+  );
+  await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  return { state, exited: started.exited };
 }
 
 /**
@@ -577,33 +604,33 @@ export interface StoppedApiServer {
  * Its flags are read from the process itself, so any running cluster can be restarted.
  */
 export async function stopApiServer(log: Log): Promise<StoppedApiServer> {
-  return withLock(log, async () => {
-    const proc = (await readState())?.processes.find((p) => p.name === 'kube-apiserver');
-    if (!proc || !isAlive(proc)) throw new Error('no running kube-apiserver to stop');
-    const [binary, ...args] = readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    if (binary !== proc.binary) throw new Error(`pid ${proc.pid} is not the recorded kube-apiserver`);
-    await stopProcesses([proc], log);
-    return { binary, args };
-  });
+  return withLock(log, () => stopRecorded('kube-apiserver', log));
 }
 
 /** Starts an API server stopped by stopApiServer again, with the same flags; resolves once it is ready. */
 export async function startApiServer(log: Log, stopped: StoppedApiServer): Promise<void> {
   await withLock(log, async () => {
-    const state = await readState();
-    if (!state) throw new Error('no cluster state to start the API server into');
-    const started = startProcess('kube-apiserver', stopped.binary, stopped.args);
-    state.processes = state.processes.map((p) =>
-      p.name === 'kube-apiserver' ? { name: p.name, pid: started.pid, binary: started.binary } : p,
-    );
-    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    const { state, exited } = await startRecorded(stopped);
     const tls = await adminTls();
     await waitFor(
       'kube-apiserver /readyz',
       async () => (await get(`${state.server}/readyz`, tls)).status === 200,
-      [started.exited],
+      [exited],
     );
     log(`kube-apiserver ready again on ${state.server}`);
+  });
+}
+
+/**
+ * Restarts kube-controller-manager with the same flags. After an API server restart its informers
+ * back off for up to 30 s between tries (the returning server refuses them until its RBAC has
+ * loaded); a fresh one lists at once. A test that restarts the API server calls this to hand the
+ * next test a cluster whose controllers act (test/harness/cluster.ts, controllersServing).
+ */
+export async function restartControllerManager(log: Log): Promise<void> {
+  await withLock(log, async () => {
+    await startRecorded(await stopRecorded('kube-controller-manager', log));
+    log('kube-controller-manager restarted');
   });
 }
 

@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it, type TestContext } from 'node:test';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { compactEtcd, startApiServer, stopApiServer } from '../../scripts/cluster/control-plane.js';
+import {
+  compactEtcd,
+  restartControllerManager,
+  startApiServer,
+  stopApiServer,
+} from '../../scripts/cluster/control-plane.js';
 import { kubeconfigPath } from '../../scripts/cluster/layout.js';
 import { SILENCE_BOUND_MS } from '../../operator/kube/reflector.js';
 import {
@@ -138,8 +143,9 @@ const log = (line: string): void => {
 };
 
 describe('Stalled watches', () => {
-  // The API server restarts below leave kube-controller-manager slow to act for up to half a minute;
-  // the file after this one on the same cluster waited 30 s for a namespace's ServiceAccount, and failed.
+  // The API server restarts below leave kube-controller-manager slow to act for up to half a minute
+  // (50 s on 1.30); the file after this one on the same cluster waited 30 s for a namespace's
+  // ServiceAccount, and failed. Each test that restarts it restarts the controller manager after it.
   after(() => controllersServing());
 
   it('replaces every watch frozen under it within the bound, and admits no more than the quota meanwhile', async (t) => {
@@ -245,6 +251,7 @@ describe('Stalled watches', () => {
     await sleep(3000);
     await stream;
     await startApiServer(log, stopped);
+    t.after(() => restartControllerManager(log));
     const returnedAt = Date.now();
     const since = (): number => Date.now() - returnedAt;
     // While the stream resumes (at most the two pods the quota still has room for get in): the
@@ -299,6 +306,7 @@ describe('Stalled watches', () => {
     const revision = await compactEtcd();
     t.diagnostic(`etcd compacted at revision ${revision}`);
     await startApiServer(log, stopped);
+    t.after(() => restartControllerManager(log));
     await waitFor(
       'the pod watch to relist',
       async () => ((await lists(operator)).get('pods') ?? 0) > (before.get('pods') ?? 0),
