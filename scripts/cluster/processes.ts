@@ -78,12 +78,22 @@ export async function waitFor(
   throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
 }
 
-export async function stopProcesses(processes: ClusterProcess[], log: Log): Promise<void> {
-  // Reverse start order: the controller manager and API server before their etcd.
+/** How long a stopped process has to exit on SIGTERM before SIGKILL, unless the caller says. */
+const STOP_GRACE_MS = 15_000;
+
+/**
+ * Stops `processes` in reverse start order (the controller manager and API server before their
+ * etcd): SIGTERM, then SIGKILL after `graceMs`.
+ */
+export async function stopProcesses(
+  processes: ClusterProcess[],
+  log: Log,
+  graceMs = STOP_GRACE_MS,
+): Promise<void> {
   for (const proc of [...processes].reverse()) {
     if (!isAlive(proc)) continue;
     process.kill(proc.pid, 'SIGTERM');
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + graceMs;
     while (isAlive(proc) && Date.now() < deadline) await sleep(100);
     if (isAlive(proc)) process.kill(proc.pid, 'SIGKILL');
     while (isAlive(proc)) await sleep(50);
