@@ -151,6 +151,10 @@ function kubeletConfig(caCert: string, port: number, healthzPort: number): strin
     clusterDomain: 'cluster.local',
     registerNode: true,
     maxPods: 40,
+    // A Secret written after its pod started reaches the pod's volume at the kubelet's next sync of
+    // the pod (every minute by default): Kthena's controller-manager writes its own certificate
+    // Secret once running, and was restarted by its liveness probe when that sync came too late.
+    syncFrequency: '10s',
     rotateCertificates: false,
     // A shared 2-core test machine: never evict because another engineer's build filled the disk.
     evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '1%', 'imagefs.available': '1%' },

@@ -10,8 +10,9 @@
  *   On a first install the Secret does not exist when the pod starts, and the kubelet fills the
  *   volume only at its next sync of the pod: when that comes after the liveness probe's three
  *   failures (about 25 s), the container is restarted once (exit 0: it stops cleanly on SIGTERM)
- *   and the next one finds the files. So a first install is Ready in about 12 s or about 42 s with
- *   one restart (1 in 3 here); wait for Ready, not for zero restarts. Later installs reuse the
+ *   and the next one finds the files. With the kubelet's default sync (a minute) that was 1 install
+ *   in 3 (Ready in about 42 s, else about 12 to 22 s); the local node's kubelet syncs every 10 s
+ *   (scripts/cluster/node.ts). Wait for Ready, not for zero restarts. Later installs reuse the
  *   Secret (Helm does not own it: uninstalling leaves it, deleting the namespace removes it).
  * - Only the controller-manager runs: the router is another binary this suite does not build. The
  *   chart's `networking.kthenaRouter.enabled=false` drops the router's webhook configuration and
