@@ -36,7 +36,9 @@ describe('container image', () => {
     });
     cleanConfigurationsAfter(t);
     const namespace = await testNamespace(t, 'image');
-    const [port] = await freePorts(1);
+    // Both ports free ones: with the host's network, the default metrics port (8080) was taken once by
+    // a process of the file beside this one, and the container exited on EADDRINUSE.
+    const [port, metricsPort] = await freePorts(2);
     // The image runs as 65532: give it a copy of the admin kubeconfig it can read.
     const dir = await temporaryDirectory('image-kubeconfig-');
     await chmod(dir, 0o755);
@@ -60,6 +62,7 @@ describe('container image', () => {
       `--namespace=${namespace}`,
       `--port=${port}`,
       '--bind-address=127.0.0.1',
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
     ]);
     stopBeforeCleanup(t, () => podman(['rm', '-f', name]).catch(() => undefined));
 
