@@ -82,8 +82,15 @@ async function runAsDeployment(
   return startOperator(t, {
     namespace,
     // Out of the cluster the API server reaches the process by URL, on a port of the harness's
-    // choosing; everything else is the chart's.
-    args: args.filter((arg) => !arg.startsWith('--namespace=') && !arg.startsWith('--port=')),
+    // choosing, and its metrics are on another (the chart's :8080 is every interface of the pod,
+    // here of the host: the container test beside this file once found it taken); everything
+    // else is the chart's.
+    args: args.filter(
+      (arg) =>
+        !arg.startsWith('--namespace=') &&
+        !arg.startsWith('--port=') &&
+        !arg.startsWith('--metrics-bind-address='),
+    ),
     env: { KUBECONFIG: await serviceAccountKubeconfig(namespace, fullname) },
   });
 }
