@@ -1,5 +1,5 @@
 /** The cluster commands behind cli.ts, loaded once the Kubernetes release is chosen. */
-import { ensureBinaries, ensurePromtool } from './binaries.js';
+import { ensureBinaries, ensureHelm, ensurePromtool } from './binaries.js';
 import { clusterStatus, logTails, startCluster, stopCluster } from './control-plane.js';
 import { committedModuleDir, generateKubernetesModule } from './kubernetes-module.js';
 import { newerReleases } from './kubernetes-updates.js';
@@ -28,6 +28,7 @@ export async function runClusterCommand(
   switch (command) {
     case 'build':
       await ensureBinaries(log, { node });
+      await ensureHelm(log);
       // The alert-rule tests' promtool, which starting a cluster never builds.
       if (flags.includes('--promtool')) await ensurePromtool(log);
       log(`binaries of Kubernetes ${kubernetesVersion} are built`);

@@ -11,7 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { binaries, cacheDir, kubeconfigPath, repoRoot } from '../cluster/layout.js';
+import { ensureHelm } from '../cluster/binaries.js';
+import { cacheDir, kubeconfigPath, repoRoot } from '../cluster/layout.js';
 import { clusterStatus } from '../cluster/control-plane.js';
 import { importImage, nodeImages, tagNodeImage } from '../cluster/node.js';
 
@@ -109,7 +110,7 @@ async function clientVerificationValues(): Promise<string[]> {
  * `--set`/`--values` arguments pass through (and come last, so they win).
  */
 export async function helmUpgrade(tag: string, extraArgs: string[] = [], wait = true): Promise<void> {
-  await runInherit(binaries.helm, [
+  await runInherit(await ensureHelm(), [
     'upgrade',
     '--install',
     releaseName,

@@ -153,7 +153,7 @@ async function measureCli(held: { pods: number; nodes: number }): Promise<void> 
 
 /** The operator as the chart runs it, through one periodic audit with PolicyReports. */
 async function measureOperator(): Promise<void> {
-  const chart = chartContainer();
+  const chart = await chartContainer();
   const limit = chart.memoryLimitBytes;
   const env: Record<string, string> = { ...chart.env, ADMISSION_MEMORY_LIMIT: String(limit) };
   if (env.NODE_OPTIONS !== undefined) env.NODE_OPTIONS = underLimit(env.NODE_OPTIONS, limit);

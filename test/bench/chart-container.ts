@@ -6,15 +6,16 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { repoRoot } from '../../scripts/cluster/layout.js';
 import { parseQuantity } from '../../webhook/util/quantity.js';
 
 const MiB = 2 ** 20;
 const CHART = join(repoRoot, 'charts/admission-operator');
 
 /** The chart's operator container: the literal environment it sets and its memory limit. */
-export function chartContainer(): { env: Record<string, string>; memoryLimitBytes: number } {
-  const rendered = execFileSync(binaries.helm, ['template', 'x', CHART], { encoding: 'utf8' });
+export async function chartContainer(): Promise<{ env: Record<string, string>; memoryLimitBytes: number }> {
+  const rendered = execFileSync(await ensureHelm(), ['template', 'x', CHART], { encoding: 'utf8' });
   const deployment = parseAllDocuments(rendered)
     .map((document) => document.toJS() as { kind?: string; spec?: unknown } | null)
     .find((object) => object?.kind === 'Deployment') as

@@ -439,7 +439,7 @@ const asMiB = (bytes: number): string => (bytes / MiB).toFixed(0);
 
 export async function benchFuzzMemory(settings: FuzzMemorySettings): Promise<void> {
   execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: 'inherit' });
-  const chart = chartContainer();
+  const chart = await chartContainer();
   const limit = settings.memoryLimitBytes ?? chart.memoryLimitBytes;
   const env: Record<string, string> = { ...chart.env, ADMISSION_MEMORY_LIMIT: String(limit) };
   if (env.NODE_OPTIONS !== undefined) env.NODE_OPTIONS = underLimit(env.NODE_OPTIONS, limit);

@@ -25,7 +25,8 @@ import {
   PolicyV1Api,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { nodeNetwork } from '../../scripts/cluster/node-network.js';
 import { containerPid } from '../../scripts/cluster/node.js';
 import {
@@ -100,7 +101,7 @@ function isReady(pod: V1Pod): boolean {
 }
 
 async function uninstall(): Promise<void> {
-  await execFileAsync(binaries.helm, [
+  await execFileAsync(await ensureHelm(), [
     'uninstall',
     releaseName,
     '-n',

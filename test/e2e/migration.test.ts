@@ -25,7 +25,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { binaries, kubeconfigPath } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { kubeconfigPath } from '../../scripts/cluster/layout.js';
 import {
   buildAndLoadImage,
   helmUpgrade,
@@ -119,7 +120,7 @@ const LEDGER_RACE = /the object has been modified/;
 const STREAM_PER_SECOND = 20;
 
 async function helm(args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync(binaries.helm, [...args, `--kubeconfig=${kubeconfigPath}`], {
+  const { stdout } = await execFileAsync(await ensureHelm(), [...args, `--kubeconfig=${kubeconfigPath}`], {
     maxBuffer: 64 * 2 ** 20,
   });
   return stdout;

@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseDocument } from 'yaml';
-import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import type { ReadinessProbe } from './balancer.js';
 import { kubectl } from './cluster.js';
 import {
@@ -53,9 +54,13 @@ export interface KoordinatorRender {
 
 /** `helm template` of the chart for `replicas` managers. */
 export async function renderKoordinatorChart(replicas: number): Promise<KoordinatorRender> {
-  const { stdout } = await execFileAsync(binaries.helm, chartRenderArguments(koordinatorChart, replicas), {
-    maxBuffer: 64 * 2 ** 20,
-  });
+  const { stdout } = await execFileAsync(
+    await ensureHelm(),
+    chartRenderArguments(koordinatorChart, replicas),
+    {
+      maxBuffer: 64 * 2 ** 20,
+    },
+  );
   const texts = new Map<RenderedObject, string>();
   for (const text of stdout.split(/^---$/m)) {
     // Parsed leniently: only kind and metadata are read from it (above).

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
 import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 
 export interface ReadmeBlock {
@@ -61,7 +62,7 @@ export interface BlockRun {
  * kubeconfig, as a user who followed the README would. Not `set -e`: a block may show a refusal
  * and go on, so tests assert on the output (and the code of the last command).
  */
-export function runReadmeBlock(
+export async function runReadmeBlock(
   id: string,
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 300_000,
@@ -69,7 +70,7 @@ export function runReadmeBlock(
   const { script } = readmeBlock(id);
   const path = [
     dirname(binaries.kubectl),
-    dirname(binaries.helm),
+    dirname(await ensureHelm()),
     dirname(process.execPath),
     process.env.PATH,
   ].join(':');

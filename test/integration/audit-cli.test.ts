@@ -19,8 +19,8 @@ import {
   RbacAuthorizationV1Api,
   type V1ClusterRoleBinding,
 } from '@kubernetes/client-node';
-import { ensureBinaries } from '../../scripts/cluster/binaries.js';
-import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import type { AuditReport } from '../../operator/audit/audit.js';
 import {
   PolicyReportCollector,
@@ -234,10 +234,9 @@ describe('audit --policy-report', () => {
   });
   it('publishes with no more than the chart grants the operator when audit.policyReports.enabled', async (t) => {
     // The chart's own RBAC for the reports, rendered and applied, bound to a ServiceAccount.
-    await ensureBinaries(() => undefined);
     const namespace = await podReadyNamespace(t, 'polr-rbac');
     const release = `polr-${uniqueSuffix()}`;
-    const { stdout } = await execFileAsync(binaries.helm, [
+    const { stdout } = await execFileAsync(await ensureHelm(), [
       'template',
       release,
       join(repoRoot, 'charts', 'admission-operator'),

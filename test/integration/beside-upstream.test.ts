@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import { kubectl, uniqueSuffix, waitFor } from '../harness/cluster.js';
 import { KTHENA_CRDS, kthenaChart, kthenaModuleDir } from '../harness/kthena-module.js';
 import { koordinatorChart } from '../harness/koord-manager.js';
@@ -43,8 +44,8 @@ interface Manifest {
   [field: string]: unknown;
 }
 
-function helm(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return execFileAsync(binaries.helm, [...args, `--kubeconfig=${kubeconfigPath}`], {
+async function helm(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return execFileAsync(await ensureHelm(), [...args, `--kubeconfig=${kubeconfigPath}`], {
     maxBuffer: 64 * 2 ** 20,
   });
 }

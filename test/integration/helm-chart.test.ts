@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { binaries, kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { kubeconfigPath, repoRoot } from '../../scripts/cluster/layout.js';
 import {
   clusterKubeConfig,
   installCrds,
@@ -41,8 +42,8 @@ import { temporaryDirectory } from '../harness/temp-dir.js';
 const execFileAsync = promisify(execFile);
 const chart = join(repoRoot, 'charts', 'admission-operator');
 
-function helm(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return execFileAsync(binaries.helm, [...args, `--kubeconfig=${kubeconfigPath}`]);
+async function helm(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return execFileAsync(await ensureHelm(), [...args, `--kubeconfig=${kubeconfigPath}`]);
 }
 
 /** A kubeconfig that authenticates as the chart's ServiceAccount, with a token from the TokenRequest API. */

@@ -15,8 +15,8 @@ import { parseOptions, type OperatorOptions } from '../../operator/config/option
 import { ENFORCEMENT_ACTIONS } from '../../webhook/enforcement/enforcement.js';
 import { FEATURE_GATE_DEFAULTS } from '../../webhook/feature-gates.js';
 import { webhookShortNames } from '../../webhook/table.js';
-import { ensureBinaries } from '../../scripts/cluster/binaries.js';
-import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm } from '../../scripts/cluster/binaries.js';
+import { repoRoot } from '../../scripts/cluster/layout.js';
 import { PROBE_TIMEOUT_MS } from '../harness/balancer.js';
 
 const execFileAsync = promisify(execFile);
@@ -55,9 +55,8 @@ interface Rendered {
 
 /** `helm <command> <chart> <args>` (template also takes the release name); rejects with helm's stderr. */
 async function helm(command: 'template' | 'lint', args: string[]): Promise<string> {
-  await ensureBinaries(() => undefined);
   const { stdout } = await execFileAsync(
-    binaries.helm,
+    await ensureHelm(),
     [
       command,
       ...(command === 'template' ? ['admission-operator'] : []),

@@ -15,8 +15,8 @@ import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { ensurePromtool } from '../../scripts/cluster/binaries.js';
-import { binaries, repoRoot } from '../../scripts/cluster/layout.js';
+import { ensureHelm, ensurePromtool } from '../../scripts/cluster/binaries.js';
+import { repoRoot } from '../../scripts/cluster/layout.js';
 import { clusterKubeConfig, kubectl, testNamespace, waitFor } from '../harness/cluster.js';
 import {
   cleanConfigurationsAfter,
@@ -51,7 +51,7 @@ async function run(command: string, args: string[]): Promise<string> {
 }
 
 async function helmTemplate(args: string[]): Promise<Record<string, unknown>[]> {
-  const out = await run(binaries.helm, ['template', ...args]);
+  const out = await run(await ensureHelm(), ['template', ...args]);
   return parseAllDocuments(out)
     .map((document) => document.toJS() as Record<string, unknown> | null)
     .filter((document): document is Record<string, unknown> => document !== null);
