@@ -260,7 +260,10 @@ describe('narrowed webhook configurations', () => {
       burstWrites <= 2 * (Math.floor((seconds * 1000) / FOLLOW_INTERVAL_MS) + 1),
       `${burstWrites} writes in ${seconds.toFixed(1)} s`,
     );
-    assert.ok(burstWrites < 300 / 10, `${burstWrites} writes for 300 changes`);
+    // Coalesced: a write per change is caught at any speed. (Fewer than 30 held on a quiet machine, where
+    // the 300 applies take about 10 s; a cold CI run, its builds beside it, took 33.9 s and wrote 48 times,
+    // within the interval's bound above.)
+    assert.ok(burstWrites <= 300 / 3, `${burstWrites} writes for 300 changes`);
   });
 
   it('are accepted by the API server at 10,000 namespaces with a quota each and 1,000 profiles', async () => {
