@@ -155,9 +155,8 @@ export async function ensureBinaries(
 ): Promise<void> {
   let kubernetes: PreparedModule | undefined;
   for (const group of node ? [...groups, ...nodeGroups] : groups) {
-    const { moduleDir } = group;
-    if (moduleDir !== undefined) {
-      await ensureGoBinaries(group, () => Promise.resolve({ dir: moduleDir }), log);
+    if (group.moduleDir !== undefined) {
+      await ensureFromOwnModule({ ...group, moduleDir: group.moduleDir }, log);
       continue;
     }
     kubernetes ??= await prepareKubernetesModule(kubernetesVersion, log);
@@ -166,14 +165,22 @@ export async function ensureBinaries(
   }
 }
 
+/** Builds a group of a module of ours unless it is already built (another process's build waited for). */
+async function ensureFromOwnModule(
+  group: BinaryGroup & { moduleDir: string },
+  log: (line: string) => void,
+): Promise<void> {
+  await ensureGoBinaries(group, () => Promise.resolve({ dir: group.moduleDir }), log);
+}
+
 /** Builds helm unless this version is already built; resolves with its path. */
 export async function ensureHelm(log: (line: string) => void = () => undefined): Promise<string> {
-  await ensureGoBinaries(helm, () => Promise.resolve({ dir: helm.moduleDir }), log);
+  await ensureFromOwnModule(helm, log);
   return binaries.helm;
 }
 
 /** Builds promtool unless this version is already built; resolves with its path. */
 export async function ensurePromtool(log: (line: string) => void): Promise<string> {
-  await ensureGoBinaries(promtool, () => Promise.resolve({ dir: promtool.moduleDir }), log);
+  await ensureFromOwnModule(promtool, log);
   return binaries.promtool;
 }

@@ -469,7 +469,6 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
   }
 }
 
-/** Stops the node (and removes what it made) before the control plane it talks to. */
 /**
  * A control plane torn down (its data removed, or started afresh) has nothing to finish gracefully:
  * an API server the node's clients still held open took the whole 15 s before SIGKILL, at the end
@@ -477,6 +476,7 @@ async function launch(log: Log, { node = false }: ClusterOptions): Promise<Clust
  */
 const TEARDOWN_GRACE_MS = 2_000;
 
+/** Stops the node (and removes what it made) before the control plane it talks to. */
 async function stopAll(processes: ClusterProcess[], node: boolean, log: Log): Promise<void> {
   if (node) await stopNode(processes, log);
   await stopProcesses(processes, log, TEARDOWN_GRACE_MS);
