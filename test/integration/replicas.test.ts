@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { messageOf, statusOf } from '../../operator/kube/errors.js';
 import { splitPemCertificates } from '../../operator/certificates/x509.js';
 import { TcpBalancer } from '../harness/balancer.js';
 import {
@@ -115,6 +116,51 @@ function summary(attempts: readonly Attempt[]): string {
   return `${attempts.length - failed.length} admitted, ${failed.length} failed${first.length ? `: ${first.join(' | ')}` : ''}`;
 }
 
+interface BurstResult {
+  /** The burst's pods that exist afterwards: what the webhooks admitted. */
+  admitted: number;
+  /** Creates answered 201 (fewer than `admitted` when an answer was lost on the way back). */
+  answered: number;
+  /** Why the API server refused the others: each message (usage elided), with how many got it. */
+  refusals: Map<string, number>;
+  /** Creates that got no answer from the API server at all (the test client's own connection). */
+  unanswered: Map<string, number>;
+}
+
+/** Koordinator's refusal of a pod past its quota (docs/rules/koordinator.md). */
+const QUOTA_EXCEEDED = /exceeded quota: /;
+
+const tally = (into: Map<string, number>, key: string): void => {
+  into.set(key, (into.get(key) ?? 0) + 1);
+};
+
+/** A create's failure without an HTTP answer, with its cause (undici names it there). */
+function transportFailure(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  const detail = cause instanceof Error ? ` (${(cause as { code?: string }).code ?? cause.message})` : '';
+  return `${messageOf(error)}${detail}`.slice(0, 300);
+}
+
+/** Refusals by the API server (a webhook's or its own) other than for the quota. */
+function otherRefusals({ refusals }: BurstResult): [string, number][] {
+  return [...refusals].filter(([message]) => !QUOTA_EXCEEDED.test(message));
+}
+
+/** How many of a burst were admitted, and every outcome other than a refusal for the quota. */
+function describeBurst(result: BurstResult): string {
+  const quota = [...result.refusals]
+    .filter(([message]) => QUOTA_EXCEEDED.test(message))
+    .reduce((n, [, count]) => n + count, 0);
+  const listed = (entries: [string, number][]): string =>
+    entries.map(([message, count]) => `${count} × ${message}`).join(' | ');
+  const other = otherRefusals(result);
+  return (
+    `${result.admitted} admitted (${result.answered} answered so), ${quota} refused for the quota` +
+    (other.length > 0 ? `; refused otherwise: ${listed(other)}` : '') +
+    (result.unanswered.size > 0 ? `; no answer: ${listed([...result.unanswered])}` : '')
+  );
+}
+
 interface QuotaBurst {
   replicas: Replicas;
   leaderIndex: number;
@@ -126,8 +172,8 @@ interface QuotaBurst {
   metric: (port: number, series: string) => Promise<number>;
   /** Indices of the replicas that report leading. */
   leaders: () => Promise<number[]>;
-  /** Creates `burst` 500m pods into `quota` at once; how many were admitted. */
-  burstInto: (quota: string) => Promise<number>;
+  /** Creates `burst` 500m pods into `quota` at once; how many were admitted, and why the others were not. */
+  burstInto: (quota: string) => Promise<BurstResult>;
   forwards: (result: string) => Promise<number>;
 }
 
@@ -216,13 +262,45 @@ async function quotaBurst(
     }
     return answered > 0;
   });
-  const burstInto = async (quota: string): Promise<number> => {
+  const burstInto = async (quota: string): Promise<BurstResult> => {
     const results = await Promise.allSettled(
       Array.from({ length: burst }, () =>
         core.createNamespacedPod({ namespace: workload, body: podIn(quota) }),
       ),
     );
-    return results.filter((result) => result.status === 'fulfilled').length;
+    const refusals = new Map<string, number>();
+    const unanswered = new Map<string, number>();
+    for (const result of results) {
+      if (result.status === 'fulfilled') continue;
+      if (statusOf(result.reason) !== undefined)
+        // The quota's figures differ per pod only in the usage: one line per kind of refusal.
+        tally(
+          refusals,
+          messageOf(result.reason)
+            .replace(/used: .*?, limited/, 'used: …, limited')
+            .slice(0, 300),
+        );
+      else tally(unanswered, transportFailure(result.reason));
+    }
+    // What exists is what was admitted: a create whose answer the test's own client lost on a
+    // loaded machine (undici's "fetch failed") may have been admitted all the same. Counted until
+    // two lists a second apart agree, so that a create the API server was still finishing counts.
+    let admitted = -1;
+    await waitFor(
+      `the pods of ${quota} to be counted`,
+      async () => {
+        const { items } = await core.listNamespacedPod({
+          namespace: workload,
+          labelSelector: `${P}/name=${quota}`,
+        });
+        const settled = items.length === admitted;
+        admitted = items.length;
+        return settled;
+      },
+      { intervalMs: 1000 },
+    );
+    const answered = results.filter((result) => result.status === 'fulfilled').length;
+    return { admitted, answered, refusals, unanswered };
   };
   return { replicas, leaderIndex, leader, follower, quotas, metric, leaders, burstInto, forwards };
 }
@@ -237,19 +315,23 @@ async function burstExactly(
     failed: await forwards('failed'),
     busy: await forwards('busy'),
   };
-  const admittedPerRun: number[] = [];
-  for (const quota of quotas) admittedPerRun.push(await burstInto(quota));
+  const results: BurstResult[] = [];
+  for (const quota of quotas) results.push(await burstInto(quota));
+  const admittedPerRun = results.map((result) => result.admitted);
   const answered = (await forwards('answered')) - before.answered;
   const failed = (await forwards('failed')) - before.failed;
   const busy = (await forwards('busy')) - before.busy;
+  const outcomes = results.map(describeBurst).join('; ');
   t.diagnostic(
-    `admitted of ${burst} concurrent 500m pods into a ${burst / 4}-CPU quota, 2 replicas, ${runs} runs: ${admittedPerRun.join(', ')}; ` +
+    `${burst} concurrent 500m pods into a ${burst / 4}-CPU quota, 2 replicas, ${runs} runs: ${outcomes}; ` +
       `the follower handed ${answered} admissions to the leader (replica ${leaderIndex}), ${failed} forwards failed, ${busy} were decided locally as busy`,
   );
   assert.deepEqual(
     admittedPerRun,
     Array.from({ length: runs }, () => burst / 2),
+    outcomes,
   );
+  assert.deepEqual(results.flatMap(otherRefusals), [], 'every refusal is for the quota');
   assert.ok(answered > 0, 'the follower handed no admission to the leader');
   assert.equal(failed, 0);
   assert.equal(busy, 0);
@@ -297,11 +379,12 @@ async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
   proxies[followerIndex]!.hold();
   await sleep(LEASE_DURATION_MS + 2000);
   const aloneBefore1 = await alone(follower);
-  const admitted1 = await burstInto(quotas[0]!);
+  const burst1 = await burstInto(quotas[0]!);
+  const admitted1 = burst1.admitted;
   const alone1 = (await alone(follower)) - aloneBefore1;
   proxies[followerIndex]!.release();
   t.diagnostic(
-    `follower cut off from the API server for ${LEASE_DURATION_MS + 2000} ms: ${admitted1} of ${LOST_BURST} admitted into room for ${room}; ` +
+    `follower cut off from the API server for ${LEASE_DURATION_MS + 2000} ms, ${LOST_BURST} into room for ${room}: ${describeBurst(burst1)}; ` +
       `the follower decided ${alone1} alone`,
   );
 
@@ -316,16 +399,17 @@ async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
   );
   const tookOverAfter = Date.now() - frozenAt;
   const aloneBefore2 = (await alone(leader)) + (await alone(follower));
-  const admitted2 = await burstInto(quotas[1]!);
+  const burst2 = await burstInto(quotas[1]!);
+  const admitted2 = burst2.admitted;
   const alone2 = (await alone(leader)) + (await alone(follower)) - aloneBefore2;
   proxies[leaderIndex]!.release();
   t.diagnostic(
     `leader cut off from the API server, the follower took the lease after ${tookOverAfter} ms: ` +
-      `${admitted2} of ${LOST_BURST} admitted into room for ${room}; ${alone2} decided by a replica neither leading nor knowing a leader; ` +
+      `${LOST_BURST} into room for ${room}: ${describeBurst(burst2)}; ${alone2} decided by a replica neither leading nor knowing a leader; ` +
       `handovers logged by the old leader: ${logsMatching(leader, /handed quota decisions over/).length}`,
   );
-  assert.equal(admitted1, room, 'follower cut off');
-  assert.equal(admitted2, room, 'leader cut off, the lease taken over');
+  assert.equal(admitted1, room, `follower cut off: ${describeBurst(burst1)}`);
+  assert.equal(admitted2, room, `leader cut off, the lease taken over: ${describeBurst(burst2)}`);
 }
 
 describe('several replicas behind one address', () => {
