@@ -19,6 +19,7 @@ export const FILE_SECONDS: Readonly<Record<string, number>> = {
   'scale.test.ts': 150,
   'replicas.test.ts': 141,
   'operator-lifecycle.test.ts': 68,
+  'replica-rollout.test.ts': 70,
   'beside-upstream.test.ts': 61,
   'certificate-rotation.test.ts': 58,
   'audit-cli.test.ts': 45,

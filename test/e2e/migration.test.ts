@@ -586,30 +586,40 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
 
   after(async () => {
     client?.close();
-    await helm(['uninstall', releaseName, '-n', releaseNamespace, '--wait']).catch((error: unknown) => {
-      log(`uninstall ours: ${String(error)}`);
-    });
-    for (const namespace of namespaces)
-      await kubectl(['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']).catch(
+    // The three releases share no object: each is taken down on its own, at once.
+    const ours = async (): Promise<void> => {
+      await helm(['uninstall', releaseName, '-n', releaseNamespace, '--wait']).catch((error: unknown) => {
+        log(`uninstall ours: ${String(error)}`);
+      });
+      for (const namespace of namespaces)
+        await kubectl(['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']).catch(
+          () => undefined,
+        );
+      await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']).catch(
         () => undefined,
       );
-    await kubectl(['delete', 'clustercolocationprofile', profile, '--ignore-not-found']).catch(
-      () => undefined,
-    );
-    await deleteEnforcementConfigMap();
-    await helm(['uninstall', kthenaRelease, '-n', kthenaNamespace, '--wait']).catch((error: unknown) => {
-      log(`uninstall Kthena: ${String(error)}`);
-    });
-    await kubectl(['delete', 'namespace', kthenaNamespace, '--wait=false', '--ignore-not-found']).catch(
-      () => undefined,
-    );
-    if (kthenaCrdsCreated.length > 0)
-      await kubectl(['delete', 'crd', ...kthenaCrdsCreated, '--ignore-not-found']).catch((error: unknown) => {
-        log(`delete Kthena's CRDs: ${String(error)}`);
+      await deleteEnforcementConfigMap();
+    };
+    const theirs = async (): Promise<void> => {
+      await helm(['uninstall', kthenaRelease, '-n', kthenaNamespace, '--wait']).catch((error: unknown) => {
+        log(`uninstall Kthena: ${String(error)}`);
       });
-    await helm(['uninstall', koordinatorRelease, '-n', 'default', '--wait']).catch((error: unknown) => {
-      log(`uninstall Koordinator: ${String(error)}`);
-    });
+      await kubectl(['delete', 'namespace', kthenaNamespace, '--wait=false', '--ignore-not-found']).catch(
+        () => undefined,
+      );
+      if (kthenaCrdsCreated.length > 0)
+        await kubectl(['delete', 'crd', ...kthenaCrdsCreated, '--ignore-not-found']).catch(
+          (error: unknown) => {
+            log(`delete Kthena's CRDs: ${String(error)}`);
+          },
+        );
+    };
+    const koordinators = async (): Promise<void> => {
+      await helm(['uninstall', koordinatorRelease, '-n', 'default', '--wait']).catch((error: unknown) => {
+        log(`uninstall Koordinator: ${String(error)}`);
+      });
+    };
+    await Promise.all([ours(), theirs(), koordinators()]);
   });
 
   it('step 0 (what the docs warn against): ours in plain warn beside koord-manager mutate too, and the suffix is appended twice', async () => {

@@ -2,14 +2,22 @@
  * Several operator replicas behind the test balancer, as a Deployment behind its Service: every
  * replica runs in URL mode with the balancer's address in the webhook URLs, listens on a port
  * of its own and shares the namespace (so the Secret). Also a steady stream of pod creates
- * through the API server, recording each failure with its time.
+ * through the API server, recording each failure with its time, and the setup the replica tests
+ * share (two replicas in service behind a balancer).
  */
-import { messageOf } from '../../operator/kube/errors.js';
+import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { messageOf } from '../../operator/kube/errors.js';
 import { freePorts } from '../../scripts/cluster/control-plane.js';
-import type { TcpBalancer } from './balancer.js';
-import { createPod, waitFor } from './cluster.js';
-import type { OperatorProcess, StartOptions } from './operator.js';
+import { TcpBalancer } from './balancer.js';
+import { createPod, podReadyNamespace, testNamespace, waitFor } from './cluster.js';
+import {
+  deleteConfigurations,
+  startOperator,
+  waitForPublishedSecret,
+  type OperatorProcess,
+  type StartOptions,
+} from './operator.js';
 
 export type Starter = (options: StartOptions) => Promise<OperatorProcess>;
 
@@ -107,4 +115,64 @@ export function podStream(namespace: string, perSecond = 20): PodStream {
       return attempts.sort((a, b) => a.startedAt - b.startedAt);
     },
   };
+}
+
+/** The drain the replicas run with: the chart's default, above the balancer's 2 s removal window. */
+export const SHUTDOWN_DELAY = '5s';
+
+export interface Setup {
+  balancer: TcpBalancer;
+  replicas: Replicas;
+  namespace: string;
+  workload: string;
+}
+
+/** Two (or `count`) replicas behind a balancer, in service, and a namespace their pod webhooks see. */
+export async function replicated(
+  t: TestContext,
+  options: Omit<StartOptions, 'namespace' | 'port' | 'webhookPort'> = {},
+  count = 2,
+  /** What the n-th replica started gets on top of `options` (its own kubeconfig, say). */
+  perReplica: (n: number) => Partial<StartOptions> = () => ({}),
+): Promise<Setup> {
+  // Registered first, so it runs first: a replica still running would recreate what is deleted.
+  const started: { replicas?: Replicas } = {};
+  t.after(async () => {
+    await Promise.all((started.replicas?.members ?? []).map((replica) => replica.stop('SIGKILL')));
+    await deleteConfigurations();
+  });
+  const namespace = await testNamespace(t, 'op');
+  const workload = await podReadyNamespace(t);
+  const balancer = new TcpBalancer();
+  await balancer.listen();
+  t.after(() => balancer.close());
+  let startedCount = 0;
+  const replicas = new Replicas(
+    balancer,
+    (start) => startOperator(t, { ...start, ...perReplica(startedCount++) }),
+    {
+      namespace,
+      shutdownDelay: SHUTDOWN_DELAY,
+      ...options,
+    },
+  );
+  started.replicas = replicas;
+  // The first replica issues the Secret before the others start; replicas starting at the same
+  // instant are covered by certificate-rotation.test.ts.
+  await replicas.add();
+  await waitForPublishedSecret(namespace, 30_000);
+  for (let i = 1; i < count; i++) await replicas.add();
+  for (const replica of replicas.members) await replicas.inService(replica);
+  await waitFor('a pod admitted through the balancer', () => createPod(workload), { timeoutMs: 30_000 });
+  return { balancer, replicas, namespace, workload };
+}
+
+export function failuresOf(attempts: readonly Attempt[]): Attempt[] {
+  return attempts.filter((attempt) => attempt.error !== undefined);
+}
+
+export function summary(attempts: readonly Attempt[]): string {
+  const failed = failuresOf(attempts);
+  const first = failed.slice(0, 3).map((attempt) => attempt.error);
+  return `${attempts.length - failed.length} admitted, ${failed.length} failed${first.length ? `: ${first.join(' | ')}` : ''}`;
 }

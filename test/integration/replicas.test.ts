@@ -1,16 +1,17 @@
 /**
- * Several replicas behind one address, called by the real API server: a rolling restart and a
- * CA rotation refuse no pod, a kill -9 refuses pods only within the endpoint-removal window the
- * balancer models, SIGTERM fails /readyz at once while reviews are still answered, and a
- * burst into one quota through two replicas admits exactly what fits (the follower hands quota
- * admissions to the leader, which decides them in one ledger).
+ * Several replicas behind one address, called by the real API server: a kill -9 refuses pods only
+ * within the endpoint-removal window the balancer models, and a burst into one quota through two
+ * replicas admits exactly what fits (the follower hands quota admissions to the leader, which
+ * decides them in one ledger), also while one replica's API server stops answering it.
  *
  * The replicas sit behind test/harness/balancer.ts: readiness probed every 1 s, each answer
  * taking effect 1 s later, so a replica that stops being ready still gets new connections for
- * up to 2 s.
+ * up to 2 s. What these tests measure depends on the CPU they get (a follower's forwards time out
+ * under another suite's load; the kill's window is timed by this process), so they run alone,
+ * after the other files (scripts/integration-shards.ts); the rolling restart, the drain on SIGTERM
+ * and the CA rotation with two replicas are in replica-rollout.test.ts.
  */
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,29 +19,9 @@ import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { messageOf, statusOf } from '../../operator/kube/errors.js';
-import { splitPemCertificates } from '../../operator/certificates/x509.js';
-import { TcpBalancer } from '../harness/balancer.js';
-import {
-  clusterKubeConfig,
-  createPod,
-  installCrds,
-  kubectl,
-  podReadyNamespace,
-  testNamespace,
-  waitFor,
-} from '../harness/cluster.js';
-import {
-  deleteConfigurations,
-  httpGet,
-  httpsCall,
-  logsMatching,
-  readSecret,
-  secretValue,
-  startOperator,
-  waitForPublishedSecret,
-  type StartOptions,
-} from '../harness/operator.js';
-import { Replicas, podStream, type Attempt } from '../harness/replicas.js';
+import { clusterKubeConfig, installCrds, kubectl, waitFor } from '../harness/cluster.js';
+import { httpGet, logsMatching, type StartOptions } from '../harness/operator.js';
+import { failuresOf, podStream, replicated, summary, type Replicas } from '../harness/replicas.js';
 import { kubeconfigPath } from '../../scripts/cluster/layout.js';
 import { kubeconfigThrough, TcpProxy } from '../harness/tcp-proxy.js';
 import type { OperatorProcess } from '../harness/operator.js';
@@ -55,66 +36,6 @@ const BURST_RUNS = 2;
 const NETWORK_BURST = 400;
 /** A burst while one replica's API server stops answering it (leadership in doubt). */
 const LOST_BURST = 400;
-
-/** The drain the replicas run with: the chart's default, above the balancer's 2 s removal window. */
-const SHUTDOWN_DELAY = '5s';
-
-interface Setup {
-  balancer: TcpBalancer;
-  replicas: Replicas;
-  namespace: string;
-  workload: string;
-}
-
-/** Two (or `count`) replicas behind a balancer, in service, and a namespace their pod webhooks see. */
-async function replicated(
-  t: TestContext,
-  options: Omit<StartOptions, 'namespace' | 'port' | 'webhookPort'> = {},
-  count = 2,
-  /** What the n-th replica started gets on top of `options` (its own kubeconfig, say). */
-  perReplica: (n: number) => Partial<StartOptions> = () => ({}),
-): Promise<Setup> {
-  // Registered first, so it runs first: a replica still running would recreate what is deleted.
-  const started: { replicas?: Replicas } = {};
-  t.after(async () => {
-    await Promise.all((started.replicas?.members ?? []).map((replica) => replica.stop('SIGKILL')));
-    await deleteConfigurations();
-  });
-  const namespace = await testNamespace(t, 'op');
-  const workload = await podReadyNamespace(t);
-  const balancer = new TcpBalancer();
-  await balancer.listen();
-  t.after(() => balancer.close());
-  let startedCount = 0;
-  const replicas = new Replicas(
-    balancer,
-    (start) => startOperator(t, { ...start, ...perReplica(startedCount++) }),
-    {
-      namespace,
-      shutdownDelay: SHUTDOWN_DELAY,
-      ...options,
-    },
-  );
-  started.replicas = replicas;
-  // The first replica issues the Secret before the others start; replicas starting at the same
-  // instant are covered by certificate-rotation.test.ts.
-  await replicas.add();
-  await waitForPublishedSecret(namespace, 30_000);
-  for (let i = 1; i < count; i++) await replicas.add();
-  for (const replica of replicas.members) await replicas.inService(replica);
-  await waitFor('a pod admitted through the balancer', () => createPod(workload), { timeoutMs: 30_000 });
-  return { balancer, replicas, namespace, workload };
-}
-
-function failuresOf(attempts: readonly Attempt[]): Attempt[] {
-  return attempts.filter((attempt) => attempt.error !== undefined);
-}
-
-function summary(attempts: readonly Attempt[]): string {
-  const failed = failuresOf(attempts);
-  const first = failed.slice(0, 3).map((attempt) => attempt.error);
-  return `${attempts.length - failed.length} admitted, ${failed.length} failed${first.length ? `: ${first.join(' | ')}` : ''}`;
-}
 
 interface BurstResult {
   /** The burst's pods that exist afterwards: what the webhooks admitted. */
@@ -358,8 +279,17 @@ async function proxiedReplicas(
   return { proxies, perReplica: (n) => ({ env: { KUBECONFIG: kubeconfigs[n]! } }) };
 }
 
-/** Lease timings (the chart's defaults): the follower's view of the lease lapses after this long. */
-const LEASE_DURATION_MS = 15_000;
+/**
+ * Lease timings for the lease in doubt: the defaults' proportions (15 s, 10 s, 2 s) at about half
+ * their length, so that the follower's view lapses, and the takeover comes, in seconds fewer. The
+ * follower's view of the lease lapses after LEASE_DURATION_MS.
+ */
+const LEASE_DURATION_MS = 8000;
+const LEASE_ARGS = [
+  `--leader-elect-lease-duration=${LEASE_DURATION_MS}ms`,
+  '--leader-elect-renew-deadline=5s',
+  '--leader-elect-retry-period=1s',
+];
 
 /**
  * Two replicas, and a burst while one of them cannot reach the API server though the API server
@@ -368,7 +298,12 @@ const LEASE_DURATION_MS = 15_000;
  */
 async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
   const { proxies, perReplica } = await proxiedReplicas(t);
-  const setup = await quotaBurst(t, { burst: LOST_BURST, runs: 2, perReplica });
+  const setup = await quotaBurst(t, {
+    burst: LOST_BURST,
+    runs: 2,
+    options: { args: LEASE_ARGS },
+    perReplica,
+  });
   const { replicas, leaderIndex, follower, leader, quotas, metric, burstInto } = setup;
   const followerIndex = replicas.members.indexOf(follower);
   const room = LOST_BURST / 2;
@@ -413,23 +348,6 @@ async function burstWithLeaseInDoubt(t: TestContext): Promise<void> {
 }
 
 describe('several replicas behind one address', () => {
-  it('refuses no pod while every replica is restarted one at a time under 20 creates/s', async (t) => {
-    const { balancer, replicas, workload } = await replicated(t);
-    const stream = podStream(workload, 20);
-    await sleep(2000);
-    for (let index = 0; index < replicas.members.length; index++) {
-      const { exitCode } = await replicas.restart(index);
-      assert.equal(exitCode, 0, `replica ${index} exits cleanly after its drain`);
-      await sleep(1000);
-    }
-    await sleep(2000);
-    const attempts = await stream.stop();
-    t.diagnostic(`rolling restart of 2 replicas: ${summary(attempts)}`);
-    t.diagnostic(`connections per replica port: ${JSON.stringify(balancer.stats().connections)}`);
-    assert.deepEqual(failuresOf(attempts), []);
-    assert.ok(attempts.length > 100, `only ${attempts.length} creates were tried`);
-  });
-
   it('refuses pods only within the endpoint-removal window when a replica is killed with -9', async (t) => {
     const { balancer, replicas, workload } = await replicated(t);
     const stream = podStream(workload, 20);
@@ -464,115 +382,6 @@ describe('several replicas behind one address', () => {
     );
     const after = attempts.filter((attempt) => attempt.startedAt > windowEnd);
     assert.ok(after.length > 40, `only ${after.length} creates after the window`);
-  });
-
-  it('answers /readyz 503 at once on SIGTERM (measured, target 100 ms) while reviews are still answered during the delay', async (t) => {
-    const { replicas, namespace, workload } = await replicated(t);
-    const ca = secretValue(await readSecret(namespace), 'ca.crt');
-    const stream = podStream(workload, 20);
-    await sleep(1000);
-    // The API server takes the idle connection it returned last (Go's pool is a stack), so at
-    // 20 creates/s its reviews ride one connection: the replica signalled is the one that answered
-    // the latest review. One merely holding connections can see none in the whole delay (CI did).
-    const lastDecision = (member: (typeof replicas.members)[number]): number =>
-      Math.max(0, ...logsMatching(member, /admission decision/).map((line) => Number(line.time)));
-    const replica = await waitFor(
-      'a replica to have answered a review in the last 200 ms',
-      () => {
-        const [latest, other] = [...replicas.members].sort((a, b) => lastDecision(b) - lastDecision(a));
-        const at = latest ? lastDecision(latest) : 0;
-        const fresh = latest && Date.now() - at < 200 && (!other || lastDecision(other) < at);
-        return Promise.resolve(fresh ? latest : undefined);
-      },
-      { timeoutMs: 10_000, intervalMs: 20 },
-    );
-    assert.equal((await httpsCall(replica.port, '/readyz', { ca })).status, 200);
-    const signalled = Date.now();
-    replica.child.kill('SIGTERM');
-    // Polled as fast as a request comes back; the first 503 bounds the time from above.
-    const firstUnready = await waitFor(
-      '/readyz to answer 503',
-      async () =>
-        (await httpsCall(replica.port, '/readyz', { ca })).status === 503 ? Date.now() : undefined,
-      { timeoutMs: 5000, intervalMs: 5 },
-    );
-    const unreadyAfter = firstUnready - signalled;
-    const exitCode = await replica.exited;
-    const exitedAfter = Date.now() - signalled;
-    await sleep(1000);
-    const attempts = await stream.stop();
-    // When the replica itself turned unready (its log line follows the switch in the same tick), apart
-    // from how long the probe's TLS handshake took on a loaded machine.
-    const drainLogged = logsMatching(replica, /shutting down: \/readyz fails/)[0];
-    // Reviews the API server sent to the draining replica and got answered once it was unready: from
-    // its own switch, since at 20 creates/s the one review on a connection can fall between the switch
-    // and the probe's first 503 (CI saw 16 ms and 49 ms), and the connection closes after it.
-    const unreadySince = drainLogged ? Math.min(Number(drainLogged.time), firstUnready) : firstUnready;
-    const drained = logsMatching(replica, /admission decision/).filter(
-      (line) => Number(line.time) > unreadySince,
-    ).length;
-    const switchedAfter = drainLogged ? `${Number(drainLogged.time) - signalled} ms` : 'not logged';
-    t.diagnostic(
-      `after SIGTERM: /readyz 503 within ${unreadyAfter} ms (the replica switched ${switchedAfter} after the ` +
-        `signal); ${drained} reviews answered by the draining ` +
-        `replica after that; exited ${exitedAfter} ms after the signal (delay ${SHUTDOWN_DELAY}); ` +
-        `creates meanwhile: ${summary(attempts)}`,
-    );
-    // The figure (9-89 ms when measured) is reported above; the assertion only separates "at once"
-    // from "after the drain": a shared machine's scheduling is not the operator's speed.
-    assert.ok(unreadyAfter < 1000, `/readyz failed ${unreadyAfter} ms after SIGTERM`);
-    assert.ok(drained > 0, 'the API server was answered by the draining replica after /readyz failed');
-    assert.ok(exitedAfter >= 5000, 'it served for the whole delay');
-    assert.deepEqual(
-      logsMatching(replica, /shutdown grace over/),
-      [],
-      'no connection held the stop for the whole shutdown grace',
-    );
-    assert.equal(exitCode, 0);
-    assert.deepEqual(failuresOf(attempts), []);
-  });
-
-  // Only the elected leader rotates: before leader election, the two replicas fought over the
-  // caBundle during a rotation and about 35 creates failed.
-  it('refuses no pod across a CA rotation with two replicas under load, with at most two CAs in the bundle', async (t) => {
-    const { replicas, namespace, workload } = await replicated(t, {
-      args: [
-        '--cert-lifetime=6s',
-        '--cert-renew-before=3s',
-        '--ca-lifetime=24s',
-        '--ca-renew-before=10s',
-        '--bundle-propagation=1s',
-      ],
-    });
-    const caSerials = new Set<string>();
-    let mostCas = 0;
-    let stop = false;
-    const observer = (async (): Promise<void> => {
-      while (!stop) {
-        const bundle = splitPemCertificates(secretValue(await readSecret(namespace), 'ca.crt'));
-        mostCas = Math.max(mostCas, bundle.length);
-        for (const pem of bundle) caSerials.add(new X509Certificate(pem).serialNumber);
-        await sleep(200);
-      }
-    })();
-    const initialCas = await waitFor('the first CA', () => Promise.resolve(caSerials.size || undefined));
-    const stream = podStream(workload, 20);
-    await waitFor('a CA rotation', () => Promise.resolve(caSerials.size >= initialCas + 1), {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-    });
-    // Past the rotation's serving-certificate switch (bundle propagation and a serving renewal).
-    await sleep(8000);
-    const attempts = await stream.stop();
-    stop = true;
-    await observer;
-    t.diagnostic(
-      `CA rotation with 2 replicas: ${summary(attempts)}; ${caSerials.size} CAs seen, at most ${mostCas} in the bundle`,
-    );
-    assert.deepEqual(failuresOf(attempts), []);
-    assert.ok(mostCas <= 2, `${mostCas} CAs in the bundle`);
-    assert.ok(attempts.length > 100);
-    for (const replica of replicas.members) assert.equal(replica.child.exitCode, null);
   });
 
   it(`admits exactly ${BURST / 2} of ${BURST} concurrent 500m pods into a ${BURST / 4}-CPU quota with two replicas, in each of ${BURST_RUNS} runs`, async (t) => {
