@@ -600,7 +600,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
       );
       await deleteEnforcementConfigMap();
     };
-    const theirs = async (): Promise<void> => {
+    const kthenas = async (): Promise<void> => {
       await helm(['uninstall', kthenaRelease, '-n', kthenaNamespace, '--wait']).catch((error: unknown) => {
         log(`uninstall Kthena: ${String(error)}`);
       });
@@ -619,7 +619,7 @@ describe('migrating from koord-manager’s webhooks to ours, live on the node', 
         log(`uninstall Koordinator: ${String(error)}`);
       });
     };
-    await Promise.all([ours(), theirs(), koordinators()]);
+    await Promise.all([ours(), kthenas(), koordinators()]);
   });
 
   it('step 0 (what the docs warn against): ours in plain warn beside koord-manager mutate too, and the suffix is appended twice', async () => {
