@@ -4,6 +4,9 @@
  *   rules    rules in process against a large state: profiles on pods, slo-config and node checks
  *   paths    every webhook path in process on the fuzz corpus's valid review of it, µs per review
  *            and as a multiple of JSON.parse of that review
+ *   hostile  every case of the unit suite's fuzz run (--hostile-seed, --hostile-cases) that is read as a review,
+ *            judged in process body in to answer: the slowest, as a multiple of JSON.parse of the
+ *            largest body the server accepts (hostile.ts)
  *   server   every pod path through our app over HTTPS against a bare HTTPS server and a minimal
  *            Koa app measured in the same run: peak rate, its share of each, p50/p99 at half peak
  *   state    the same paths with a large state (--state-scale=N multiplies its size), each as a
@@ -101,6 +104,7 @@ import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
 import { AUDIT_SCALE_DEFAULTS, benchAuditScale } from './audit-scale.js';
 import { benchPaths } from './paths.js';
+import { benchHostile, HOSTILE_DEFAULTS } from './hostile.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
 import { benchIdleCpu } from './idle-cpu.js';
 import { benchKoordManager } from './koord-manager.js';
@@ -723,6 +727,17 @@ console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
 if (want('paths')) benchPaths();
+if (want('hostile')) {
+  const count = (name: string, fallback: number): number => {
+    const value = Number(flags.get(name) ?? fallback);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+    return value;
+  };
+  benchHostile({
+    seed: count('hostile-seed', HOSTILE_DEFAULTS.seed),
+    cases: count('hostile-cases', HOSTILE_DEFAULTS.cases),
+  });
+}
 if (want('narrowing')) benchNarrowingSize();
 if (want('server') || want('state') || want('state-server')) {
   console.log(pinServer());

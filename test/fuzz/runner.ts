@@ -36,7 +36,17 @@ export interface RunOptions {
   progress?: (line: string) => void;
   /** Makes the rule loop forever on this case: proves that a real hang is still reported. */
   hangOnCase?: number;
+  /**
+   * Counts a review whose handler time passes HANDLER_MS_LIMIT, replayed alone, as slow-review
+   * (default). Tests turn it off: a time is a benchmark's figure (`npm run bench -- hostile`), and
+   * on a machine shared with other suites no scaling made it a reliable assertion. The slowest
+   * review is reported either way; a review that never answers is a timeout either way.
+   */
+  judgeHandlerTime?: boolean;
 }
+
+/** The short run the unit suite makes and the hostile bench times: one seed, its first cases. */
+export const SHORT_RUN = { seed: 20_260_601, cases: 800 } as const;
 
 /** How often a timed-out case, or a failed health check, is tried again before it counts. */
 const REPLAYS = 3;
@@ -103,6 +113,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
   const concurrency = options.concurrency ?? 8;
   const batchSize = options.batchSize ?? 64;
   const timeoutMs = options.timeoutMs ?? 2000;
+  const judgeHandlerTime = options.judgeHandlerTime ?? true;
   const progress = options.progress ?? ((): void => undefined);
   const table = fuzzWebhooks();
   const entries = new Map(table.map((entry) => [entry.path, entry]));
@@ -255,7 +266,7 @@ export async function runFuzz(options: RunOptions): Promise<RunReport> {
       const decision = fuzzCase.uid === undefined ? undefined : server.decisions.get(fuzzCase.uid);
       // A dribbled body's time includes the dribbling: it measures the client, not the handler.
       if (!decision || fuzzCase.transport.startsWith('slow')) continue;
-      if (checkHandlerTime(decision.ms).length > 0) slow.push(fuzzCase);
+      if (judgeHandlerTime && checkHandlerTime(decision.ms).length > 0) slow.push(fuzzCase);
       else if (!slowest || (decision.ms > slowest.ms && !slowest.timedOut)) {
         slowest = {
           index: fuzzCase.index,
