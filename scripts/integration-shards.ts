@@ -17,6 +17,7 @@
 export const FILE_SECONDS: Readonly<Record<string, number>> = {
   'stalled-watches.test.ts': 183,
   'scale.test.ts': 150,
+  'quota-ledger.test.ts': 110,
   'replicas.test.ts': 100,
   'replica-rollout.test.ts': 70,
   'operator-lifecycle.test.ts': 68,
