@@ -29,8 +29,15 @@ export interface HostileSettings {
   cases: number;
 }
 
-/** The unit suite's fuzz run (test/unit/fuzz.test.ts). */
-export const HOSTILE_DEFAULTS: HostileSettings = SHORT_RUN;
+/** --hostile-seed and --hostile-cases, by default the unit suite's fuzz run (test/unit/fuzz.test.ts). */
+export function hostileSettings(flags: ReadonlyMap<string, string>): HostileSettings {
+  const count = (name: string, fallback: number): number => {
+    const value = Number(flags.get(name) ?? fallback);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+    return value;
+  };
+  return { seed: count('hostile-seed', SHORT_RUN.seed), cases: count('hostile-cases', SHORT_RUN.cases) };
+}
 
 /** Timings per case: the quickest is kept. */
 const TRIES = 3;

@@ -104,7 +104,7 @@ import { benchRefusals } from './refusals.js';
 import { benchScale } from './scale.js';
 import { AUDIT_SCALE_DEFAULTS, benchAuditScale } from './audit-scale.js';
 import { benchPaths } from './paths.js';
-import { benchHostile, HOSTILE_DEFAULTS } from './hostile.js';
+import { benchHostile, hostileSettings } from './hostile.js';
 import { benchFuzzMemory, fuzzMemorySettings } from './fuzz-memory.js';
 import { benchIdleCpu } from './idle-cpu.js';
 import { benchKoordManager } from './koord-manager.js';
@@ -727,17 +727,7 @@ console.log(`machine: ${machine()}`);
 if (want('rules')) benchRules();
 if (want('rules')) benchSloNodeStrategies();
 if (want('paths')) benchPaths();
-if (want('hostile')) {
-  const count = (name: string, fallback: number): number => {
-    const value = Number(flags.get(name) ?? fallback);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-    return value;
-  };
-  benchHostile({
-    seed: count('hostile-seed', HOSTILE_DEFAULTS.seed),
-    cases: count('hostile-cases', HOSTILE_DEFAULTS.cases),
-  });
-}
+if (want('hostile')) benchHostile(hostileSettings(flags));
 if (want('narrowing')) benchNarrowingSize();
 if (want('server') || want('state') || want('state-server')) {
   console.log(pinServer());

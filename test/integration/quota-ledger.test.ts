@@ -66,8 +66,9 @@ describe('the quota ledger through the API server', () => {
 
     await core.createNamespacedPod({ namespace, body: podIn('first') });
     // Room for one more in the ElasticQuota: ours admits and reserves it, the ResourceQuota refuses it.
-    const refusedAfterUs = await refusal('second');
+    // Taken before the create: the admission, and so the settle time, can only start after it.
     const admittedAt = Date.now();
+    const refusedAfterUs = await refusal('second');
     assert.match(refusedAfterUs, /exceeded quota: one-pod, requested: pods=1/);
     await kubectl(['delete', 'quota', 'one-pod', '-n', namespace]);
 
